@@ -1,0 +1,69 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "appwarden",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "appwarden", targets: ["appwarden"]),
+        .library(name: "WardenCore", targets: ["WardenCore"]),
+        .library(name: "WardenPolicy", targets: ["WardenPolicy"]),
+        .library(name: "WardenSimulator", targets: ["WardenSimulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .target(name: "WardenCore"),
+        .target(
+            name: "WardenPolicy",
+            dependencies: ["WardenCore", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
+        .target(name: "WardenSimulator", dependencies: ["WardenCore", "WardenPolicy"]),
+        .systemLibrary(
+            name: "CLibcgroup",
+            pkgConfig: "libcgroup",
+            providers: [.apt(["libcgroup-dev"])]
+        ),
+        .target(name: "CWardenSpawn"),
+        .target(
+            name: "WardenCgroup",
+            dependencies: [
+                "CLibcgroup", "CWardenSpawn",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "ballast"),
+        .executableTarget(
+            name: "appwarden",
+            dependencies: [
+                "WardenCore", "WardenPolicy", "WardenSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "WardenBenchmarks",
+            dependencies: ["WardenCore", "WardenPolicy", "WardenSimulator"]
+        ),
+        .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore"]),
+        .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup"]),
+        .testTarget(name: "WardenPolicyTests", dependencies: ["WardenPolicy", "WardenCore"]),
+        .testTarget(
+            name: "WardenSimulatorTests",
+            dependencies: ["WardenSimulator", "WardenPolicy", "WardenCore"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
+    target.swiftSettings = (target.swiftSettings ?? []) + upcoming
+}

@@ -1,0 +1,97 @@
+/// Every input of the core: a user verb, an app call, a timer firing or a fact the runtime
+/// observed. Each is handed to `Lifecycle.handle(_:at:)` together with the time it happened.
+public enum LifecycleEvent: Sendable, Equatable {
+    // MARK: Operator verbs (§1.1)
+    case open(app: String)
+    case home
+    case overlay
+    case overlayEnd
+    case lock
+    case unlock
+    case forceQuit(app: String)
+    case reset(app: String)
+    /// A push to an app by name or by device token. `payload` is the JSON text exactly as
+    /// received; `id` is the notification id (the payload's top-level `"id"`, or one given
+    /// with the request), used to deliver each notification once.
+    case push(target: PushTarget, payload: String, id: String?)
+
+    // MARK: App calls (§1.2)
+    case ready(app: String)
+    case beginTask(app: String, name: String)
+    case endTask(app: String, taskID: Int)
+    case timeRemaining(app: String)
+    case completeFetch(app: String, result: CompletionResult)
+    case completePush(app: String, result: CompletionResult)
+    case setFetchInterval(app: String, interval: FetchInterval)
+    case registerPush(app: String)
+    case acquire(app: String, resource: String)
+    case release(app: String, resource: String)
+    case reportStatus(app: String, status: AppStatus)
+
+    // MARK: Timers and runtime facts
+    /// A timer the core armed with `Action.armTimer` is due.
+    case timerFired(TimerID)
+    /// The process of launch number `launch` of `app` ended.
+    case processExited(app: String, launch: Int, end: ProcessEnd)
+    /// A launch could not be carried out (the program is missing, the cgroup failed, …).
+    case spawnFailed(app: String, launch: Int, message: String)
+    /// The runtime did not freeze `app` because one of its processes holds `resource`
+    /// through one of the resource's paths (rule 7); the app must be terminated instead.
+    case heldAtSuspension(app: String, resource: String)
+    /// A measurement of what killing `app` would give back (anon + shmem + swap), in bytes.
+    case footprint(app: String, bytes: Int64)
+    /// A pressure level reported directly (a PSI trigger, a kernel pressure event, a
+    /// scenario's `pressure` step). `critical` kills exactly one victim.
+    case pressure(PressureLevel)
+    /// A memory sample: the core derives the level from the `[memory]` thresholds with
+    /// enter/exit hysteresis and, while critical, kills one victim per sample.
+    case memorySample(available: Int64, total: Int64)
+    /// The result of a watchdog scan the core asked for with `Action.scan`.
+    case scanResult(app: String, outcome: ScanOutcome)
+    /// The process, or its cgroup, was found frozen or thawed behind appwarden's back.
+    case observedFrozen(app: String, frozen: Bool)
+    /// A new policy replaces the current one (`policy reload`).
+    case policyChanged(Policy)
+}
+
+/// Where a push is addressed.
+public enum PushTarget: Sendable, Hashable {
+    case app(String)
+    case token(String)
+}
+
+/// A timer the core arms and later receives back as `LifecycleEvent.timerFired`.
+public struct TimerID: Sendable, Hashable, CustomStringConvertible {
+    public var app: String
+    public var kind: Kind
+
+    public init(app: String, kind: Kind) {
+        self.app = app
+        self.kind = kind
+    }
+
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Background grace ended: suspend if nothing keeps the app awake (rule 1).
+        case backgroundGrace
+        /// Time for the expiration call of open tasks (rule 2).
+        case taskExpirationWarning
+        /// The background-task budget is spent (rule 2).
+        case taskBudget
+        /// The fetch window ended without `complete-fetch` (rule 4).
+        case fetchWindow
+        /// The push window ended without `complete-push` (rule 5).
+        case pushWindow
+        /// A background fetch is due (rule 4).
+        case fetchWake
+        /// A push slot frees up and a coalesced push may be delivered (rule 5).
+        case pushSlot
+        /// A `readiness = "notify"` app did not call `ready` in time (rule 12).
+        case launchTimeout
+        /// SIGTERM was sent and the termination grace ended (rule 11).
+        case terminationGrace
+        /// The status watchdog's interval ended (§1.5).
+        case watchdog
+    }
+
+    public var description: String { "\(app).\(kind.rawValue)" }
+}
