@@ -1,0 +1,174 @@
+/// Rule 4: adaptive fetch scheduling and coalescing of wakes for all apps.
+///
+/// **Adaptive interval.** Each app carries a stretch factor, 1× at first, applied to its
+/// requested interval (`minimum` stands for `fetch.minimum_interval`):
+/// - a fetch that ends `newData` divides the factor by 1.5;
+/// - a fetch that ends `noData` or `failed` multiplies it by 1.5;
+/// - a fetch window that times out doubles it;
+/// - each time the user opens the app the factor is multiplied by 0.8.
+///
+/// The factor never goes below 1× (an app is never woken more often than it asked) nor above
+/// 32×, and the resulting interval never exceeds `fetch.maximum_interval` (unless the
+/// requested interval itself is longer). An app that always reports `newData` is therefore
+/// woken exactly at its requested interval.
+///
+/// **When.** The next wake is due one effective interval after the last wake that came due
+/// (whether the app fetched then or the wake was forfeited); an app that has not been woken
+/// yet counts from the moment its wake was first planned. A wake is never planned in the past.
+///
+/// **Coalescing.** Wakes that fall due within `fetch.coalesce` of each other are batched at
+/// one instant, and no wake ever moves earlier than it is due nor later than `coalesce` after
+/// it is due. A newly planned wake joins the earliest batch that lies between its due time
+/// and `coalesce` after it. Failing that, the latest batch (still in the future) that lies
+/// less than `coalesce` before its due time moves later to that due time, if every member of
+/// the batch can wait that long. Otherwise the wake starts a batch of its own.
+public struct FetchScheduler: Sendable {
+    /// The factor's bounds, in thousandths.
+    static let unitStretch: Int64 = 1000
+    static let maximumStretch: Int64 = 32_000
+
+    private struct AppFetch: Sendable {
+        /// The adaptive stretch factor, in thousandths (1000 = 1×).
+        var stretch: Int64 = FetchScheduler.unitStretch
+        /// Where the current interval counts from: the last wake that came due, or when
+        /// planning began.
+        var anchor: Instant?
+        /// When the next wake is due, before coalescing.
+        var due: Instant?
+        /// The planned (possibly coalesced) wake.
+        var wake: Instant?
+    }
+
+    private var apps: [String: AppFetch] = [:]
+
+    public init() {}
+
+    /// The user opened the app (apps opened often get more opportunities).
+    public mutating func recordOpen(app: String, at now: Instant) {
+        var state = apps[app] ?? AppFetch()
+        state.stretch = max(Self.unitStretch, state.stretch * 4 / 5)
+        apps[app] = state
+    }
+
+    /// A fetch window ended: its result, or nil for a timeout.
+    ///
+    /// The wake that opened the window (the planned wake, if it has come due) becomes the point
+    /// the next interval counts from. The caller plans the next wake with `plan`.
+    public mutating func recordFetch(app: String, result: CompletionResult?, at now: Instant) {
+        var state = apps[app] ?? AppFetch()
+        Self.consumeDueWake(&state, now: now)
+        if state.anchor == nil { state.anchor = now }
+        switch result {
+        case .newData: state.stretch = state.stretch * 2 / 3
+        case .noData, .failed: state.stretch = state.stretch * 3 / 2
+        case nil: state.stretch *= 2
+        }
+        state.stretch = min(Self.maximumStretch, max(Self.unitStretch, state.stretch))
+        apps[app] = state
+    }
+
+    /// The app's stretch factor (1.0 = its requested interval), for `status` and `explain`.
+    public func stretchFactor(app: String) -> Double {
+        Double(apps[app]?.stretch ?? Self.unitStretch) / Double(Self.unitStretch)
+    }
+
+    /// The app's fetch interval now: `requested` (minimum -> settings.minimumInterval) stretched or
+    /// shrunk by the app's usage and results, never below the requested interval, never above
+    /// settings.maximumInterval; nil for `never`.
+    public func effectiveInterval(app: String, requested: FetchInterval, settings: FetchSettings) -> Duration? {
+        let base: Duration
+        switch requested {
+        case .never: return nil
+        case .minimum: base = settings.minimumInterval
+        case .every(let interval): base = interval
+        }
+        let stretch = apps[app]?.stretch ?? Self.unitStretch
+        if stretch == Self.unitStretch { return base }
+        let ceiling = max(base, settings.maximumInterval)
+        let millis = base.milliseconds
+        let (product, overflow) = millis.multipliedReportingOverflow(by: stretch)
+        if overflow { return ceiling }
+        return min(.milliseconds(product / Self.unitStretch), ceiling)
+    }
+
+    /// Plans the app's next wake: no earlier than its effective interval after its last fetch (or after
+    /// `now` if it never fetched), joined with other apps' planned wakes that fall within
+    /// settings.coalesce (wakes may move later, never earlier than due). Returns every app whose planned
+    /// wake changed, with its new time (the caller re-arms their fetchWake timers). nil interval (never,
+    /// background_refresh off, no fetch mode) removes the app's planned wake.
+    ///
+    /// A planned wake that has come due (at or before `now`) counts as taken: the next interval
+    /// counts from it. Planning again with nothing changed returns an empty list.
+    public mutating func plan(
+        app: String, requested: FetchInterval, enabled: Bool, settings: FetchSettings,
+        now: Instant
+    ) -> [(app: String, wake: Instant?)] {
+        var state = apps[app] ?? AppFetch()
+        Self.consumeDueWake(&state, now: now)
+        let previous = state.wake
+        state.wake = nil
+        state.due = nil
+        guard enabled, let interval = effectiveInterval(app: app, requested: requested, settings: settings) else {
+            apps[app] = state
+            return previous == nil ? [] : [(app, nil)]
+        }
+        let anchor = state.anchor ?? now
+        state.anchor = anchor
+        let due = max(anchor + interval, now)
+        state.due = due
+        apps[app] = state
+
+        var changes: [(app: String, wake: Instant?)] = []
+        let wake = coalescedWake(for: app, due: due, now: now, coalesce: settings.coalesce, changes: &changes)
+        apps[app]?.wake = wake
+        if wake != previous { changes.append((app, wake)) }
+        return changes
+    }
+
+    /// Chooses the wake instant for `app`, due at `due`, moving an earlier batch later when that
+    /// is the way to join one (its members are appended to `changes`).
+    private mutating func coalescedWake(
+        for app: String, due: Instant, now: Instant, coalesce: Duration,
+        changes: inout [(app: String, wake: Instant?)]
+    ) -> Instant {
+        guard coalesce > .zero else { return due }
+        // Batches of the other apps: wake instant -> the latest time its members may wait until.
+        var batches: [Instant: Instant] = [:]
+        for (name, other) in apps where name != app {
+            guard let wake = other.wake, let otherDue = other.due else { continue }
+            let limit = otherDue + coalesce
+            batches[wake] = min(batches[wake] ?? limit, limit)
+        }
+        // 1. Join the earliest batch in [due, due + coalesce].
+        let later = batches.keys.filter { $0 >= due && $0 <= due + coalesce }
+        if let join = later.min() { return join }
+        // 2. Pull the latest future batch in [due - coalesce, due) later to `due`, if all can wait.
+        let earlier = batches.filter { $0.key > now && $0.key < due && $0.key >= due - coalesce && $0.value >= due }
+        if let batch = earlier.keys.max() {
+            for name in apps.keys.sorted() where name != app && apps[name]?.wake == batch {
+                apps[name]?.wake = due
+                changes.append((name, due))
+            }
+        }
+        return due
+    }
+
+    /// The planned wake of an app, if any.
+    public func plannedWake(app: String) -> Instant? {
+        apps[app]?.wake
+    }
+
+    /// Forgets the app's fetch history and planned wake (reset).
+    public mutating func reset(app: String) {
+        apps[app] = nil
+    }
+
+    /// A planned wake at or before `now` has come due: the next interval counts from it.
+    private static func consumeDueWake(_ state: inout AppFetch, now: Instant) {
+        if let wake = state.wake, wake <= now {
+            state.anchor = wake
+            state.wake = nil
+            state.due = nil
+        }
+    }
+}

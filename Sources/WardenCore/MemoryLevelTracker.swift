@@ -1,0 +1,41 @@
+/// Pressure level from memory samples with enter/exit hysteresis (rules 8, 9): warning is entered when
+/// available < warningEnter and left when available >= warningExit; critical likewise with
+/// criticalEnter/criticalExit. Thresholds resolve against `total`.
+///
+/// Critical implies warning: when critical ends but available memory is still below the
+/// warning exit threshold, the level becomes `warning`, not `normal`. A fall straight below
+/// the critical enter threshold goes from `normal` to `critical` in one sample. An exit
+/// threshold set below its enter threshold is treated as equal to it, so the level cannot
+/// flap between two samples of the same value.
+public struct MemoryLevelTracker: Sendable, Equatable {
+    public var settings: MemorySettings
+    public private(set) var level: PressureLevel
+
+    public init(settings: MemorySettings) {
+        self.settings = settings
+        self.level = .normal
+    }
+
+    /// Takes a sample of available memory on a device with `total` bytes and returns the new level.
+    @discardableResult
+    public mutating func update(available: Int64, total: Int64) -> PressureLevel {
+        let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
+        let criticalExit = max(settings.criticalExit.bytes(ofTotal: total), criticalEnter)
+        let warningEnter = settings.warningEnter.bytes(ofTotal: total)
+        let warningExit = max(settings.warningExit.bytes(ofTotal: total), warningEnter)
+
+        let critical = level == .critical ? available < criticalExit : available < criticalEnter
+        if critical {
+            level = .critical
+        } else {
+            let warning = level >= .warning ? available < warningExit : available < warningEnter
+            level = warning ? .warning : .normal
+        }
+        return level
+    }
+
+    /// A level reported directly (PSI, kernel event, scenario step).
+    public mutating func report(_ level: PressureLevel) {
+        self.level = level
+    }
+}
