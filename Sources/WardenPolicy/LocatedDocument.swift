@@ -1,0 +1,113 @@
+import Foundation
+import TOMLKit
+
+/// A TOML document whose every value knows its file and line (for policies and scenarios).
+///
+/// TOMLKit parses the text; a `TOMLLineScanner` pass over the same text supplies the line
+/// of each key, table and array element and the order in which the file writes them.
+public struct LocatedDocument: Sendable, Equatable {
+    /// The document's root table, keys in file order.
+    public var root: LocatedTable
+    /// The file, as it was named when the document was loaded.
+    public var file: String
+    /// The first word of this file's messages: "Policy" or "Scenario".
+    public var label: String
+    /// Problems found while reading that did not stop the reading (a table or key written
+    /// twice; the second one is left out of `root`). Empty for documents made with the public
+    /// initializers, which throw instead.
+    var readingDiagnostics: [PolicyDiagnostic] = []
+
+    /// Parses `text`, naming `file` in every message.
+    ///
+    /// Throws every problem found: a TOML syntax error (with its line), and every table or key
+    /// written twice ("app "mail" is declared twice (first at line 4).").
+    public init(text: String, file: String, label: String = "Policy") throws(PolicyError) {
+        try self.init(lenientText: text, file: file, label: label)
+        if !readingDiagnostics.isEmpty { throw PolicyError(diagnostics: readingDiagnostics) }
+    }
+
+    /// Reads and parses the file at `path`, naming it as `path` in every message.
+    public init(path: String, label: String = "Policy") throws(PolicyError) {
+        let text = try Self.read(path: path, label: label)
+        try self.init(text: text, file: path, label: label)
+    }
+
+    /// Parses `text`, keeping problems that do not stop the reading in `readingDiagnostics`.
+    init(lenientText text: String, file: String, label: String) throws(PolicyError) {
+        self.file = file
+        self.label = label
+        let scanner = TOMLLineScanner(text: text)
+        for duplicate in scanner.duplicates {
+            readingDiagnostics.append(Self.diagnostic(for: duplicate, file: file, label: label))
+        }
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: scanner.sanitizedText)
+        } catch let error as TOMLParseError {
+            let line = error.source.begin.line
+            var reason = error.description.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let last = reason.last, ".!?".contains(last) { reason.removeLast() }
+            let syntax = PolicyDiagnostic(
+                file: file, line: line > 0 ? line : nil, key: nil,
+                message: "the file is not valid TOML: \(reason).", label: label)
+            throw PolicyError(diagnostics: readingDiagnostics + [syntax])
+        } catch {
+            throw PolicyError(diagnostics: [
+                PolicyDiagnostic(
+                    file: file, line: nil, key: nil, message: "the file is not valid TOML: \(error).", label: label)
+            ])
+        }
+        let builder = LocatedTreeBuilder(scanner: scanner, file: file)
+        root = builder.table(from: table, path: [], keyPath: [], line: 1)
+    }
+
+    /// Reads a UTF-8 text file, turning every failure into a sentence.
+    static func read(path: String, label: String) throws(PolicyError) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw PolicyError(diagnostics: [
+                PolicyDiagnostic(file: path, line: nil, key: nil, message: "the file does not exist.", label: label)
+            ])
+        }
+        guard !isDirectory.boolValue else {
+            throw PolicyError(diagnostics: [
+                PolicyDiagnostic(
+                    file: path, line: nil, key: nil, message: "the path is a directory, not a file.", label: label)
+            ])
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PolicyError(diagnostics: [
+                PolicyDiagnostic(
+                    file: path, line: nil, key: nil, message: "the file cannot be read (permission denied?).",
+                    label: label)
+            ])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw PolicyError(diagnostics: [
+                PolicyDiagnostic(file: path, line: nil, key: nil, message: "the file is not UTF-8 text.", label: label)
+            ])
+        }
+        return text
+    }
+
+    private static func diagnostic(
+        for duplicate: TOMLLineScanner.Duplicate, file: String, label: String
+    ) -> PolicyDiagnostic {
+        let keys = duplicate.path.compactMap { component -> String? in
+            if case .key(let key) = component { return key }
+            return nil
+        }
+        let dotted = LocatedValue.dotted(keys)
+        let message: String
+        if duplicate.isTableHeader, keys.count == 2, keys[0] == "apps" {
+            message = "app \"\(keys[1])\" is declared twice (first at line \(duplicate.firstLine))."
+        } else if duplicate.isTableHeader, keys.count == 2, keys[0] == "resources" {
+            message = "resource \"\(keys[1])\" is declared twice (first at line \(duplicate.firstLine))."
+        } else if duplicate.isTableHeader {
+            message = "table [\(dotted)] is declared twice (first at line \(duplicate.firstLine))."
+        } else {
+            message = "key \"\(dotted)\" is set twice (first at line \(duplicate.firstLine))."
+        }
+        return PolicyDiagnostic(file: file, line: duplicate.line, key: dotted, message: message, label: label)
+    }
+}

@@ -1,0 +1,377 @@
+/// Finds the line of every key, table and array element in a TOML text, and the keys and
+/// tables written twice.
+///
+/// TOMLKit parses values and reports syntax errors but not where each value was written;
+/// this scanner walks the same text structurally (strings, comments, arrays, inline
+/// tables, table headers, arrays of tables, dotted and quoted keys) without converting any
+/// value. It never fails: on text it does not understand it stops, and TOMLKit reports the
+/// syntax error. A table or key written twice is renamed in `sanitizedText` to a hidden key,
+/// so that TOMLKit can still parse the rest of the file and every other error is found.
+struct TOMLLineScanner {
+    /// One step of a path: a key, or the index of an array element.
+    enum Component: Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// A table header or key written a second time.
+    struct Duplicate {
+        var path: [Component]
+        var line: Int
+        var firstLine: Int
+        var isTableHeader: Bool
+    }
+
+    /// The prefix of the hidden keys that duplicates are renamed to.
+    static let hiddenKeyPrefix = "\u{1}appwarden-duplicate-"
+
+    /// The line on which each path is first written.
+    private(set) var lines: [[Component]: Int] = [:]
+    /// The position of each path in the file, for keeping keys in file order.
+    private(set) var order: [[Component]: Int] = [:]
+    /// Headers and keys written twice, in file order.
+    private(set) var duplicates: [Duplicate] = []
+
+    private var bytes: [UInt8]
+    private var position = 0
+    private var line = 1
+    private var counter = 0
+    private var headers: [[Component]: Int] = [:]
+    private var assigned: [[Component]: Int] = [:]
+    private var arrayTableCounts: [[Component]: Int] = [:]
+    private var replacements: [(range: Range<Int>, text: String)] = []
+
+    init(text: String) {
+        bytes = Array(text.utf8)
+        scanDocument()
+    }
+
+    /// The text with every duplicate renamed to a hidden key; lines are unchanged.
+    var sanitizedText: String {
+        guard !replacements.isEmpty else { return String(decoding: bytes, as: UTF8.self) }
+        var result: [UInt8] = []
+        var cursor = 0
+        for replacement in replacements.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            result += bytes[cursor..<replacement.range.lowerBound]
+            result += Array(replacement.text.utf8)
+            cursor = replacement.range.upperBound
+        }
+        result += bytes[cursor...]
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    // MARK: - Document
+
+    private mutating func scanDocument() {
+        var current: [Component] = []
+        while position < bytes.count {
+            skipBlank()
+            guard let byte = peek() else { return }
+            switch byte {
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                guard consumeNewline() else { return }
+                continue
+            case UInt8(ascii: "#"):
+                skipComment()
+                continue
+            case UInt8(ascii: "["):
+                guard let table = scanHeader() else { return }
+                current = table
+            default:
+                guard scanKeyValue(in: current) else { return }
+            }
+            skipBlank()
+            if peek() == UInt8(ascii: "#") { skipComment() }
+            guard position >= bytes.count || consumeNewline() else { return }
+        }
+    }
+
+    /// `[a.b]` or `[[a.b]]`; returns the path that following keys belong to.
+    private mutating func scanHeader() -> [Component]? {
+        let headerLine = line
+        position += 1
+        let isArray = peek() == UInt8(ascii: "[")
+        if isArray { position += 1 }
+        skipBlank()
+        let keyStart = position
+        guard let keys = scanKey() else { return nil }
+        let keyEnd = position
+        skipBlank()
+        guard expect("]") else { return nil }
+        if isArray { guard expect("]") else { return nil } }
+
+        var path = resolve(keys)
+        recordPrefixes(of: path, line: headerLine)
+        if isArray {
+            let index = arrayTableCounts[path, default: 0]
+            arrayTableCounts[path] = index + 1
+            record(path, line: headerLine)
+            path.append(.index(index))
+            record(path, line: headerLine)
+            return path
+        }
+        if let firstLine = headers[path] {
+            duplicates.append(Duplicate(path: path, line: headerLine, firstLine: firstLine, isTableHeader: true))
+            return hide(keyStart..<keyEnd)
+        }
+        headers[path] = headerLine
+        record(path, line: headerLine)
+        return path
+    }
+
+    /// `key = value` at the current position, inside the table at `table`.
+    private mutating func scanKeyValue(in table: [Component]) -> Bool {
+        let keyLine = line
+        let keyStart = position
+        guard let keys = scanKey() else { return false }
+        let keyEnd = position
+        skipBlank()
+        guard expect("=") else { return false }
+        skipBlank()
+        var path = table + keys.map(Component.key)
+        if let firstLine = assigned[path] {
+            duplicates.append(Duplicate(path: path, line: keyLine, firstLine: firstLine, isTableHeader: false))
+            path = table + hide(keyStart..<keyEnd)
+        } else {
+            assigned[path] = keyLine
+            recordPrefixes(of: path, line: keyLine)
+            record(path, line: keyLine)
+        }
+        return scanValue(at: path)
+    }
+
+    /// Renames the key written in `range` to a fresh hidden key and returns its path.
+    private mutating func hide(_ range: Range<Int>) -> [Component] {
+        let number = replacements.count + 1
+        replacements.append((range, "\"\\u0001appwarden-duplicate-\(number)\""))
+        let name = "\(Self.hiddenKeyPrefix)\(number)"
+        return [.key(name)]
+    }
+
+    /// Maps header keys to a path, stepping into the last element of every array of tables.
+    private func resolve(_ keys: [String]) -> [Component] {
+        var path: [Component] = []
+        for key in keys {
+            path.append(.key(key))
+            if let count = arrayTableCounts[path], count > 0, path.count < keys.count {
+                path.append(.index(count - 1))
+            }
+        }
+        return path
+    }
+
+    private mutating func record(_ path: [Component], line: Int) {
+        guard lines[path] == nil else { return }
+        lines[path] = line
+        order[path] = counter
+        counter += 1
+    }
+
+    private mutating func recordPrefixes(of path: [Component], line: Int) {
+        guard path.count > 1 else { return }
+        for length in 1..<path.count { record(Array(path[..<length]), line: line) }
+    }
+
+    // MARK: - Values
+
+    private mutating func scanValue(at path: [Component]) -> Bool {
+        guard let byte = peek() else { return false }
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            return scanString() != nil
+        case UInt8(ascii: "["):
+            return scanArray(at: path)
+        case UInt8(ascii: "{"):
+            return scanInlineTable(at: path)
+        default:
+            let start = position
+            while let next = peek(), !Self.scalarTerminators.contains(next) { position += 1 }
+            return position > start
+        }
+    }
+
+    private static let scalarTerminators: Set<UInt8> = Set(",]}#\n\r".utf8)
+
+    private mutating func scanArray(at path: [Component]) -> Bool {
+        position += 1
+        var index = 0
+        while true {
+            skipBlankLinesAndComments()
+            guard let byte = peek() else { return false }
+            if byte == UInt8(ascii: "]") {
+                position += 1
+                return true
+            }
+            let element = path + [.index(index)]
+            record(element, line: line)
+            guard scanValue(at: element) else { return false }
+            index += 1
+            skipBlankLinesAndComments()
+            if peek() == UInt8(ascii: ",") {
+                position += 1
+            } else if peek() != UInt8(ascii: "]") {
+                return false
+            }
+        }
+    }
+
+    private mutating func scanInlineTable(at path: [Component]) -> Bool {
+        position += 1
+        skipBlankLinesAndComments()
+        if peek() == UInt8(ascii: "}") {
+            position += 1
+            return true
+        }
+        while true {
+            skipBlankLinesAndComments()
+            guard scanKeyValue(in: path) else { return false }
+            skipBlankLinesAndComments()
+            guard let byte = peek() else { return false }
+            position += 1
+            if byte == UInt8(ascii: "}") { return true }
+            guard byte == UInt8(ascii: ",") else { return false }
+        }
+    }
+
+    // MARK: - Keys and strings
+
+    /// A dotted key; each part bare, "basic" or 'literal'.
+    private mutating func scanKey() -> [String]? {
+        var keys: [String] = []
+        while true {
+            skipBlank()
+            guard let key = scanSimpleKey() else { return nil }
+            keys.append(key)
+            skipBlank()
+            guard peek() == UInt8(ascii: ".") else { return keys }
+            position += 1
+        }
+    }
+
+    private mutating func scanSimpleKey() -> String? {
+        guard let byte = peek() else { return nil }
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+            // Multi-line strings are not keys.
+            if position + 2 < bytes.count, bytes[position + 1] == byte, bytes[position + 2] == byte { return nil }
+            return scanString()
+        }
+        let start = position
+        while let next = peek(), Self.isBareKeyByte(next) { position += 1 }
+        guard position > start else { return nil }
+        return String(decoding: bytes[start..<position], as: UTF8.self)
+    }
+
+    private static func isBareKeyByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "_")
+    }
+
+    /// Any of the four kinds of string; returns its decoded text (exact for keys, which are
+    /// single-line), or nil when the string does not end.
+    private mutating func scanString() -> String? {
+        guard let quote = peek() else { return nil }
+        let isBasic = quote == UInt8(ascii: "\"")
+        let isMultiline = position + 2 < bytes.count && bytes[position + 1] == quote && bytes[position + 2] == quote
+        position += isMultiline ? 3 : 1
+        var decoded: [UInt8] = []
+        while let byte = peek() {
+            if byte == quote {
+                if !isMultiline {
+                    position += 1
+                    return String(decoding: decoded, as: UTF8.self)
+                }
+                if position + 2 < bytes.count, bytes[position + 1] == quote, bytes[position + 2] == quote {
+                    position += 3
+                    // Up to two more quotes belong to the string's content.
+                    var extra = 0
+                    while extra < 2, peek() == quote {
+                        position += 1
+                        extra += 1
+                    }
+                    return String(decoding: decoded, as: UTF8.self)
+                }
+                decoded.append(byte)
+                position += 1
+            } else if byte == UInt8(ascii: "\n") {
+                guard isMultiline else { return nil }
+                line += 1
+                decoded.append(byte)
+                position += 1
+            } else if byte == UInt8(ascii: "\\") && isBasic {
+                position += 1
+                guard let escaped = peek() else { return nil }
+                if escaped == UInt8(ascii: "\n") {
+                    line += 1
+                    position += 1
+                    continue
+                }
+                position += 1
+                decoded += Self.unescape(escaped, scanner: &self)
+            } else {
+                decoded.append(byte)
+                position += 1
+            }
+        }
+        return nil
+    }
+
+    private static func unescape(_ escaped: UInt8, scanner: inout TOMLLineScanner) -> [UInt8] {
+        switch escaped {
+        case UInt8(ascii: "b"): return [0x08]
+        case UInt8(ascii: "t"): return [0x09]
+        case UInt8(ascii: "n"): return [0x0A]
+        case UInt8(ascii: "f"): return [0x0C]
+        case UInt8(ascii: "r"): return [0x0D]
+        case UInt8(ascii: "e"): return [0x1B]
+        case UInt8(ascii: "u"), UInt8(ascii: "U"):
+            let length = escaped == UInt8(ascii: "u") ? 4 : 8
+            guard scanner.position + length <= scanner.bytes.count else { return [] }
+            let hex = String(decoding: scanner.bytes[scanner.position..<scanner.position + length], as: UTF8.self)
+            scanner.position += length
+            guard let value = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(value) else { return [] }
+            return Array(String(Character(scalar)).utf8)
+        default: return [escaped]
+        }
+    }
+
+    // MARK: - Whitespace
+
+    private func peek() -> UInt8? {
+        position < bytes.count ? bytes[position] : nil
+    }
+
+    private mutating func expect(_ character: Unicode.Scalar) -> Bool {
+        guard peek() == UInt8(ascii: character) else { return false }
+        position += 1
+        return true
+    }
+
+    private mutating func skipBlank() {
+        while let byte = peek(), byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") { position += 1 }
+    }
+
+    private mutating func skipComment() {
+        while let byte = peek(), byte != UInt8(ascii: "\n") { position += 1 }
+    }
+
+    private mutating func consumeNewline() -> Bool {
+        if peek() == UInt8(ascii: "\r") { position += 1 }
+        guard peek() == UInt8(ascii: "\n") else { return false }
+        position += 1
+        line += 1
+        return true
+    }
+
+    private mutating func skipBlankLinesAndComments() {
+        while true {
+            skipBlank()
+            switch peek() {
+            case UInt8(ascii: "#"): skipComment()
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                guard consumeNewline() else { return }
+            default: return
+            }
+        }
+    }
+}
