@@ -1,0 +1,35 @@
+#ifndef APPWARDEN_PROCESS_H
+#define APPWARDEN_PROCESS_H
+
+#include <sys/types.h>
+
+/// How a reaped child ended.
+struct warden_exit {
+    /// Non-zero when the child exited normally; zero when a signal ended it.
+    int exited;
+    /// The exit status, or the number of the signal that ended the child.
+    int code;
+};
+
+/// Reaps a child with waitid(P_PIDFD) when `pidfd` is not negative, else waitid(P_PID).
+///
+/// With `no_hang` it does not wait (WNOHANG); with `peek` it leaves the child reapable
+/// (WNOWAIT). Returns 1 when the child has ended, 0 when `no_hang` is set and it is still
+/// running, -1 with errno on failure. Retries on EINTR.
+int warden_reap(pid_t pid, int pidfd, int no_hang, int peek, struct warden_exit *exit_info);
+
+/// Sends `signal_number` through pidfd_send_signal, or kill() when `pidfd` is negative.
+///
+/// Returns 0 or -1 with errno.
+int warden_send_signal(pid_t pid, int pidfd, int signal_number);
+
+/// Creates a close-on-exec, non-blocking eventfd (eventfd(2)); returns it or -1 with errno.
+int warden_eventfd(void);
+
+/// The major number of a device id (major(3)).
+unsigned int warden_dev_major(dev_t device);
+
+/// The minor number of a device id (minor(3)).
+unsigned int warden_dev_minor(dev_t device);
+
+#endif

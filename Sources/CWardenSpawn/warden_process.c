@@ -1,0 +1,61 @@
+// Small process and descriptor helpers whose libc forms are macros or unions that Swift
+// cannot use directly.
+
+#define _GNU_SOURCE
+#include "warden_process.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+int warden_reap(pid_t pid, int pidfd, int no_hang, int peek, struct warden_exit *exit_info) {
+    siginfo_t info;
+    int options = WEXITED | (no_hang ? WNOHANG : 0) | (peek ? WNOWAIT : 0);
+    int result;
+    do {
+        memset(&info, 0, sizeof info);
+        if (pidfd >= 0) {
+            result = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, options);
+        } else {
+            result = waitid(P_PID, (id_t)pid, &info, options);
+        }
+    } while (result < 0 && errno == EINTR);
+    if (result < 0 && pidfd >= 0 && errno == EINVAL) {
+        // Kernels before 5.4 know pidfds but not P_PIDFD.
+        do {
+            memset(&info, 0, sizeof info);
+            result = waitid(P_PID, (id_t)pid, &info, options);
+        } while (result < 0 && errno == EINTR);
+    }
+    if (result < 0) return -1;
+    if (info.si_pid == 0) return 0;
+    exit_info->exited = info.si_code == CLD_EXITED;
+    exit_info->code = info.si_status;
+    return 1;
+}
+
+int warden_send_signal(pid_t pid, int pidfd, int signal_number) {
+    if (pidfd >= 0) {
+        long result = syscall(SYS_pidfd_send_signal, pidfd, signal_number, NULL, 0);
+        if (result == 0 || errno != ENOSYS) return result == 0 ? 0 : -1;
+    }
+    return kill(pid, signal_number);
+}
+
+int warden_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+unsigned int warden_dev_major(dev_t device) { return major(device); }
+
+unsigned int warden_dev_minor(dev_t device) { return minor(device); }

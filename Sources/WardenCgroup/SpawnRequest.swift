@@ -1,0 +1,68 @@
+/// What to start, as whom, where its output goes and which group it belongs to.
+public struct SpawnRequest: Sendable, Hashable {
+    /// Whose identity the process takes.
+    public enum User: Sendable, Hashable {
+        /// A user name, resolved with `getpwnam_r`; the groups come from `getgrouplist`.
+        case name(String)
+        /// Numeric ids, with the supplementary groups to set.
+        case ids(uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32] = [])
+    }
+
+    /// How the child is created.
+    public enum Method: Sendable, Hashable {
+        /// `clone3(CLONE_INTO_CGROUP | CLONE_PIDFD)` where the kernel has it, else the fallback.
+        case automatic
+        /// `fork`, with every group joined by the child before `execve` (what old kernels get).
+        case forkFallback
+    }
+
+    /// The program: an absolute path, a path relative to the working directory, or a name looked up in `PATH`.
+    public var executable: String
+    /// The arguments after the program name (`argv[1...]`).
+    public var arguments: [String]
+    /// The whole environment of the process; `PATH` here also guides the program lookup.
+    public var environment: [String: String]
+    /// The directory the process starts in; nil keeps appwarden's own.
+    public var workingDirectory: String?
+    /// Whose identity the process takes; nil keeps appwarden's own.
+    public var user: User?
+    /// The file standard output is appended to (created if missing); nil sends it to `/dev/null`.
+    public var standardOutputPath: String?
+    /// The file standard error is appended to (created if missing); nil sends it to `/dev/null`.
+    public var standardErrorPath: String?
+    /// The process's `oom_score_adj` (-1000 to 1000), written before `execve`; nil inherits appwarden's.
+    public var oomScoreAdj: Int?
+    /// The app's group; the process runs no code of its own outside it.
+    public var group: AppGroup?
+    /// Whether the process starts a new session (`setsid`), detached from appwarden's terminal.
+    public var newSession: Bool
+    /// How the child is created.
+    public var method: Method
+
+    /// Makes a request; only the program is required.
+    public init(
+        executable: String,
+        arguments: [String] = [],
+        environment: [String: String] = [:],
+        workingDirectory: String? = nil,
+        user: User? = nil,
+        standardOutputPath: String? = nil,
+        standardErrorPath: String? = nil,
+        oomScoreAdj: Int? = nil,
+        group: AppGroup? = nil,
+        newSession: Bool = true,
+        method: Method = .automatic
+    ) {
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.user = user
+        self.standardOutputPath = standardOutputPath
+        self.standardErrorPath = standardErrorPath
+        self.oomScoreAdj = oomScoreAdj
+        self.group = group
+        self.newSession = newSession
+        self.method = method
+    }
+}

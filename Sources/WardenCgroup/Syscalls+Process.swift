@@ -1,0 +1,131 @@
+import CWardenSpawn
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The identity of a file: the device it lives on and its inode number.
+struct FileIdentity: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
+    var deviceMajor: UInt32
+    var deviceMinor: UInt32
+    var isDirectory: Bool
+}
+
+extension Syscalls {
+    /// Opens the directory `path` with `open(2)` and `O_DIRECTORY | O_RDONLY | O_CLOEXEC`.
+    static func openDirectory(_ path: String) -> Result<Int32, Errno> {
+        open(path, O_RDONLY | O_DIRECTORY)
+    }
+
+    /// Opens `path` for writing and appending, creating it with `mode` if it does not exist.
+    static func openForAppending(_ path: String, mode: mode_t = 0o640) -> Result<Int32, Errno> {
+        open(path, O_WRONLY | O_CREAT | O_APPEND, mode: mode)
+    }
+
+    /// Reads the target of the symbolic link `path` with `readlink(2)`.
+    static func readLink(_ path: String) -> Result<String, Errno> {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { pointer in
+            Glibc.readlink(path, pointer.baseAddress!, pointer.count - 1)
+        }
+        guard count >= 0 else { return .failure(.current) }
+        return .success(String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// The device and inode of `path`, following symbolic links, with `stat(2)`.
+    static func identity(_ path: String) -> Result<FileIdentity, Errno> {
+        var info = Glibc.stat()
+        guard stat(path, &info) == 0 else { return .failure(.current) }
+        return .success(
+            FileIdentity(
+                device: UInt64(info.st_dev),
+                inode: UInt64(info.st_ino),
+                deviceMajor: UInt32(warden_dev_major(info.st_dev)),
+                deviceMinor: UInt32(warden_dev_minor(info.st_dev)),
+                isDirectory: (info.st_mode & S_IFMT) == S_IFDIR
+            )
+        )
+    }
+
+    /// Whether `path` is a regular file the caller may execute, with `stat(2)` and `access(2)`.
+    static func isExecutableFile(_ path: String) -> Bool {
+        var info = Glibc.stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        return Glibc.access(path, X_OK) == 0
+    }
+
+    /// Creates a non-blocking, close-on-exec eventfd with `eventfd(2)`.
+    static func eventFD() -> Result<Int32, Errno> {
+        let fd = warden_eventfd()
+        return fd >= 0 ? .success(fd) : .failure(.current)
+    }
+
+    /// Adds one to the counter of the eventfd `fd`, waking whoever polls it.
+    static func signalEventFD(_ fd: Int32) -> Result<Void, Errno> {
+        var one: UInt64 = 1
+        return withUnsafeBytes(of: &one) { write(fd, $0) }.map { _ in () }
+    }
+
+    /// Reads and resets the counter of the eventfd `fd`; zero when it was not signalled.
+    static func drainEventFD(_ fd: Int32) -> Result<UInt64, Errno> {
+        var value: UInt64 = 0
+        let result = withUnsafeMutableBytes(of: &value) { read(fd, into: $0) }
+        switch result {
+        case .success: return .success(value)
+        case .failure(let error) where error.rawValue == EAGAIN: return .success(0)
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// Reaps the child `pid` with `waitid(2)` (`P_PIDFD` when `pidfd` is not negative).
+    ///
+    /// Returns nil when `noHang` is set and the child is still running. With `peek` the child is
+    /// left reapable (`WNOWAIT`).
+    static func reap(pid: pid_t, pidfd: Int32, noHang: Bool, peek: Bool = false) -> Result<warden_exit?, Errno> {
+        var info = warden_exit()
+        while true {
+            let result = warden_reap(pid, pidfd, noHang ? 1 : 0, peek ? 1 : 0, &info)
+            if result == 1 { return .success(info) }
+            if result == 0 { return .success(nil) }
+            let error = Errno.current
+            if error != .interrupted { return .failure(error) }
+        }
+    }
+
+    /// Sends `signal` with `pidfd_send_signal(2)`, or `kill(2)` when there is no pidfd.
+    static func sendSignal(_ signal: Int32, pid: pid_t, pidfd: Int32) -> Result<Void, Errno> {
+        warden_send_signal(pid, pidfd, signal) == 0 ? .success(()) : .failure(.current)
+    }
+
+    /// The current working directory, with `getcwd(3)`.
+    static func currentDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Looks up a user by name with `getpwnam_r(3)` and its groups with `getgrouplist(3)`.
+    ///
+    /// Returns nil when there is no such user.
+    static func lookUpUser(_ name: String) -> Result<(uid: uid_t, gid: gid_t, groups: [gid_t])?, Errno> {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>? = nil
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        let status = getpwnam_r(name, &entry, &buffer, buffer.count, &found)
+        guard status == 0 else { return .failure(Errno(rawValue: status)) }
+        guard found != nil else { return .success(nil) }
+        let uid = entry.pw_uid
+        let gid = entry.pw_gid
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        while getgrouplist(name, gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count) + 16)
+            count = Int32(groups.count)
+        }
+        return .success((uid, gid, Array(groups.prefix(Int(count)))))
+    }
+}
