@@ -1,0 +1,54 @@
+/// One interface to the host's cgroups, whatever their layout.
+///
+/// `UnifiedDriver` serves pure cgroup v2 hosts; `HybridDriver` serves hosts with v1 memory and
+/// freezer hierarchies, using a cgroup2 mount for freeze and kill where there is one.
+/// `CgroupDrivers.make(layout:configuration:)` picks one per host.
+public protocol CgroupDriver: Sendable {
+    /// The layout the driver was made for.
+    var layout: CgroupLayout { get }
+
+    /// Creates appwarden's root group and enables the controllers its app groups need.
+    ///
+    /// Idempotent; `createGroup` calls it when it has not run yet.
+    func prepare() async throws(CgroupError)
+
+    /// The directories app `name`'s group has or would have, without touching the file system.
+    func group(named name: String) -> AppGroup
+
+    /// Creates app `name`'s group in every hierarchy the driver uses; an existing one is reused.
+    func createGroup(named name: String) async throws(CgroupError) -> AppGroup
+
+    /// Moves process `pid` into `group` in every hierarchy.
+    func attach(_ pid: Int32, to group: AppGroup) async throws(CgroupError)
+
+    /// Sets the group's memory limits.
+    func setMemoryLimits(_ limits: MemoryLimits, of group: AppGroup) async throws(CgroupError)
+
+    /// Freezes the group and returns once the kernel confirms every task is frozen.
+    ///
+    /// - Throws: `CgroupError` with code `timeout` when the confirmation does not come in time.
+    func freeze(_ group: AppGroup) async throws(CgroupError)
+
+    /// Thaws the group.
+    func thaw(_ group: AppGroup) async throws(CgroupError)
+
+    /// Whether the kernel reports the group frozen.
+    func isFrozen(_ group: AppGroup) async throws(CgroupError) -> Bool
+
+    /// Kills every process of the group and returns once it is empty.
+    ///
+    /// A group that has vanished counts as empty.
+    func kill(_ group: AppGroup) async throws(CgroupError)
+
+    /// The processes in the group, in any hierarchy, without duplicates.
+    func processes(in group: AppGroup) async throws(CgroupError) -> [Int32]
+
+    /// Removes the group from every hierarchy; a group that is already gone is not an error.
+    func remove(_ group: AppGroup) async throws(CgroupError)
+
+    /// The memory charged to the group.
+    func memoryStatistics(of group: AppGroup) async throws(CgroupError) -> MemoryStatistics
+
+    /// The group's memory pressure, where the host reports it per group.
+    func memoryPressure(of group: AppGroup) async throws(CgroupError) -> PressureStall?
+}
