@@ -1,1 +1,168 @@
-print("ballast")
+// ballast: a small workload for tests and demos.
+//
+//   ballast --hold MIB [--touch-at-start] [--grow MIB --every DURATION] [--open PATH]
+//           [--lock PATH] [--fcntl-lock PATH] [--exit-after DURATION] [--crash-after DURATION]
+//
+// It holds MIB mebibytes of anonymous memory and writes to every page of it, so all of it is
+// resident and charged to its cgroup. With --touch-at-start the memory is allocated and touched
+// before anything else, right after exec. It prints "ballast: ready" on standard output once
+// everything is set up, then runs until a timer ends it or it is killed.
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Writes `message` to standard error and exits with status 2.
+func failUsage(_ message: String) -> Never {
+    let text = "ballast: \(message)\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
+    exit(2)
+}
+
+/// Parses a duration such as "250ms", "30s", "2m" or "1h" into milliseconds.
+func parseMilliseconds(_ text: String, flag: String) -> Int {
+    let units: [(String, Int)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+    for (suffix, factor) in units where text.hasSuffix(suffix) {
+        let number = text.dropLast(suffix.count)
+        if let value = Double(number), value >= 0 { return Int(value * Double(factor)) }
+    }
+    failUsage("\(flag) needs a duration such as \"500ms\", \"30s\" or \"2m\", not \"\(text)\".")
+}
+
+/// Parses a non-negative number of mebibytes.
+func parseMebibytes(_ text: String, flag: String) -> Int {
+    guard let value = Int(text), value >= 0 else {
+        failUsage("\(flag) needs a whole number of MiB such as \"20\", not \"\(text)\".")
+    }
+    return value
+}
+
+struct Options {
+    var holdMiB = 0
+    var touchAtStart = false
+    var growMiB = 0
+    var growEveryMilliseconds: Int?
+    var openPaths: [String] = []
+    var flockPaths: [String] = []
+    var fcntlLockPaths: [String] = []
+    var exitAfterMilliseconds: Int?
+    var crashAfterMilliseconds: Int?
+
+    init(_ arguments: [String]) {
+        var index = 0
+        func value(_ flag: String) -> String {
+            index += 1
+            guard index < arguments.count else { failUsage("\(flag) needs a value.") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let flag = arguments[index]
+            switch flag {
+            case "--hold": holdMiB = parseMebibytes(value(flag), flag: flag)
+            case "--touch-at-start": touchAtStart = true
+            case "--grow": growMiB = parseMebibytes(value(flag), flag: flag)
+            case "--every": growEveryMilliseconds = max(1, parseMilliseconds(value(flag), flag: flag))
+            case "--open": openPaths.append(value(flag))
+            case "--lock": flockPaths.append(value(flag))
+            case "--fcntl-lock": fcntlLockPaths.append(value(flag))
+            case "--exit-after": exitAfterMilliseconds = parseMilliseconds(value(flag), flag: flag)
+            case "--crash-after": crashAfterMilliseconds = parseMilliseconds(value(flag), flag: flag)
+            default: failUsage("unknown option \"\(flag)\"; see the usage at the top of Sources/ballast/main.swift.")
+            }
+            index += 1
+        }
+        if growMiB > 0 && growEveryMilliseconds == nil { failUsage("--grow needs --every DURATION.") }
+    }
+}
+
+/// Anonymous memory that is written page by page so that it is resident.
+struct Ballast {
+    private var regions: [(UnsafeMutableRawPointer, Int)] = []
+    private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    private(set) var totalMiB = 0
+
+    mutating func add(mebibytes: Int) {
+        guard mebibytes > 0 else { return }
+        let length = mebibytes << 20
+        let address = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let address, address != MAP_FAILED else { failUsage("could not map \(mebibytes) MiB.") }
+        regions.append((address, length))
+        totalMiB += mebibytes
+        touch(address, length)
+    }
+
+    func touchAll() {
+        for (address, length) in regions { touch(address, length) }
+    }
+
+    private func touch(_ address: UnsafeMutableRawPointer, _ length: Int) {
+        var offset = 0
+        while offset < length {
+            address.storeBytes(of: UInt8(truncatingIfNeeded: offset >> 12) | 1, toByteOffset: offset, as: UInt8.self)
+            offset += pageSize
+        }
+    }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+var ballast = Ballast()
+if options.touchAtStart { ballast.add(mebibytes: options.holdMiB) }
+
+var heldDescriptors: [Int32] = []
+for path in options.openPaths {
+    var fd = open(path, O_RDONLY)
+    if fd < 0 && errno == ENOENT { fd = open(path, O_RDWR | O_CREAT, 0o644) }
+    guard fd >= 0 else { failUsage("could not open \"\(path)\": \(String(cString: strerror(errno))).") }
+    heldDescriptors.append(fd)
+}
+for path in options.flockPaths {
+    let fd = open(path, O_RDWR | O_CREAT, 0o644)
+    guard fd >= 0, flock(fd, LOCK_EX) == 0 else {
+        failUsage("could not lock \"\(path)\" with flock: \(String(cString: strerror(errno))).")
+    }
+    heldDescriptors.append(fd)
+}
+for path in options.fcntlLockPaths {
+    let fd = open(path, O_RDWR | O_CREAT, 0o644)
+    var region = flock()
+    region.l_type = Int16(F_WRLCK)
+    region.l_whence = Int16(SEEK_SET)
+    guard fd >= 0, fcntl(fd, F_SETLK, &region) == 0 else {
+        failUsage("could not lock \"\(path)\" with fcntl: \(String(cString: strerror(errno))).")
+    }
+    heldDescriptors.append(fd)
+}
+if !options.touchAtStart { ballast.add(mebibytes: options.holdMiB) }
+
+let readyLine = "ballast: ready pid=\(getpid()) held=\(ballast.totalMiB)MiB\n"
+_ = readyLine.withCString { write(1, $0, strlen($0)) }
+
+func nowMilliseconds() -> Int {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
+}
+
+let start = nowMilliseconds()
+var nextGrowth = options.growEveryMilliseconds.map { start + $0 }
+while true {
+    let now = nowMilliseconds()
+    if let limit = options.crashAfterMilliseconds, now - start >= limit {
+        signal(SIGABRT, SIG_DFL)  // A plain crash, without the runtime's backtrace.
+        abort()
+    }
+    if let limit = options.exitAfterMilliseconds, now - start >= limit { exit(0) }
+    if let due = nextGrowth, now >= due, let every = options.growEveryMilliseconds {
+        ballast.add(mebibytes: options.growMiB)
+        ballast.touchAll()
+        nextGrowth = due + every
+    }
+    var deadlines = [now + 1000]
+    if let due = nextGrowth { deadlines.append(due) }
+    if let limit = options.crashAfterMilliseconds { deadlines.append(start + limit) }
+    if let limit = options.exitAfterMilliseconds { deadlines.append(start + limit) }
+    let wait = max(1, deadlines.min()! - nowMilliseconds())
+    usleep(UInt32(min(wait, 1000)) * 1000)
+}
