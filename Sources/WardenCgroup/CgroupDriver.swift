@@ -46,6 +46,10 @@ public protocol CgroupDriver: Sendable {
     /// Removes the group from every hierarchy; a group that is already gone is not an error.
     func remove(_ group: AppGroup) async throws(CgroupError)
 
+    /// Removes appwarden's root group from every hierarchy once it holds no app groups; a root
+    /// that is already gone is not an error.
+    func removeRoot() async throws(CgroupError)
+
     /// The memory charged to the group.
     func memoryStatistics(of group: AppGroup) async throws(CgroupError) -> MemoryStatistics
 

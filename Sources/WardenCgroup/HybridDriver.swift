@@ -1,0 +1,205 @@
+public import Logging
+
+/// The driver for hosts with cgroup v1 hierarchies, with or without a cgroup2 mount beside them.
+///
+/// Each capability comes from the best place the host offers: memory from the cgroup2 memory
+/// controller if it has one, else from the v1 memory hierarchy; freeze and kill from any cgroup2
+/// mount (`cgroup.freeze`, `cgroup.kill`), else from the v1 freezer and SIGKILL to each process,
+/// thawing afterwards because frozen v1 tasks cannot die. v1 groups are created, joined and
+/// removed through libcgroup at the top of each hierarchy (`<mount>/appwarden/NAME`).
+public struct HybridDriver: CgroupDriver {
+    public let layout: CgroupLayout
+    /// The configuration the driver was made with.
+    public let configuration: CgroupConfiguration
+    /// The cgroup2 part, when the host has a cgroup2 mount.
+    public let unified: UnifiedDriver?
+    /// Whether freezing goes through the v1 freezer hierarchy.
+    public let freezesThroughV1: Bool
+    /// Whether memory statistics and limits come from the v1 memory hierarchy.
+    public let memoryFromV1: Bool
+    let libcgroup: Libcgroup
+    let legacy: LegacyHierarchy
+    let logger: Logger
+
+    /// Makes a driver for `layout`.
+    ///
+    /// - Throws: `CgroupError` with code `notMounted` when the host has no cgroup at all, or
+    ///   `missingController` when it can neither freeze (no freezer, no cgroup2) nor account memory.
+    public init(
+        layout: CgroupLayout,
+        configuration: CgroupConfiguration = CgroupConfiguration(),
+        libcgroup: Libcgroup = Libcgroup(),
+        logger: Logger = Logger(label: "appwarden.cgroup")
+    ) throws(CgroupError) {
+        if layout.kind == .none { throw CgroupLayout.notMountedError }
+        unified =
+            layout.unifiedMountPoint == nil
+            ? nil
+            : try UnifiedDriver(
+                layout: layout, configuration: configuration, logger: logger)
+        let hasFreezer = layout.v1Hierarchies["freezer"] != nil
+        guard hasFreezer || unified != nil else {
+            throw CgroupError(
+                code: .missingController,
+                message: "appwarden needs the freezer controller (\"/sys/fs/cgroup/freezer\") or a cgroup2 mount "
+                    + "to suspend apps, and this host has neither. " + CgroupError.howToGetAccess,
+                cause: "no freezer hierarchy and no cgroup2 mount")
+        }
+        freezesThroughV1 = hasFreezer && (unified == nil || configuration.prefersV1Freezer)
+        memoryFromV1 = layout.memorySource == .v1
+        self.layout = layout
+        self.configuration = configuration
+        self.libcgroup = libcgroup
+        self.logger = logger
+        self.legacy = LegacyHierarchy(logger: logger)
+    }
+
+    /// The v1 controllers the app groups are created in.
+    public var v1Controllers: [String] {
+        (memoryFromV1 ? ["memory"] : []) + (freezesThroughV1 ? ["freezer"] : [])
+    }
+
+    /// The path of app `name`'s group inside each v1 hierarchy, as libcgroup names it.
+    func v1Path(_ name: String) -> String {
+        configuration.rootName + "/" + name
+    }
+
+    public func prepare() async throws(CgroupError) {
+        try await unified?.prepare()
+        if !v1Controllers.isEmpty {
+            try await libcgroup.createGroup(configuration.rootName, controllers: v1Controllers)
+        }
+    }
+
+    public func group(named name: String) -> AppGroup {
+        func directory(_ controller: String) -> String? {
+            guard let mountPoint = layout.v1Hierarchies[controller]?.mountPoint else { return nil }
+            return mountPoint + "/" + v1Path(name)
+        }
+        let memoryPath = memoryFromV1 ? directory("memory") : nil
+        let freezerPath = freezesThroughV1 ? directory("freezer") : nil
+        return AppGroup(
+            name: name,
+            unifiedPath: unified?.group(named: name).unifiedPath,
+            memoryPath: memoryPath,
+            freezerPath: freezerPath,
+            v1ProcsFiles: [memoryPath, freezerPath].compactMap { $0.map { $0 + "/cgroup.procs" } })
+    }
+
+    public func createGroup(named name: String) async throws(CgroupError) -> AppGroup {
+        if let unified { _ = try await unified.createGroup(named: name) }
+        if !v1Controllers.isEmpty {
+            try await libcgroup.createGroup(v1Path(name), controllers: v1Controllers)
+        }
+        return group(named: name)
+    }
+
+    public func attach(_ pid: Int32, to group: AppGroup) async throws(CgroupError) {
+        if !v1Controllers.isEmpty {
+            try await libcgroup.attach(pid, to: v1Path(group.name), controllers: v1Controllers)
+        }
+        if let unified, group.unifiedPath != nil { try await unified.attach(pid, to: group) }
+    }
+
+    public func setMemoryLimits(_ limits: MemoryLimits, of group: AppGroup) async throws(CgroupError) {
+        guard memoryFromV1 else {
+            guard let unified else {
+                throw CgroupError(
+                    code: .missingController,
+                    message: "Memory limits for \"\(group.name)\" need a memory controller, and this host has none. "
+                        + CgroupError.howToGetAccess,
+                    cause: "no memory hierarchy")
+            }
+            return try await unified.setMemoryLimits(limits, of: group)
+        }
+        try await libcgroup.setValues(
+            [
+                ("memory.soft_limit_in_bytes", limits.high.map(String.init) ?? "-1"),
+                ("memory.limit_in_bytes", limits.max.map(String.init) ?? "-1"),
+            ], controller: "memory", in: v1Path(group.name))
+    }
+
+    public func freeze(_ group: AppGroup) async throws(CgroupError) {
+        if freezesThroughV1, let freezer = group.freezerPath {
+            return try legacy.freeze(freezer, timeout: configuration.freezeTimeout)
+        }
+        try await requireUnified(for: "freeze \"\(group.name)\"").freeze(group)
+    }
+
+    public func thaw(_ group: AppGroup) async throws(CgroupError) {
+        if freezesThroughV1, let freezer = group.freezerPath {
+            return try legacy.thaw(freezer)
+        }
+        try await requireUnified(for: "thaw \"\(group.name)\"").thaw(group)
+    }
+
+    public func isFrozen(_ group: AppGroup) async throws(CgroupError) -> Bool {
+        if freezesThroughV1, let freezer = group.freezerPath {
+            return try legacy.freezerState(freezer) == "FROZEN"
+        }
+        return try await requireUnified(for: "read the state of \"\(group.name)\"").isFrozen(group)
+    }
+
+    public func kill(_ group: AppGroup) async throws(CgroupError) {
+        if !freezesThroughV1, let unified, group.unifiedPath != nil {
+            try await unified.kill(group)
+        }
+        // Catch processes that joined only a v1 hierarchy, and kill-each where cgroup.kill is absent.
+        let directories = [group.memoryPath, group.freezerPath, group.unifiedPath].compactMap { $0 }
+        try legacy.killEach(
+            directories, freezer: freezesThroughV1 ? group.freezerPath : nil, timeout: configuration.killTimeout)
+    }
+
+    public func processes(in group: AppGroup) async throws(CgroupError) -> [Int32] {
+        var seen = Set<Int32>()
+        var pids: [Int32] = []
+        for directory in [group.unifiedPath, group.memoryPath, group.freezerPath].compactMap({ $0 }) {
+            for pid in try legacy.processes(in: directory) where seen.insert(pid).inserted {
+                pids.append(pid)
+            }
+        }
+        return pids
+    }
+
+    public func remove(_ group: AppGroup) async throws(CgroupError) {
+        if let unified, group.unifiedPath != nil { try await unified.remove(group) }
+        for controller in v1Controllers {
+            try await libcgroup.deleteGroup(v1Path(group.name), controllers: [controller])
+        }
+    }
+
+    public func removeRoot() async throws(CgroupError) {
+        try await unified?.removeRoot()
+        for controller in v1Controllers {
+            try await libcgroup.deleteGroup(configuration.rootName, controllers: [controller])
+        }
+    }
+
+    public func memoryStatistics(of group: AppGroup) async throws(CgroupError) -> MemoryStatistics {
+        if memoryFromV1, let memoryPath = group.memoryPath {
+            let pairs = try await libcgroup.statistics(controller: "memory", in: v1Path(group.name))
+            var values: [String: UInt64] = [:]
+            for (name, value) in pairs {
+                if let number = UInt64(value) { values[name] = number }
+            }
+            return try legacy.memoryStatistics(of: memoryPath, stat: values)
+        }
+        if let unified { return try await unified.memoryStatistics(of: group) }
+        return try ProcessMemory.statistics(of: try await processes(in: group))
+    }
+
+    public func memoryPressure(of group: AppGroup) async throws(CgroupError) -> PressureStall? {
+        try await unified?.memoryPressure(of: group)
+    }
+
+    private func requireUnified(for action: String) throws(CgroupError) -> UnifiedDriver {
+        guard let unified else {
+            throw CgroupError(
+                code: .missingController,
+                message: "Could not \(action): the host has no freezer hierarchy and no cgroup2 mount. "
+                    + CgroupError.howToGetAccess,
+                cause: "no freezer")
+        }
+        return unified
+    }
+}
