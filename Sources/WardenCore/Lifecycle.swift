@@ -3,11 +3,51 @@
 /// It owns the model of every app and decides everything in DESIGN §1. It never reads a
 /// clock, a file or a process: each input is a `LifecycleEvent` with the time it happened,
 /// and each effect is a `LifecycleAction` the caller carries out.
+///
+/// Every event finds its app in constant time (a dictionary of names into an array of
+/// records); only a critical memory level looks at every app, to choose one victim.
 public struct Lifecycle: Sendable {
     public private(set) var policy: Policy
 
+    /// The journal's app name for records that concern no single app (a kill with no victim).
+    public static let systemJournalName = "appwarden"
+
+    /// Every app ever declared, in declaration order; removed apps stay (marked) for runtime facts.
+    var records: [AppRecord] = []
+    var indexByName: [String: Int] = [:]
+    /// Indices of the apps in the foreground, least recently used first.
+    var foreground: [Int] = []
+    var isLocked = false
+    var isOverlaid = false
+    var isStarted = false
+    /// Actions of the start that a refused first event could not return; returned next time.
+    var deferredActions: [LifecycleAction] = []
+    var fetchScheduler = FetchScheduler()
+    var pushRouter = PushRouter()
+    var memoryTracker: MemoryLevelTracker
+
     public init(policy: Policy) {
         self.policy = policy
+        self.memoryTracker = MemoryLevelTracker(settings: policy.memory)
+        records.reserveCapacity(policy.apps.count)
+        for app in policy.apps where indexByName[app.name] == nil {
+            indexByName[app.name] = records.count
+            records.append(AppRecord(policy: app))
+        }
+    }
+
+    /// Plans the first background fetches, counting from `now`.
+    ///
+    /// `handle(_:at:)` calls it on the first event if nobody did; a runtime that starts at a
+    /// known time may call it first so that intervals count from that time.
+    public mutating func start(at now: Instant) -> [LifecycleAction] {
+        guard !isStarted else { return [] }
+        isStarted = true
+        var out: [LifecycleAction] = []
+        for index in records.indices where records[index].wantsFetch {
+            planFetch(index, at: now, &out)
+        }
+        return out
     }
 
     /// Applies one event at `now` and returns the effects to carry out, in order.
@@ -15,7 +55,65 @@ public struct Lifecycle: Sendable {
     /// Throws when the event is refused (unknown app, a call the state does not allow,
     /// an oversize payload, a stale token); a refused event changes nothing.
     public mutating func handle(_ event: LifecycleEvent, at now: Instant) throws(LifecycleError) -> [LifecycleAction] {
-        // Implemented in the lifecycle core work; the contract above is fixed.
-        []
+        var out: [LifecycleAction] = []
+        if !isStarted {
+            deferredActions = start(at: now)
+        }
+        if !deferredActions.isEmpty {
+            out = deferredActions
+        }
+        try dispatch(event, at: now, &out)
+        deferredActions.removeAll()
+        return out
+    }
+
+    /// The current state of `app`; nil when the policy does not declare it.
+    public func state(of app: String) -> AppState? {
+        guard let index = indexByName[app], records[index].inPolicy else { return nil }
+        return records[index].state
+    }
+
+    private mutating func dispatch(
+        _ event: LifecycleEvent, at now: Instant, _ out: inout [LifecycleAction]
+    ) throws(LifecycleError) {
+        switch event {
+        case .open(let app): try open(app, at: now, &out)
+        case .home: home(at: now, &out)
+        case .overlay: overlay(at: now, &out)
+        case .overlayEnd: overlayEnd(at: now, &out)
+        case .lock: lock(at: now, &out)
+        case .unlock: unlock(at: now, &out)
+        case .forceQuit(let app): try forceQuit(app, at: now, &out)
+        case .reset(let app): try reset(app, at: now, &out)
+        case .push(let target, let payload, let id): try push(to: target, payload: payload, id: id, at: now, &out)
+        case .ready(let app): try ready(app, at: now, &out)
+        case .beginTask(let app, let name): try beginTask(app, name: name, at: now, &out)
+        case .endTask(let app, let taskID): try endTask(app, taskID: taskID, at: now, &out)
+        case .timeRemaining(let app): try timeRemaining(app, at: now, &out)
+        case .completeFetch(let app, let result): try completeFetch(app, result: result, at: now, &out)
+        case .completePush(let app, let result): try completePush(app, result: result, at: now, &out)
+        case .setFetchInterval(let app, let interval): try setFetchInterval(app, interval, at: now, &out)
+        case .registerPush(let app): try registerPush(app, &out)
+        case .acquire(let app, let resource): try acquire(app, resource: resource, &out)
+        case .release(let app, let resource): try release(app, resource: resource, at: now, &out)
+        case .reportStatus(let app, let status): try reportStatus(app, status: status, at: now, &out)
+        case .timerFired(let timer): timerFired(timer, at: now, &out)
+        case .processExited(let app, let launch, let end): processExited(app, launch: launch, end: end, at: now, &out)
+        case .spawnFailed(let app, let launch, let message):
+            spawnFailed(app, launch: launch, message: message, at: now, &out)
+        case .heldAtSuspension(let app, let resource): heldAtSuspension(app, resource: resource, at: now, &out)
+        case .footprint(let app, let bytes): try footprint(app, bytes: bytes, &out)
+        case .pressure(let level): pressure(level, at: now, &out)
+        case .memorySample(let available, let total): memorySample(available: available, total: total, at: now, &out)
+        case .scanResult(let app, let outcome): scanResult(app, outcome: outcome, at: now, &out)
+        case .observedFrozen(let app, let frozen): observedFrozen(app, frozen: frozen, at: now, &out)
+        case .policyChanged(let newPolicy): policyChanged(newPolicy, at: now, &out)
+        }
+    }
+
+    /// Replaces the policy (the records are updated by `policyChanged`).
+    mutating func replacePolicy(_ newPolicy: Policy) {
+        policy = newPolicy
+        memoryTracker.settings = newPolicy.memory
     }
 }

@@ -1,0 +1,153 @@
+/// The core's model of one app: its state, its launch, its background session and everything
+/// that keeps it awake or decides what happens to it next.
+///
+/// `Lifecycle` keeps one record per app it has ever known, in an array indexed through a
+/// dictionary of names, so that every event finds its app in constant time.
+struct AppRecord: Sendable {
+    /// A background task the app has begun and not ended.
+    struct OpenTask: Sendable, Equatable {
+        var id: Int
+        var name: String
+    }
+
+    var name: String
+    /// The app's entry in the current policy (the last one it had, once removed).
+    var policy: AppPolicy
+    /// Whether the current policy declares the app; a removed app still receives runtime facts.
+    var inPolicy = true
+
+    // MARK: State and launch
+
+    var state: AppState = .notRunning
+    /// The current launch number: 1, 2, 3… per app; 0 before the first launch.
+    var launch = 0
+    var launchTime: Instant = .zero
+    /// Whether the current launch was asked to restore its preserved state.
+    var launchRestored = false
+    /// Whether the current launch was passive (a fetch or push launched it into background).
+    var launchedPassively = false
+    /// Whether the app has been active since its current launch.
+    var activeSinceLaunch = false
+    /// Whether the current launch has not yet reported `ready`.
+    var awaitingReady = false
+    /// The `$AppStart` to journal when the app next becomes active (set on entering the foreground).
+    var pendingStart: AnalyticsEvent?
+    /// Set while a graceful termination waits for the process to exit.
+    var terminating: TerminationReason?
+
+    // MARK: Foreground and use
+
+    var foregroundSince: Instant = .zero
+    /// The last time the app was in the foreground, or its launch time if it never was.
+    var lastUsed: Instant = .zero
+    var everInForeground = false
+
+    // MARK: Background tasks and their budget
+
+    var tasks: [OpenTask] = []
+    var nextTaskID = 1
+    /// Whether a background session (and so a task budget) is running.
+    var budgetSession = false
+    /// The budget left at `budgetMark`.
+    var budgetRemaining: Duration = .zero
+    /// Since when the budget has been running down; nil while the clock is paused (locked screen).
+    var budgetMark: Instant?
+
+    // MARK: Windows, resources, marks
+
+    var fetchWindowOpen = false
+    var pushWindowOpen = false
+    /// Shared resources acquired through the API and not released, in acquisition order.
+    var heldResources: [String] = []
+    var isForceQuit = false
+    /// Whether the app has been asked to save its state and that state has not been deleted.
+    var hasPreservedState = false
+    /// Whether the app's last termination was a system one (its next launch restores).
+    var lastTerminationWasSystem = false
+    var requestedFetchInterval: FetchInterval
+    /// Ids of the pushes handed to the app, never delivered twice (kept across reinstalls).
+    var deliveredPushIDs: Set<String> = []
+
+    // MARK: Memory
+
+    var footprint: Int64 = 0
+    var lastMemoryWarning: Instant?
+    var lastBand: KillBand?
+    var lastScore: Int?
+
+    // MARK: Status
+
+    /// The last status published for the app.
+    var publishedStatus: AppStatus = .unknown
+    /// For `status_source = "reported"` apps: what the app last said, or what the watchdog found.
+    var believedStatus: AppStatus = .unknown
+
+    // MARK: Timers
+
+    /// The deadline of every armed timer, indexed by `AppRecord.slot(_:)`; nil when not armed.
+    var timers: [Instant?] = Array(repeating: nil, count: TimerID.Kind.allCases.count)
+
+    init(policy: AppPolicy) {
+        self.name = policy.name
+        self.policy = policy
+        self.requestedFetchInterval = policy.fetchInterval
+    }
+
+    /// Whether a process of the app is running (or frozen).
+    var isRunning: Bool { state != .notRunning }
+
+    /// Whether the app is in the foreground (inactive or active).
+    var isInForeground: Bool { state == .inactive || state == .active }
+
+    /// Whether the app is managed by appwarden (as opposed to reporting its own status).
+    var isManaged: Bool { policy.statusSource == .managed }
+
+    /// Whether a fetch or push window is open.
+    var hasOpenWindow: Bool { fetchWindowOpen || pushWindowOpen }
+
+    /// Whether the app may be woken for background fetches now.
+    var wantsFetch: Bool {
+        inPolicy && policy.backgroundModes.contains(.fetch) && policy.backgroundRefresh && !isForceQuit
+            && requestedFetchInterval != .never
+    }
+
+    /// The kill band of a running app (rule 9).
+    var band: KillBand {
+        switch state {
+        case .notRunning, .suspended: .suspended
+        case .inactive, .active: .foreground
+        case .background:
+            if !tasks.isEmpty {
+                .backgroundTask
+            } else if hasOpenWindow {
+                .backgroundWindow
+            } else {
+                .idleBackground
+            }
+        }
+    }
+
+    /// What is left of the task budget at `now`; nil when no background session is running.
+    func budgetLeft(at now: Instant) -> Duration? {
+        guard budgetSession else { return nil }
+        guard let mark = budgetMark else { return budgetRemaining }
+        let left = budgetRemaining - (now - mark)
+        return left > .zero ? left : .zero
+    }
+
+    /// The index of a timer kind in `timers`.
+    static func slot(_ kind: TimerID.Kind) -> Int {
+        switch kind {
+        case .backgroundGrace: 0
+        case .taskExpirationWarning: 1
+        case .taskBudget: 2
+        case .fetchWindow: 3
+        case .pushWindow: 4
+        case .fetchWake: 5
+        case .pushSlot: 6
+        case .launchTimeout: 7
+        case .terminationGrace: 8
+        case .watchdog: 9
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/// What the core knows about one app at a moment: the row of `appwarden status` and the
+/// facts `explain` starts from.
+public struct AppSnapshot: Sendable, Equatable {
+    /// A background task the app has begun and not ended.
+    public struct OpenTask: Sendable, Equatable {
+        public var id: Int
+        public var name: String
+
+        public init(id: Int, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    public var name: String
+    public var state: AppState
+    /// The status last published to the status notifier's observers.
+    public var status: AppStatus
+    /// The current launch number (0 before the first launch).
+    public var launch: Int
+    /// What killing the app would give back, in bytes (the last measurement).
+    public var footprint: Int64
+    /// The kill band (rule 9) while the app runs; nil when it does not.
+    public var band: KillBand?
+    /// What is left of the background-task budget; nil in the foreground or when not running.
+    public var taskTimeRemaining: Duration?
+    /// When the next background fetch is planned, if any.
+    public var nextFetchWake: Instant?
+    public var openTasks: [OpenTask]
+    /// Shared resources acquired and not released.
+    public var heldResources: [String]
+    /// Force-quit by the user and not opened since: no fetch or push wakes it.
+    public var isForceQuit: Bool
+    /// Whether preserved state exists (the app was asked to save it and it was not deleted).
+    public var hasPreservedState: Bool
+    /// Whether a graceful termination is waiting for the process to exit.
+    public var isTerminating: Bool
+    public var fetchWindowOpen: Bool
+    public var pushWindowOpen: Bool
+
+    public init(
+        name: String,
+        state: AppState,
+        status: AppStatus,
+        launch: Int,
+        footprint: Int64,
+        band: KillBand?,
+        taskTimeRemaining: Duration?,
+        nextFetchWake: Instant?,
+        openTasks: [OpenTask],
+        heldResources: [String],
+        isForceQuit: Bool,
+        hasPreservedState: Bool,
+        isTerminating: Bool,
+        fetchWindowOpen: Bool,
+        pushWindowOpen: Bool
+    ) {
+        self.name = name
+        self.state = state
+        self.status = status
+        self.launch = launch
+        self.footprint = footprint
+        self.band = band
+        self.taskTimeRemaining = taskTimeRemaining
+        self.nextFetchWake = nextFetchWake
+        self.openTasks = openTasks
+        self.heldResources = heldResources
+        self.isForceQuit = isForceQuit
+        self.hasPreservedState = hasPreservedState
+        self.isTerminating = isTerminating
+        self.fetchWindowOpen = fetchWindowOpen
+        self.pushWindowOpen = pushWindowOpen
+    }
+}

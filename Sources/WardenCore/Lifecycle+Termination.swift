@@ -1,0 +1,167 @@
+/// Terminations (rule 11), the launch watchdog (rule 12), process exits and timers firing.
+extension Lifecycle {
+    /// Terminates a running app: publishes `terminating`, journals `$AppTerminated`, cancels
+    /// its timers, releases its resources and ends its windows and tasks. Graceful reasons send
+    /// SIGTERM and wait for the exit (or the termination grace); every other reason kills at once.
+    /// `processGone`: the process already ended on its own, so no signal is sent.
+    mutating func terminate(
+        _ index: Int, reason: TerminationReason, because sentence: String, processGone: Bool = false,
+        at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        let record = records[index]
+        guard record.isRunning, record.terminating == nil else { return }
+        publish(index, .terminating, &out)
+        journal(index, .analytics(.appTerminated(reason: reason)), at: now, &out)
+        for kind in Self.processTimers {
+            cancel(index, kind, &out)
+        }
+        if let position = foreground.firstIndex(of: index) {
+            foreground.remove(at: position)
+        }
+        if record.isInForeground {
+            records[index].lastUsed = now
+        }
+        records[index].heldResources.removeAll()
+        records[index].tasks.removeAll()
+        records[index].fetchWindowOpen = false
+        records[index].pushWindowOpen = false
+        records[index].budgetSession = false
+        records[index].pendingStart = nil
+        records[index].awaitingReady = false
+        records[index].lastTerminationWasSystem = reason.isSystemTermination
+        if processGone {
+            setState(index, .notRunning, because: sentence, at: now, &out)
+        } else if reason.isGraceful {
+            if record.state == .suspended {
+                out.append(.thaw(app: record.name))
+            }
+            out.append(.terminate(app: record.name, reason: reason))
+            records[index].terminating = reason
+            arm(index, .terminationGrace, at: now + record.policy.settings.termination.grace, &out)
+        } else {
+            out.append(.kill(app: record.name, reason: reason))
+            setState(index, .notRunning, because: sentence, at: now, &out)
+        }
+    }
+
+    /// The timers that belong to a running process; fetch wakes and push slots outlive it.
+    static let processTimers: [TimerID.Kind] = [
+        .backgroundGrace, .taskExpirationWarning, .taskBudget, .fetchWindow, .pushWindow, .launchTimeout,
+        .terminationGrace, .watchdog,
+    ]
+
+    /// The process of launch `launch` ended. An exit the core asked for completes a graceful
+    /// termination; an unexpected one is recorded as `exited` or `crashed`.
+    mutating func processExited(
+        _ app: String, launch: Int, end: ProcessEnd, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning else { return }
+        if let reason = records[index].terminating {
+            records[index].terminating = nil
+            cancel(index, .terminationGrace, &out)
+            let sentence = reason == .policyRemoved ? "exited after removal from the policy" : "exited after SIGTERM"
+            setState(index, .notRunning, because: sentence, at: now, &out)
+            return
+        }
+        switch end {
+        case .exited:
+            terminate(index, reason: .exited, because: "the process exited", processGone: true, at: now, &out)
+        case .crashed(let description):
+            decide(index, "The process crashed: \(description).", at: now, &out)
+            crashed(index, at: now, &out)
+        }
+    }
+
+    /// A launch could not be carried out: recorded as a crash of that launch.
+    mutating func spawnFailed(
+        _ app: String, launch: Int, message: String, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning,
+            records[index].terminating == nil
+        else { return }
+        decide(index, "Launch \(launch) failed: \(message)", at: now, &out)
+        crashed(index, at: now, &out)
+    }
+
+    /// A crash; within the crash window of a restoring launch it deletes the preserved state (§1.4).
+    private mutating func crashed(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        let record = records[index]
+        terminate(index, reason: .crashed, because: "the process crashed", processGone: true, at: now, &out)
+        if record.launchRestored && now - record.launchTime <= record.policy.settings.restoration.crashWindow {
+            decide(index, "Crashed soon after restoring: its preserved state is deleted.", at: now, &out)
+            deletePreservedState(index, &out)
+        }
+    }
+
+    /// The runtime did not freeze the app because it holds a guarded resource path (rule 7).
+    mutating func heldAtSuspension(_ app: String, resource: String, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard let index = indexByName[app], records[index].isRunning, records[index].terminating == nil else { return }
+        decide(index, "Holds shared resource \"\(resource)\" through one of its paths at suspension.", at: now, &out)
+        terminate(index, reason: .heldSharedResource, because: "held a shared resource at suspension", at: now, &out)
+    }
+
+    // MARK: Resources
+
+    /// `acquire RESOURCE`: only resources the app's policy lists.
+    mutating func acquire(_ app: String, resource: String, _ out: inout [LifecycleAction]) throws(LifecycleError) {
+        let index = try runningAppIndex(app, for: "acquire a shared resource")
+        guard records[index].policy.resources.contains(resource) else {
+            throw LifecycleError(
+                .notFound, "App \"\(app)\" may not acquire \"\(resource)\": its policy does not list that resource.")
+        }
+        if records[index].state == .suspended {
+            throw LifecycleError(.conflict, "App \"\(app)\" is suspended, so it cannot acquire \"\(resource)\".")
+        }
+        if !records[index].heldResources.contains(resource) {
+            records[index].heldResources.append(resource)
+        }
+    }
+
+    /// `release RESOURCE`.
+    mutating func release(
+        _ app: String, resource: String, at now: Instant, _ out: inout [LifecycleAction]
+    ) throws(LifecycleError) {
+        let index = try runningAppIndex(app, for: "release a shared resource")
+        guard let position = records[index].heldResources.firstIndex(of: resource) else {
+            throw LifecycleError(.notFound, "App \"\(app)\" does not hold \"\(resource)\".")
+        }
+        records[index].heldResources.remove(at: position)
+    }
+
+    // MARK: Timers
+
+    /// A timer fired: ignored unless it is armed and due; otherwise handed to its rule.
+    mutating func timerFired(_ timer: TimerID, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard let index = indexByName[timer.app] else { return }
+        let slot = AppRecord.slot(timer.kind)
+        guard let deadline = records[index].timers[slot], deadline <= now else { return }
+        records[index].timers[slot] = nil
+        switch timer.kind {
+        case .backgroundGrace:
+            suspendIfIdle(index, because: "background grace ended", at: now, &out)
+        case .taskExpirationWarning:
+            expirationWarningFired(index, at: now, &out)
+        case .taskBudget:
+            taskBudgetFired(index, at: now, &out)
+        case .fetchWindow:
+            fetchWindowFired(index, at: now, &out)
+        case .pushWindow:
+            pushWindowFired(index, at: now, &out)
+        case .fetchWake:
+            fetchWakeFired(index, at: now, &out)
+        case .pushSlot:
+            pushSlotFired(index, at: now, &out)
+        case .launchTimeout:
+            guard records[index].awaitingReady, records[index].isRunning else { return }
+            decide(index, "Not ready within the launch timeout.", at: now, &out)
+            terminate(index, reason: .launchTimeout, because: "not ready in time", at: now, &out)
+        case .terminationGrace:
+            guard let reason = records[index].terminating else { return }
+            records[index].terminating = nil
+            out.append(.kill(app: records[index].name, reason: reason))
+            setState(index, .notRunning, because: "termination grace ended", at: now, &out)
+        case .watchdog:
+            watchdogFired(index, at: now, &out)
+        }
+    }
+}

@@ -1,0 +1,268 @@
+/// State changes and the bookkeeping every one of them carries: the journal record, the
+/// status publication, the `oom_score_adj` band, and the timers that go with each state.
+extension Lifecycle {
+    // MARK: Looking apps up
+
+    /// The index of an app the policy declares; throws `.notFound` otherwise.
+    func appIndex(_ app: String) throws(LifecycleError) -> Int {
+        guard let index = indexByName[app], records[index].inPolicy else {
+            throw LifecycleError(.notFound, "No app named \"\(app)\" is declared in the policy.")
+        }
+        return index
+    }
+
+    /// The index of an app whose process is running (or frozen) and not being terminated;
+    /// throws `.notFound` or `.conflict` naming the call.
+    func runningAppIndex(_ app: String, for call: String) throws(LifecycleError) -> Int {
+        let index = try appIndex(app)
+        let record = records[index]
+        if record.state == .notRunning {
+            throw LifecycleError(.conflict, "App \"\(app)\" is not running, so it cannot \(call).")
+        }
+        if record.terminating != nil {
+            throw LifecycleError(.conflict, "App \"\(app)\" is being terminated, so it cannot \(call).")
+        }
+        return index
+    }
+
+    // MARK: Timers
+
+    mutating func arm(_ index: Int, _ kind: TimerID.Kind, at deadline: Instant, _ out: inout [LifecycleAction]) {
+        records[index].timers[AppRecord.slot(kind)] = deadline
+        out.append(.armTimer(TimerID(app: records[index].name, kind: kind), deadline: deadline))
+    }
+
+    mutating func cancel(_ index: Int, _ kind: TimerID.Kind, _ out: inout [LifecycleAction]) {
+        let slot = AppRecord.slot(kind)
+        guard records[index].timers[slot] != nil else { return }
+        records[index].timers[slot] = nil
+        out.append(.cancelTimer(TimerID(app: records[index].name, kind: kind)))
+    }
+
+    func isArmed(_ index: Int, _ kind: TimerID.Kind) -> Bool {
+        records[index].timers[AppRecord.slot(kind)] != nil
+    }
+
+    // MARK: Journal, status, score
+
+    func journal(_ index: Int, _ kind: JournalRecord.Kind, at now: Instant, _ out: inout [LifecycleAction]) {
+        out.append(.journal(JournalRecord(app: records[index].name, time: now, kind: kind)))
+    }
+
+    func decide(_ index: Int, _ sentence: String, at now: Instant, _ out: inout [LifecycleAction]) {
+        journal(index, .decision(sentence), at: now, &out)
+    }
+
+    /// Publishes `status` if it differs from the last one published (`terminating` always).
+    mutating func publish(_ index: Int, _ status: AppStatus, _ out: inout [LifecycleAction]) {
+        guard records[index].publishedStatus != status || status == .terminating else { return }
+        records[index].publishedStatus = status
+        out.append(.publishStatus(app: records[index].name, status: status))
+    }
+
+    /// Sets `oom_score_adj` for the app's band (rule 10): always when `force`, otherwise only
+    /// when the band or the score changed.
+    mutating func updateScore(_ index: Int, force: Bool, _ out: inout [LifecycleAction]) {
+        let record = records[index]
+        guard record.isRunning else { return }
+        let band = record.band
+        let score = OOMScore.score(band: band, footprint: record.footprint, isProtected: record.policy.isProtected)
+        guard force || band != record.lastBand || score != record.lastScore else { return }
+        records[index].lastBand = band
+        records[index].lastScore = score
+        out.append(.setOOMScore(app: record.name, band: band, score: score))
+    }
+
+    /// Moves the app to `state`, journals the change with its reason, tells the app, publishes
+    /// the coarse status of managed apps and sets the app's `oom_score_adj`.
+    mutating func setState(
+        _ index: Int, _ state: AppState, because reason: String, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        let from = records[index].state
+        guard from != state else { return }
+        records[index].state = state
+        journal(index, .stateChange(from: from, to: state, because: reason), at: now, &out)
+        guard state != .notRunning else {
+            records[index].lastBand = nil
+            records[index].lastScore = nil
+            return
+        }
+        if state != .suspended {
+            out.append(.deliver(app: records[index].name, message: .stateChanged(state)))
+        }
+        if records[index].isManaged {
+            publish(index, state.status, &out)
+        }
+        updateScore(index, force: true, &out)
+    }
+
+    // MARK: Launch
+
+    /// Spawns a new process of the app (launch number + 1) and resets what belongs to a launch.
+    mutating func launch(_ index: Int, reason: LaunchReason, at now: Instant, _ out: inout [LifecycleAction]) {
+        var record = records[index]
+        record.launch += 1
+        let restore = record.hasPreservedState && record.lastTerminationWasSystem
+        record.launchTime = now
+        record.launchRestored = restore
+        record.launchedPassively = reason != .user
+        record.activeSinceLaunch = false
+        record.awaitingReady = true
+        record.pendingStart = nil
+        record.tasks.removeAll()
+        record.nextTaskID = 1
+        record.heldResources.removeAll()
+        record.fetchWindowOpen = false
+        record.pushWindowOpen = false
+        record.budgetSession = false
+        record.believedStatus = .unknown
+        if !record.everInForeground {
+            record.lastUsed = now
+        }
+        records[index] = record
+        out.append(.spawn(app: record.name, launch: record.launch, reason: reason, restore: restore))
+        if record.policy.readiness == .notify {
+            arm(index, .launchTimeout, at: now + record.policy.settings.launch.timeout, &out)
+        }
+        if !record.isManaged {
+            arm(index, .watchdog, at: now + record.policy.settings.watchdog.interval, &out)
+        }
+    }
+
+    /// A passive launch (rule 6): the app is launched straight into background.
+    mutating func launchPassively(
+        _ index: Int, reason: LaunchReason, because sentence: String, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        launch(index, reason: reason, at: now, &out)
+        journal(index, .analytics(.appStartPassively(reason: reason)), at: now, &out)
+        setState(index, .background, because: sentence, at: now, &out)
+        startBudget(index, at: now)
+    }
+
+    // MARK: Foreground
+
+    /// Brings a running or new app into the foreground as `inactive`, with the `$AppStart` to
+    /// journal once it becomes active.
+    mutating func enterForeground(
+        _ index: Int, start: AnalyticsEvent, because reason: String, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        cancel(index, .backgroundGrace, &out)
+        cancel(index, .taskExpirationWarning, &out)
+        cancel(index, .taskBudget, &out)
+        records[index].budgetSession = false
+        records[index].foregroundSince = now
+        records[index].lastUsed = now
+        records[index].everInForeground = true
+        records[index].pendingStart = start
+        foreground.append(index)
+        setState(index, .inactive, because: reason, at: now, &out)
+    }
+
+    /// Makes a foreground app active, journaling its pending `$AppStart` if it has one.
+    mutating func becomeActive(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
+        setState(index, .active, because: reason, at: now, &out)
+        records[index].activeSinceLaunch = true
+        if let start = records[index].pendingStart {
+            records[index].pendingStart = nil
+            journal(index, .analytics(start), at: now, &out)
+        }
+    }
+
+    /// Marks a foreground app as the most recently used one.
+    mutating func touch(_ index: Int, at now: Instant) {
+        records[index].lastUsed = now
+        if let position = foreground.firstIndex(of: index) {
+            foreground.remove(at: position)
+            foreground.append(index)
+        }
+    }
+
+    // MARK: Background
+
+    /// A foreground app enters background (home, lock, or its slot taken): `$AppEnd`, the
+    /// status, "save your state", a fresh task budget, then whatever keeps it awake or the grace.
+    mutating func enterBackground(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction])
+    {
+        guard records[index].isInForeground else { return }
+        if let position = foreground.firstIndex(of: index) {
+            foreground.remove(at: position)
+        }
+        records[index].lastUsed = now
+        records[index].pendingStart = nil
+        let duration = now - records[index].foregroundSince
+        journal(index, .analytics(.appEnd(foregroundDuration: duration)), at: now, &out)
+        setState(index, .background, because: reason, at: now, &out)
+        out.append(.deliver(app: records[index].name, message: .saveState))
+        records[index].hasPreservedState = true
+        startBudget(index, at: now)
+        settleBackground(index, at: now, &out)
+    }
+
+    /// Starts a fresh background session's task budget; paused while the screen is locked.
+    mutating func startBudget(_ index: Int, at now: Instant) {
+        records[index].budgetSession = true
+        records[index].budgetRemaining = records[index].policy.settings.background.taskBudget
+        records[index].budgetMark = isLocked ? nil : now
+    }
+
+    /// Arms what a background app needs now: budget timers while tasks are open, nothing while
+    /// a window is open, otherwise the background grace (managed apps only).
+    mutating func settleBackground(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        let record = records[index]
+        guard record.state == .background, record.terminating == nil else { return }
+        if !record.tasks.isEmpty {
+            cancel(index, .backgroundGrace, &out)
+            armBudgetTimers(index, at: now, &out)
+        } else if record.hasOpenWindow {
+            cancel(index, .backgroundGrace, &out)
+        } else if record.isManaged {
+            arm(index, .backgroundGrace, at: now + record.policy.settings.background.grace, &out)
+        }
+    }
+
+    /// Suspends a background app with nothing keeping it awake at once.
+    mutating func suspendIfIdle(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
+        let record = records[index]
+        guard record.state == .background, record.terminating == nil, record.tasks.isEmpty, !record.hasOpenWindow
+        else { return }
+        suspend(index, because: reason, at: now, &out)
+    }
+
+    /// Suspends a background app (rule 7): an app holding an acquired shared resource is
+    /// terminated instead; otherwise it is frozen with the paths of its resources guarded.
+    mutating func suspend(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
+        let record = records[index]
+        guard record.state == .background, record.terminating == nil else { return }
+        cancel(index, .backgroundGrace, &out)
+        guard record.isManaged else {
+            decide(index, "Stays in background unfrozen: its status is reported by the app.", at: now, &out)
+            return
+        }
+        if let resource = record.heldResources.first {
+            decide(index, "Holds shared resource \"\(resource)\" at suspension.", at: now, &out)
+            terminate(
+                index, reason: .heldSharedResource, because: "held a shared resource at suspension", at: now, &out)
+            return
+        }
+        out.append(.freeze(app: record.name, guardPaths: guardPaths(of: index)))
+        setState(index, .suspended, because: reason, at: now, &out)
+    }
+
+    /// The paths of the shared resources the app's policy lists, guarded when it is frozen.
+    func guardPaths(of index: Int) -> [ResourcePath] {
+        var paths: [ResourcePath] = []
+        for name in records[index].policy.resources {
+            for path in policy.resources[name]?.paths ?? [] {
+                paths.append(ResourcePath(resource: name, path: path))
+            }
+        }
+        return paths
+    }
+
+    /// Thaws a suspended app into background (for a fetch or a push).
+    mutating func thaw(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard records[index].state == .suspended else { return }
+        out.append(.thaw(app: records[index].name))
+        setState(index, .background, because: reason, at: now, &out)
+    }
+}

@@ -1,0 +1,161 @@
+/// What the person at the device does (DESIGN §1.1), and the app's `ready` call that ends a
+/// cold launch.
+extension Lifecycle {
+    /// `open APP`: a cold launch, a hot start, or just making a foreground app the most recent.
+    mutating func open(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
+        let index = try appIndex(app)
+        if records[index].terminating != nil {
+            throw LifecycleError(.conflict, "App \"\(app)\" is being terminated and cannot be opened until it exits.")
+        }
+        // Tapping an icon happens on an unlocked, uncovered screen.
+        if isLocked { unlock(at: now, &out) }
+        if isOverlaid { overlayEnd(at: now, &out) }
+
+        if records[index].isForceQuit {
+            records[index].isForceQuit = false
+            decide(index, "Opened by the user: fetch and push wakes are allowed again.", at: now, &out)
+        }
+        fetchScheduler.recordOpen(app: app, at: now)
+        planFetch(index, at: now, &out)
+
+        let record = records[index]
+        if record.isInForeground {
+            touch(index, at: now)
+            return
+        }
+        makeRoomInForeground(at: now, &out)
+        switch record.state {
+        case .notRunning:
+            launch(index, reason: .user, at: now, &out)
+            enterForeground(
+                index, start: .appStart(cold: true, afterPassive: false), because: "launched by the user", at: now,
+                &out)
+            if let pending = pushRouter.takePendingForLaunch(app: app) {
+                if let id = pending.id { records[index].deliveredPushIDs.insert(id) }
+                out.append(
+                    .deliver(app: app, message: .pushPayload(payload: pending.payload, id: pending.id, window: .zero)))
+            }
+        case .background, .suspended:
+            if record.state == .suspended {
+                out.append(.thaw(app: app))
+            }
+            let afterPassive = record.launchedPassively && !record.activeSinceLaunch
+            enterForeground(
+                index, start: .appStart(cold: false, afterPassive: afterPassive), because: "opened by the user",
+                at: now, &out)
+            if records[index].awaitingReady {
+                records[index].awaitingReady = false
+                cancel(index, .launchTimeout, &out)
+            }
+            becomeActive(index, because: "hot start", at: now, &out)
+        case .inactive, .active:
+            break
+        }
+    }
+
+    /// Sends the least recently used foreground apps to background until a slot is free.
+    mutating func makeRoomInForeground(at now: Instant, _ out: inout [LifecycleAction]) {
+        let slots = max(policy.foregroundSlots, 1)
+        while foreground.count >= slots {
+            enterBackground(foreground[0], because: "another app took its foreground slot", at: now, &out)
+        }
+    }
+
+    /// `ready`: a launching app is ready and becomes active (unless covered by an overlay).
+    mutating func ready(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
+        let index = try runningAppIndex(app, for: "report that it is ready")
+        guard records[index].awaitingReady else { return }
+        records[index].awaitingReady = false
+        cancel(index, .launchTimeout, &out)
+        if records[index].state == .inactive && !isOverlaid {
+            becomeActive(index, because: "ready after launch", at: now, &out)
+        }
+    }
+
+    /// `home`: every foreground app goes to background.
+    mutating func home(at now: Instant, _ out: inout [LifecycleAction]) {
+        for index in foreground {
+            enterBackground(index, because: "the user went home", at: now, &out)
+        }
+    }
+
+    /// `overlay`: active foreground apps become inactive.
+    mutating func overlay(at now: Instant, _ out: inout [LifecycleAction]) {
+        isOverlaid = true
+        for index in foreground where records[index].state == .active {
+            setState(index, .inactive, because: "covered by an overlay", at: now, &out)
+        }
+    }
+
+    /// `overlay-end`: covered foreground apps become active again, without `$AppStart`
+    /// (unless they had not yet been active since entering the foreground).
+    mutating func overlayEnd(at now: Instant, _ out: inout [LifecycleAction]) {
+        isOverlaid = false
+        for index in foreground where records[index].state == .inactive && !records[index].awaitingReady {
+            becomeActive(index, because: "the overlay went away", at: now, &out)
+        }
+    }
+
+    /// `lock`: foreground apps go to background and background-task clocks pause.
+    mutating func lock(at now: Instant, _ out: inout [LifecycleAction]) {
+        guard !isLocked else { return }
+        for index in records.indices where records[index].budgetSession && records[index].budgetMark != nil {
+            records[index].budgetRemaining = records[index].budgetLeft(at: now) ?? .zero
+            records[index].budgetMark = nil
+            cancel(index, .taskExpirationWarning, &out)
+            cancel(index, .taskBudget, &out)
+        }
+        isLocked = true
+        for index in foreground {
+            enterBackground(index, because: "the screen locked", at: now, &out)
+        }
+    }
+
+    /// `unlock`: background-task clocks resume with the time they had left.
+    mutating func unlock(at now: Instant, _ out: inout [LifecycleAction]) {
+        guard isLocked else { return }
+        isLocked = false
+        for index in records.indices where records[index].budgetSession && records[index].budgetMark == nil {
+            records[index].budgetMark = now
+            if records[index].state == .background && !records[index].tasks.isEmpty {
+                armBudgetTimers(index, at: now, &out)
+            }
+        }
+    }
+
+    /// `force-quit APP`: graceful termination, preserved state deleted, no wakes until opened.
+    mutating func forceQuit(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
+        let index = try appIndex(app)
+        if records[index].isRunning {
+            terminate(index, reason: .userForceQuit, because: "force-quit by the user", at: now, &out)
+        }
+        records[index].isForceQuit = true
+        deletePreservedState(index, &out)
+        planFetch(index, at: now, &out)
+    }
+
+    /// `reset APP`: a reinstall. Terminated if running, preserved state and fetch history
+    /// deleted, device token rotated, force-quit mark cleared.
+    mutating func reset(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
+        let index = try appIndex(app)
+        if records[index].isRunning {
+            terminate(index, reason: .userForceQuit, because: "reinstalled", at: now, &out)
+        }
+        deletePreservedState(index, &out)
+        records[index].lastTerminationWasSystem = false
+        records[index].isForceQuit = false
+        records[index].requestedFetchInterval = records[index].policy.fetchInterval
+        records[index].lastMemoryWarning = nil
+        fetchScheduler.reset(app: app)
+        pushRouter.reset(app: app)
+        pushRouter.rotateToken(for: app)
+        cancel(index, .pushSlot, &out)
+        cancel(index, .fetchWake, &out)
+        planFetch(index, at: now, &out)
+    }
+
+    mutating func deletePreservedState(_ index: Int, _ out: inout [LifecycleAction]) {
+        records[index].hasPreservedState = false
+        out.append(.deleteRestorationState(app: records[index].name))
+    }
+}

@@ -1,0 +1,255 @@
+/// Background fetch (rule 4), silent pushes (rule 5) and the passive launches they cause (rule 6).
+extension Lifecycle {
+    // MARK: Fetch
+
+    /// Plans the app's next fetch wake and re-arms the `fetchWake` timer of every app whose
+    /// planned wake changed (coalescing may move other apps' wakes).
+    mutating func planFetch(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        let record = records[index]
+        let enabled = record.wantsFetch
+        if !enabled && fetchScheduler.plannedWake(app: record.name) == nil {
+            cancel(index, .fetchWake, &out)
+            return
+        }
+        let changes = fetchScheduler.plan(
+            app: record.name, requested: record.requestedFetchInterval, enabled: enabled,
+            settings: record.policy.settings.fetch, now: now)
+        for change in changes {
+            guard let changed = indexByName[change.app] else { continue }
+            if let wake = change.wake {
+                arm(changed, .fetchWake, at: wake, &out)
+            } else {
+                cancel(changed, .fetchWake, &out)
+            }
+        }
+    }
+
+    /// `set-fetch-interval`: the app's requested interval from now on.
+    mutating func setFetchInterval(
+        _ app: String, _ interval: FetchInterval, at now: Instant, _ out: inout [LifecycleAction]
+    ) throws(LifecycleError) {
+        let index = try appIndex(app)
+        records[index].requestedFetchInterval = interval
+        planFetch(index, at: now, &out)
+    }
+
+    /// A fetch wake came due: thaw or launch the app into background and open a fetch window.
+    /// An app in the foreground skips the wake.
+    mutating func fetchWakeFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        let record = records[index]
+        guard record.wantsFetch, record.terminating == nil else { return }
+        if record.isInForeground {
+            decide(index, "Background fetch skipped: the app is in the foreground.", at: now, &out)
+            planFetch(index, at: now, &out)
+            return
+        }
+        if record.fetchWindowOpen {
+            decide(index, "Background fetch skipped: a fetch window is already open.", at: now, &out)
+            planFetch(index, at: now, &out)
+            return
+        }
+        switch record.state {
+        case .notRunning:
+            launchPassively(index, reason: .fetch, because: "launched in the background for a fetch", at: now, &out)
+        case .suspended:
+            thaw(index, because: "woken for a background fetch", at: now, &out)
+        case .background:
+            cancel(index, .backgroundGrace, &out)
+        case .inactive, .active:
+            break
+        }
+        let window = record.policy.settings.fetch.window
+        records[index].fetchWindowOpen = true
+        out.append(.deliver(app: record.name, message: .fetchStart(window: window)))
+        arm(index, .fetchWindow, at: now + window, &out)
+        updateScore(index, force: false, &out)
+    }
+
+    /// `complete-fetch RESULT`: closes the window, records the result and re-plans; the app is
+    /// suspended at once if nothing else keeps it awake.
+    mutating func completeFetch(
+        _ app: String, result: CompletionResult, at now: Instant, _ out: inout [LifecycleAction]
+    ) throws(LifecycleError) {
+        let index = try runningAppIndex(app, for: "complete a fetch")
+        guard records[index].fetchWindowOpen else {
+            throw LifecycleError(.conflict, "App \"\(app)\" has no fetch window open, so it cannot complete a fetch.")
+        }
+        records[index].fetchWindowOpen = false
+        cancel(index, .fetchWindow, &out)
+        fetchScheduler.recordFetch(app: app, result: result, at: now)
+        planFetch(index, at: now, &out)
+        closeWindow(index, because: "its fetch completed", at: now, &out)
+    }
+
+    /// The fetch window ended without `complete-fetch`: the app is terminated (`fetchTimeout`);
+    /// an app the user opened meanwhile only has its window closed.
+    mutating func fetchWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard records[index].fetchWindowOpen else { return }
+        records[index].fetchWindowOpen = false
+        fetchScheduler.recordFetch(app: records[index].name, result: nil, at: now)
+        if records[index].isInForeground {
+            decide(index, "Fetch window ended without completion while in the foreground.", at: now, &out)
+        } else {
+            terminate(index, reason: .fetchTimeout, because: "fetch window ended without completion", at: now, &out)
+        }
+        planFetch(index, at: now, &out)
+    }
+
+    /// After a window closed: suspend a background app at once if nothing else keeps it awake.
+    mutating func closeWindow(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard records[index].state == .background else { return }
+        updateScore(index, force: false, &out)
+        if records[index].tasks.isEmpty && !records[index].hasOpenWindow {
+            suspend(index, because: reason, at: now, &out)
+        }
+    }
+
+    // MARK: Push
+
+    /// `push APP|TOKEN PAYLOAD`: size, JSON and target checks, then admission (rule 5).
+    mutating func push(
+        to target: PushTarget, payload: String, id: String?, at now: Instant, _ out: inout [LifecycleAction]
+    ) throws(LifecycleError) {
+        let index: Int
+        switch target {
+        case .app(let app):
+            index = try appIndex(app)
+        case .token(let token):
+            switch pushRouter.lookup(token: token) {
+            case .app(let app):
+                index = try appIndex(app)
+            case .stale(let app):
+                throw LifecycleError(
+                    .unregistered,
+                    "Device token \"\(token)\" is unregistered: app \"\(app)\" was reinstalled and has a new token.")
+            case .unknown:
+                throw LifecycleError(.notFound, "No app has device token \"\(token)\".")
+            }
+        }
+        let settings = records[index].policy.settings.push
+        let size = payload.utf8.count
+        if size > settings.maxPayloadBytes {
+            throw LifecycleError(
+                .payloadTooLarge,
+                "The push payload is \(size) bytes; at most \(settings.maxPayloadBytes) bytes are allowed.")
+        }
+        let parsed = try PushPayload(parsing: payload)
+        let notificationID = id ?? parsed.id
+        let app = records[index].name
+
+        if let notificationID, records[index].deliveredPushIDs.contains(notificationID) {
+            decide(index, "Push \"\(notificationID)\" dropped: it was delivered before.", at: now, &out)
+            out.append(.reply(.push(.duplicate)))
+            return
+        }
+        // A foreground app is awake already: the payload is handed over without taking a slot.
+        if records[index].isInForeground && parsed.contentAvailable && records[index].terminating == nil {
+            deliverPush(index, PushRouter.Pending(payload: payload, id: notificationID), at: now, &out)
+            out.append(.reply(.push(.delivered)))
+            return
+        }
+        let admission = pushRouter.admit(
+            app: app, payload: payload, id: notificationID, contentAvailable: parsed.contentAvailable,
+            isForceQuit: records[index].isForceQuit, now: now, settings: settings)
+        switch admission {
+        case .deliver:
+            cancel(index, .pushSlot, &out)
+            deliverPush(index, PushRouter.Pending(payload: payload, id: notificationID), at: now, &out)
+            out.append(.reply(.push(.delivered)))
+        case .coalesce(let until):
+            decide(index, "Push held until the next wake slot: \(settings.maxPerHour) wakes this hour.", at: now, &out)
+            if records[index].timers[AppRecord.slot(.pushSlot)] != until {
+                arm(index, .pushSlot, at: until, &out)
+            }
+            out.append(.reply(.push(.coalesced)))
+        case .pendingLaunch:
+            decide(index, "Push kept for the next launch: the app was force-quit.", at: now, &out)
+            out.append(.reply(.push(.pendingLaunch)))
+        case .notWoken:
+            decide(index, "Push wakes nothing: it has no content-available.", at: now, &out)
+            out.append(.reply(.push(.notWoken)))
+        case .duplicate:
+            decide(index, "Push dropped: it was delivered before.", at: now, &out)
+            out.append(.reply(.push(.duplicate)))
+        }
+    }
+
+    /// The app's push slot freed up: deliver the coalesced push, or wait for the next slot.
+    mutating func pushSlotFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        let record = records[index]
+        let settings = record.policy.settings.push
+        if record.isForceQuit || record.terminating != nil {
+            if let next = pushRouter.nextSlot(app: record.name, now: now, settings: settings), next > now {
+                arm(index, .pushSlot, at: next, &out)
+            }
+            return
+        }
+        if let pending = pushRouter.takeCoalesced(app: record.name, now: now, settings: settings) {
+            deliverPush(index, pending, at: now, &out)
+        } else if let next = pushRouter.nextSlot(app: record.name, now: now, settings: settings), next > now {
+            arm(index, .pushSlot, at: next, &out)
+        }
+    }
+
+    /// Hands a push to the app: a foreground app just gets it; a background or suspended one
+    /// (thawed) gets it with a push window; a not-running one is launched passively first.
+    mutating func deliverPush(
+        _ index: Int, _ pending: PushRouter.Pending, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        if let id = pending.id {
+            records[index].deliveredPushIDs.insert(id)
+        }
+        let name = records[index].name
+        if records[index].isInForeground {
+            out.append(
+                .deliver(app: name, message: .pushPayload(payload: pending.payload, id: pending.id, window: .zero)))
+            return
+        }
+        switch records[index].state {
+        case .notRunning:
+            launchPassively(index, reason: .push, because: "launched in the background for a push", at: now, &out)
+        case .suspended:
+            thaw(index, because: "woken for a push", at: now, &out)
+        case .background:
+            cancel(index, .backgroundGrace, &out)
+        case .inactive, .active:
+            break
+        }
+        let window = records[index].policy.settings.push.window
+        records[index].pushWindowOpen = true
+        out.append(.deliver(app: name, message: .pushPayload(payload: pending.payload, id: pending.id, window: window)))
+        arm(index, .pushWindow, at: now + window, &out)
+        updateScore(index, force: false, &out)
+    }
+
+    /// `complete-push RESULT`: closes the push window; the app is suspended at once if nothing
+    /// else keeps it awake.
+    mutating func completePush(
+        _ app: String, result: CompletionResult, at now: Instant, _ out: inout [LifecycleAction]
+    ) throws(LifecycleError) {
+        let index = try runningAppIndex(app, for: "complete a push")
+        guard records[index].pushWindowOpen else {
+            throw LifecycleError(.conflict, "App \"\(app)\" has no push window open, so it cannot complete a push.")
+        }
+        records[index].pushWindowOpen = false
+        cancel(index, .pushWindow, &out)
+        closeWindow(index, because: "its push completed", at: now, &out)
+    }
+
+    /// The push window ended without `complete-push`: the app is terminated (`pushTimeout`).
+    mutating func pushWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard records[index].pushWindowOpen else { return }
+        records[index].pushWindowOpen = false
+        if records[index].isInForeground {
+            decide(index, "Push window ended without completion while in the foreground.", at: now, &out)
+        } else {
+            terminate(index, reason: .pushTimeout, because: "push window ended without completion", at: now, &out)
+        }
+    }
+
+    /// `register-push`: the app's current device token.
+    mutating func registerPush(_ app: String, _ out: inout [LifecycleAction]) throws(LifecycleError) {
+        let index = try appIndex(app)
+        out.append(.reply(.deviceToken(pushRouter.token(for: records[index].name))))
+    }
+}
