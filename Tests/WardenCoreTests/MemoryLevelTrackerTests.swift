@@ -1,0 +1,78 @@
+import Testing
+import WardenCore
+
+@Suite struct MemoryLevelTrackerTests {
+    /// Thresholds of 150/200 (warning) and 50/100 (critical) bytes on a 1000-byte device.
+    private func tracker() -> MemoryLevelTracker {
+        MemoryLevelTracker(
+            settings: MemorySettings(
+                warningEnter: .bytes(150), warningExit: .bytes(200), criticalEnter: .bytes(50),
+                criticalExit: .bytes(100)))
+    }
+
+    private func levels(_ samples: [Int64], tracker initial: MemoryLevelTracker) -> [PressureLevel] {
+        var tracker = initial
+        return samples.map { tracker.update(available: $0, total: 1000) }
+    }
+
+    /// Warning starts below its enter threshold and lasts until available reaches its exit threshold.
+    @Test func warningHasEnterAndExitHysteresis() {
+        #expect(tracker().level == .normal)
+        #expect(
+            levels([160, 150, 149, 180, 199, 200, 160], tracker: tracker()) == [
+                .normal, .normal, .warning, .warning, .warning, .normal, .normal,
+            ])
+    }
+
+    /// Critical starts below its enter threshold, straight from normal, and lasts until its exit threshold.
+    @Test func criticalHasEnterAndExitHysteresis() {
+        #expect(
+            levels([300, 49, 60, 99, 100], tracker: tracker()) == [.normal, .critical, .critical, .critical, .warning])
+    }
+
+    /// When critical ends while available is still below the warning exit, the level is warning;
+    /// at or above it, normal.
+    @Test func endingCriticalFallsBackToWarningOrNormal() {
+        #expect(levels([40, 120, 190, 200], tracker: tracker()) == [.critical, .warning, .warning, .normal])
+        #expect(levels([40, 250], tracker: tracker()) == [.critical, .normal])
+        // Between the warning thresholds after critical: still warning (critical implies warning).
+        #expect(levels([40, 170], tracker: tracker()) == [.critical, .warning])
+    }
+
+    /// Percent thresholds resolve against the device's total memory (defaults 15/20/5/10 %).
+    @Test func percentThresholdsResolveAgainstTotal() {
+        var tracker = MemoryLevelTracker(settings: MemorySettings())
+        let total: Int64 = 10_000
+        #expect(tracker.update(available: 1_500, total: total) == .normal)
+        #expect(tracker.update(available: 1_499, total: total) == .warning)
+        #expect(tracker.update(available: 499, total: total) == .critical)
+        #expect(tracker.update(available: 999, total: total) == .critical)
+        #expect(tracker.update(available: 1_000, total: total) == .warning)
+        #expect(tracker.update(available: 2_000, total: total) == .normal)
+        #expect(tracker.update(available: 1_499, total: 100_000) == .critical)
+    }
+
+    /// A reported level replaces the current one; the next sample is judged with that level's exit.
+    @Test func reportedLevelIsKeptUntilTheNextSample() {
+        var tracker = tracker()
+        tracker.report(.critical)
+        #expect(tracker.level == .critical)
+        #expect(tracker.update(available: 80, total: 1000) == .critical)
+        tracker.report(.warning)
+        #expect(tracker.update(available: 160, total: 1000) == .warning)
+        #expect(tracker.update(available: 500, total: 1000) == .normal)
+    }
+
+    /// An exit threshold below its enter threshold acts as equal to it, so a steady sample never flaps.
+    @Test func invertedThresholdsDoNotFlap() {
+        var tracker = MemoryLevelTracker(
+            settings: MemorySettings(
+                warningEnter: .bytes(200), warningExit: .bytes(150), criticalEnter: .bytes(50),
+                criticalExit: .bytes(10)))
+        #expect(tracker.update(available: 180, total: 1000) == .warning)
+        #expect(tracker.update(available: 180, total: 1000) == .warning)
+        #expect(tracker.update(available: 200, total: 1000) == .normal)
+        #expect(tracker.update(available: 30, total: 1000) == .critical)
+        #expect(tracker.update(available: 30, total: 1000) == .critical)
+    }
+}
