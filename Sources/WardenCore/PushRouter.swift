@@ -10,7 +10,9 @@
 /// - Ids are remembered per app once delivered (woken now, taken from the coalesced slot, or
 ///   taken for a launch); a later push with a delivered id is a duplicate. A coalesced or
 ///   pending push that a newer one replaced was never delivered, so its id stays usable.
-/// - A push to a force-quit app is kept for the app's next launch (newest only).
+/// - A push to a force-quit app is kept for the app's next launch (newest only); it replaces
+///   a push coalesced before the force-quit, and a launch takes a coalesced push if no push
+///   was kept for it.
 /// - A push without `content-available` wakes nothing and is not recorded.
 public struct PushRouter: Sendable {
     /// The span in which `max_per_hour` wakes are counted.
@@ -115,7 +117,9 @@ public struct PushRouter: Sendable {
         guard contentAvailable else { return .notWoken }
         let pending = Pending(payload: payload, id: id)
         if isForceQuit {
+            // The newest push is kept; one still coalesced from before the force-quit is older.
             state.pendingLaunch = pending
+            state.coalesced = nil
             return .pendingLaunch
         }
         Self.expireWakes(&state, now: now)
@@ -169,10 +173,14 @@ public struct PushRouter: Sendable {
 
     /// On launch after force-quit ends: the newest pending push kept for the launch, if any.
     ///
-    /// The push counts as delivered: its id becomes a duplicate for later pushes.
+    /// Without a push kept for the launch, a push still coalesced and waiting for a slot is
+    /// handed over instead (the launch wakes the app anyway; no slot is taken). Either way
+    /// nothing is held afterwards, and the push counts as delivered: its id becomes a
+    /// duplicate for later pushes.
     public mutating func takePendingForLaunch(app: String) -> Pending? {
-        guard var state = apps[app], let pending = state.pendingLaunch else { return nil }
+        guard var state = apps[app], let pending = state.pendingLaunch ?? state.coalesced else { return nil }
         state.pendingLaunch = nil
+        state.coalesced = nil
         if let id = pending.id { state.deliveredIDs.insert(id) }
         apps[app] = state
         return pending

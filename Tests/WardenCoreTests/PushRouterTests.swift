@@ -128,6 +128,24 @@ private func minutes(_ value: Int64) -> Instant {
         #expect(admit(&router, id: "f", at: minutes(2)) == .deliver)
     }
 
+    /// A push coalesced before a force-quit is replaced by a newer one kept for the launch, or,
+    /// if none came, handed to the launch itself without taking a slot.
+    @Test func aCoalescedPushIsHandedToTheNextLaunch() {
+        var router = PushRouter()
+        for minute: Int64 in [0, 1, 2] { _ = admit(&router, at: minutes(minute)) }
+        _ = admit(&router, "mail", "held", id: "h", at: minutes(3))
+        #expect(router.takePendingForLaunch(app: "mail") == PushRouter.Pending(payload: "held", id: "h"))
+        #expect(router.coalescedPush(app: "mail") == nil)
+        #expect(router.wakesInLastHour(app: "mail", now: minutes(4)) == 3)
+        #expect(admit(&router, id: "h", at: minutes(61)) == .duplicate)
+
+        _ = admit(&router, "mail", "older", at: minutes(5))
+        #expect(admit(&router, "mail", "newer", forceQuit: true, at: minutes(6)) == .pendingLaunch)
+        #expect(router.coalescedPush(app: "mail") == nil)
+        #expect(router.takeCoalesced(app: "mail", now: minutes(60), settings: settings) == nil)
+        #expect(router.takePendingForLaunch(app: "mail")?.payload == "newer")
+    }
+
     /// Reset frees the slots and drops held pushes but remembers delivered ids.
     @Test func resetForgetsSlotsAndHeldPushesButNotIds() {
         var router = PushRouter()
