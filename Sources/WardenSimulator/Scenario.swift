@@ -1,1 +1,60 @@
-public enum Scenario {}
+public import WardenCore
+
+/// A scenario: a policy, simulated apps, timed steps and expectations (DESIGN §3).
+///
+/// Load one with `ScenarioLoader`, or build one in code and hand it to `Simulator`.
+public struct Scenario: Sendable {
+    /// `scenario.name`
+    public var name: String
+    /// The file the scenario was loaded from, as named when loading (nil when built in code).
+    public var file: String?
+    /// The composed policy: the base policy file, `[policy]` overrides and `[apps]`.
+    public var policy: Policy
+    /// Device memory in bytes (`memory`); setting it enables the memory model.
+    public var memory: Int64?
+    /// Memory used by things outside the apps (`reserved`, default 0).
+    public var reserved: Int64
+    /// When the run ends (`until`); nil: the last step or `at` time, whichever is later.
+    public var until: Instant?
+    /// The steps, in file order (never decreasing in time).
+    public var steps: [ScenarioStep]
+    /// Simulation facts per app; apps without an entry use the defaults.
+    public var facts: [String: AppFacts]
+    /// `[expect]`
+    public var expectations: ScenarioExpectations
+
+    public init(
+        name: String,
+        policy: Policy,
+        file: String? = nil,
+        memory: Int64? = nil,
+        reserved: Int64 = 0,
+        until: Instant? = nil,
+        steps: [ScenarioStep] = [],
+        facts: [String: AppFacts] = [:],
+        expectations: ScenarioExpectations = ScenarioExpectations()
+    ) {
+        self.name = name
+        self.policy = policy
+        self.file = file
+        self.memory = memory
+        self.reserved = reserved
+        self.until = until
+        self.steps = steps
+        self.facts = facts
+        self.expectations = expectations
+    }
+
+    /// When the run ends: `until`, or the last step or `at` time, whichever is later.
+    public var endTime: Instant {
+        if let until { return until }
+        let lastStep = steps.last?.time ?? .zero
+        let lastCheck = expectations.states.map(\.time).max() ?? .zero
+        return max(lastStep, lastCheck)
+    }
+
+    /// The simulation facts of `app` (the defaults when the scenario gives none).
+    public func facts(of app: String) -> AppFacts {
+        facts[app] ?? AppFacts()
+    }
+}

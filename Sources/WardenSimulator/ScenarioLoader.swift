@@ -1,0 +1,64 @@
+import Foundation
+import WardenCore
+import WardenPolicy
+
+/// Reads scenario files (DESIGN §3): `[scenario]`, `[policy.*]` overrides, `[apps.NAME]`
+/// with simulation facts, and `[expect]`.
+///
+/// Every problem is collected, each naming its file, line and key, or its step:
+/// `Scenario "kill.toml", line 7: step 3 ("10s opne mail"): unknown verb "opne"; …`.
+public enum ScenarioLoader {
+    /// Reads and parses the scenario file at `path`; its `policy` path is relative to it.
+    public static func load(path: String) throws(ScenarioError) -> Scenario {
+        let document: LocatedDocument
+        do {
+            document = try LocatedDocument(path: path, label: "Scenario")
+        } catch {
+            throw ScenarioError(error)
+        }
+        return try scenario(from: document, file: path)
+    }
+
+    /// Parses scenario text. `file` names it in messages, and its directory is where a
+    /// relative `policy` path is looked up.
+    public static func parse(text: String, file: String) throws(ScenarioError) -> Scenario {
+        let document: LocatedDocument
+        do {
+            document = try LocatedDocument(text: text, file: file, label: "Scenario")
+        } catch {
+            throw ScenarioError(error)
+        }
+        return try scenario(from: document, file: file)
+    }
+
+    /// The keys of `[scenario]`.
+    public static let scenarioKeys = ["name", "policy", "memory", "reserved", "until", "steps"]
+    /// The tables of a scenario file's root.
+    public static let rootKeys = ["scenario", "policy", "apps", "expect"]
+
+    static func scenario(from document: LocatedDocument, file: String) throws(ScenarioError) -> Scenario {
+        var reader = ScenarioReader(file: file)
+        let scenario = reader.read(document.root)
+        guard reader.diagnostics.isEmpty, let scenario else {
+            throw ScenarioError(reader.diagnostics)
+        }
+        return scenario
+    }
+
+    /// Where `policy` points: relative paths start at the scenario file's directory.
+    static func policyPath(_ path: String, scenarioFile: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        let directory = (scenarioFile as NSString).deletingLastPathComponent
+        return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+    }
+}
+
+extension ScenarioError {
+    /// The policy layer's diagnostics, kept as they are.
+    init(_ error: PolicyError) {
+        self.init(
+            error.diagnostics.map {
+                ScenarioDiagnostic(file: $0.file, line: $0.line, key: $0.key, message: $0.message, subject: $0.label)
+            })
+    }
+}

@@ -1,0 +1,309 @@
+public import WardenCore
+
+/// Parses scenario steps, `"TIME VERB ARGS"`, against the apps a scenario knows.
+///
+/// TIME is a number (decimals allowed) followed by `ms`, `s`, `m` or `h`. Operator verbs and
+/// simulation facts come first (`open mail`, `pressure critical`); app calls start with the
+/// app (`mail begin-task sync`). `push APP JSON` takes everything after APP as the payload;
+/// APP may also be a device token (any word that is not an app's name).
+public struct ScenarioStepParser: Sendable {
+    /// The apps steps may name.
+    public var apps: Set<String>
+
+    public init(apps: some Sequence<String>) {
+        self.apps = Set(apps)
+    }
+
+    /// The operator verbs and simulation facts, in the order messages list them.
+    public static let verbs = [
+        "open", "home", "overlay", "overlay-end", "lock", "unlock", "force-quit", "reset", "push",
+        "footprint", "pressure", "scan",
+    ]
+
+    /// The app calls, written after the app's name.
+    public static let appCalls = [
+        "ready", "begin-task", "end-task", "time-remaining", "complete-fetch", "complete-push",
+        "set-fetch-interval", "register-push", "acquire", "release", "report-status", "crash", "exit",
+    ]
+
+    /// Parses one step. The error's sentence does not name the step; the caller adds that.
+    public func parse(_ text: String, index: Int = 0, line: Int? = nil) throws(ScenarioStepError) -> ScenarioStep {
+        let trimmed = Substring(text).trimmed()
+        var words = Words(trimmed)
+        guard let timeWord = words.next() else {
+            throw ScenarioStepError("the step is empty; write it as \"TIME VERB ARGS\", such as \"10s open mail\".")
+        }
+        let time = try Self.parseTime(String(timeWord))
+        guard let first = words.next() else {
+            throw ScenarioStepError(
+                "the step has a time but no verb; write it as \"TIME VERB ARGS\", such as \"\(timeWord) open mail\"."
+            )
+        }
+        let verb = try parseVerb(String(first), words: &words)
+        return ScenarioStep(time: time, verb: verb, index: index, line: line, text: String(trimmed))
+    }
+
+    /// Parses a step time such as `"10s"`, `"1.5m"` or `"250ms"`.
+    public static func parseTime(_ text: String) throws(ScenarioStepError) -> Instant {
+        guard let duration = DurationFormat.parse(text), !text.hasPrefix("-") else {
+            throw ScenarioStepError(
+                "the time \"\(text)\" must be a number followed by ms, s, m or h, such as \"10s\" or \"1.5m\"."
+            )
+        }
+        guard duration >= .zero else {
+            throw ScenarioStepError("the time \"\(text)\" must not be negative.")
+        }
+        return Instant(sinceOrigin: duration)
+    }
+
+    private func parseVerb(_ word: String, words: inout Words) throws(ScenarioStepError) -> ScenarioVerb {
+        switch word {
+        case "open": return .open(app: try app(for: word, from: &words, rest: true))
+        case "home":
+            try noMore(word, &words)
+            return .home
+        case "overlay":
+            try noMore(word, &words)
+            return .overlay
+        case "overlay-end":
+            try noMore(word, &words)
+            return .overlayEnd
+        case "lock":
+            try noMore(word, &words)
+            return .lock
+        case "unlock":
+            try noMore(word, &words)
+            return .unlock
+        case "force-quit": return .forceQuit(app: try app(for: word, from: &words, rest: true))
+        case "reset": return .reset(app: try app(for: word, from: &words, rest: true))
+        case "push": return try parsePush(&words)
+        case "footprint":
+            let app = try app(for: word, from: &words, rest: false, example: "footprint mail 300MiB")
+            guard let sizeWord = words.next() else {
+                throw ScenarioStepError("\"footprint\" needs a size after the app, as in \"footprint \(app) 300MiB\".")
+            }
+            try noMore(word, &words)
+            guard let bytes = DurationFormat.parseSize(String(sizeWord)), !sizeWord.hasPrefix("-") else {
+                throw ScenarioStepError(
+                    "the size \"\(sizeWord)\" must be a number followed by B, KiB, MiB, GiB or TiB, such as \"300MiB\"."
+                )
+            }
+            return .footprint(app: app, bytes: bytes)
+        case "pressure":
+            let level = try choice(
+                of: word, from: &words, as: "level", PressureLevel.allCases.map(\.rawValue), example: "critical")
+            return .pressure(PressureLevel(rawValue: level)!)
+        case "scan":
+            let app = try app(for: word, from: &words, rest: false, example: "scan mail background")
+            let outcome = try choice(
+                of: word, from: &words, as: "outcome", ScanOutcome.allCases.map(\.rawValue), example: "background")
+            return .scan(app: app, outcome: ScanOutcome(rawValue: outcome)!)
+        default:
+            break
+        }
+        let call = words.next().map(String.init)
+        if let call, Self.appCalls.contains(call) {
+            guard apps.contains(word) else { throw unknownApp(word) }
+            return try parseAppCall(app: word, call: call, words: &words)
+        }
+        if apps.contains(word) {
+            let written = call.map { "\"\($0)\"" } ?? "nothing"
+            throw ScenarioStepError(
+                "the app \"\(word)\" is followed by \(written), which is not an app call\(Self.suggestion(for: call ?? "", among: Self.appCalls)); "
+                    + "app calls are \(Self.appCalls.joined(separator: ", "))."
+            )
+        }
+        throw ScenarioStepError(
+            "unknown verb \"\(word)\"\(Self.suggestion(for: word, among: Self.verbs)); expected one of "
+                + "\(Self.verbs.joined(separator: ", ")), or an app's name followed by an app call."
+        )
+    }
+
+    private func parseAppCall(app: String, call: String, words: inout Words) throws(ScenarioStepError)
+        -> ScenarioVerb
+    {
+        switch call {
+        case "ready":
+            try noMore(call, &words)
+            return .ready(app: app)
+        case "time-remaining":
+            try noMore(call, &words)
+            return .timeRemaining(app: app)
+        case "register-push":
+            try noMore(call, &words)
+            return .registerPush(app: app)
+        case "crash":
+            try noMore(call, &words)
+            return .crash(app: app)
+        case "exit":
+            try noMore(call, &words)
+            return .exit(app: app)
+        case "begin-task":
+            let name = words.rest()
+            guard !name.isEmpty else {
+                throw ScenarioStepError("\"begin-task\" needs a task name, as in \"\(app) begin-task sync\".")
+            }
+            return .beginTask(app: app, name: String(name))
+        case "end-task":
+            let reference = words.rest()
+            guard !reference.isEmpty else {
+                throw ScenarioStepError(
+                    "\"end-task\" needs a task id or the name given to begin-task, as in \"\(app) end-task 1\".")
+            }
+            if let id = Int(reference) {
+                guard id > 0 else {
+                    throw ScenarioStepError("the task id \(id) must be a positive number; ids count 1, 2, 3… per app.")
+                }
+                return .endTask(app: app, task: .id(id))
+            }
+            return .endTask(app: app, task: .name(String(reference)))
+        case "complete-fetch", "complete-push":
+            let result = try choice(
+                of: call, from: &words, as: "result", CompletionResult.allCases.map(\.rawValue), example: "newData")
+            let completion = CompletionResult(rawValue: result)!
+            return call == "complete-fetch"
+                ? .completeFetch(app: app, result: completion) : .completePush(app: app, result: completion)
+        case "set-fetch-interval":
+            guard let word = words.next() else {
+                throw ScenarioStepError(
+                    "\"set-fetch-interval\" needs minimum, never or a duration, as in \"\(app) set-fetch-interval 30m\"."
+                )
+            }
+            try noMore(call, &words)
+            guard let interval = FetchInterval(parsing: String(word)) else {
+                throw ScenarioStepError(
+                    "the fetch interval \"\(word)\" must be minimum, never or a positive duration such as \"30m\".")
+            }
+            return .setFetchInterval(app: app, interval: interval)
+        case "acquire", "release":
+            guard let resource = words.next() else {
+                throw ScenarioStepError("\"\(call)\" needs a resource name, as in \"\(app) \(call) camera\".")
+            }
+            try noMore(call, &words)
+            return call == "acquire"
+                ? .acquire(app: app, resource: String(resource)) : .release(app: app, resource: String(resource))
+        default:  // "report-status"
+            let status = try choice(
+                of: call, from: &words, as: "status", ["foreground", "background"], example: "background")
+            return .reportStatus(app: app, status: AppStatus(name: status)!)
+        }
+    }
+
+    private func parsePush(_ words: inout Words) throws(ScenarioStepError) -> ScenarioVerb {
+        guard let target = words.next() else {
+            throw ScenarioStepError(
+                "\"push\" needs an app (or a device token) and a JSON payload, as in "
+                    + "\"push chat {\"aps\": {\"content-available\": 1}}\".")
+        }
+        let payload = words.rest()
+        guard !payload.isEmpty else {
+            throw ScenarioStepError(
+                "\"push\" needs a JSON payload after \"\(target)\", as in \"push \(target) {\"aps\": {\"content-available\": 1}}\"."
+            )
+        }
+        let name = String(target)
+        return .push(target: apps.contains(name) ? .app(name) : .token(name), payload: String(payload))
+    }
+
+    private func app(for verb: String, from words: inout Words, rest: Bool, example: String? = nil)
+        throws(ScenarioStepError) -> String
+    {
+        guard let word = words.next() else {
+            throw ScenarioStepError("\"\(verb)\" needs an app's name, as in \"\(example ?? "\(verb) mail")\".")
+        }
+        if rest { try noMore(verb, &words) }
+        let name = String(word)
+        guard apps.contains(name) else { throw unknownApp(name) }
+        return name
+    }
+
+    private func choice(
+        of verb: String, from words: inout Words, as what: String, _ choices: [String], example: String
+    ) throws(ScenarioStepError) -> String {
+        let list = choices.joined(separator: ", ")
+        guard let word = words.next() else {
+            throw ScenarioStepError("\"\(verb)\" needs a \(what): one of \(list), such as \"\(example)\".")
+        }
+        try noMore(verb, &words)
+        guard choices.contains(String(word)) else {
+            throw ScenarioStepError(
+                "the \(what) \"\(word)\" is not one of \(list)\(Self.suggestion(for: String(word), among: choices)).")
+        }
+        return String(word)
+    }
+
+    private func noMore(_ verb: String, _ words: inout Words) throws(ScenarioStepError) {
+        let rest = words.rest()
+        guard rest.isEmpty else {
+            throw ScenarioStepError("\"\(verb)\" does not take \"\(rest)\"; remove it or split the step in two.")
+        }
+    }
+
+    private func unknownApp(_ name: String) -> ScenarioStepError {
+        let known = apps.sorted()
+        let list = known.isEmpty ? "it declares none" : "they are \(known.joined(separator: ", "))"
+        return ScenarioStepError(
+            "unknown app \"\(name)\"\(Self.suggestion(for: name, among: known)); the scenario's apps come from its "
+                + "policy and its [apps] tables, and \(list).")
+    }
+
+    /// `" (did you mean "open"?)"` when a choice is close to the word, else empty.
+    static func suggestion(for word: String, among choices: [String]) -> String {
+        guard !word.isEmpty else { return "" }
+        var best: (String, Int)?
+        for choice in choices {
+            let distance = EditDistance.between(word, choice)
+            if distance <= max(1, min(word.count, choice.count) / 3), distance < (best?.1 ?? .max) {
+                best = (choice, distance)
+            }
+        }
+        return best.map { " (did you mean \"\($0.0)\"?)" } ?? ""
+    }
+}
+
+/// Why a step could not be parsed: a sentence that does not yet name the step.
+public struct ScenarioStepError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Splits a step into whitespace-separated words, keeping the rest of the text available as written.
+struct Words {
+    private var remaining: Substring
+
+    init(_ text: Substring) {
+        remaining = text
+    }
+
+    /// The next word, or nil at the end.
+    mutating func next() -> Substring? {
+        remaining = remaining.drop { $0.isWhitespace }
+        guard !remaining.isEmpty else { return nil }
+        let end = remaining.firstIndex { $0.isWhitespace } ?? remaining.endIndex
+        let word = remaining[..<end]
+        remaining = remaining[end...]
+        return word
+    }
+
+    /// Everything not yet read, trimmed; the words are used up.
+    mutating func rest() -> Substring {
+        let rest = remaining.trimmed()
+        remaining = remaining[remaining.endIndex...]
+        return rest
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing whitespace.
+    func trimmed() -> Substring {
+        guard let start = firstIndex(where: { !$0.isWhitespace }),
+            let end = lastIndex(where: { !$0.isWhitespace })
+        else { return self[endIndex...] }
+        return self[start...end]
+    }
+}

@@ -1,0 +1,71 @@
+public import WardenCore
+
+/// What a run produced that expectations compare: terminations, analytics events, status
+/// publications, refusals and state checks, in the order they happened.
+public struct SimulationRecord: Sendable, Equatable {
+    public struct Termination: Sendable, Equatable {
+        public var time: Instant
+        public var app: String
+        public var reason: TerminationReason
+    }
+
+    public struct Analytics: Sendable, Equatable {
+        public var time: Instant
+        public var app: String
+        public var event: AnalyticsEvent
+    }
+
+    public struct Publication: Sendable, Equatable {
+        public var time: Instant
+        public var app: String
+        public var status: AppStatus
+    }
+
+    public struct Refusal: Sendable, Equatable {
+        public var time: Instant
+        /// The step or event that was refused, as written.
+        public var what: String
+        public var error: LifecycleError
+    }
+
+    public struct StateCheck: Sendable, Equatable {
+        public var expectation: StateExpectation
+        /// The state found (nil when the core does not know the app).
+        public var actual: AppState?
+
+        public var holds: Bool { actual == expectation.state }
+    }
+
+    /// Every termination (`$AppTerminated`), in order.
+    public internal(set) var terminations: [Termination] = []
+    /// Every analytics event except `$AppTerminated`, in order.
+    public internal(set) var analytics: [Analytics] = []
+    /// Every publication of the status notifier, in order.
+    public internal(set) var publications: [Publication] = []
+    /// Every refused step or event, in order.
+    public internal(set) var refusals: [Refusal] = []
+    /// Every `at` expectation checked so far, in order of time.
+    public internal(set) var stateChecks: [StateCheck] = []
+
+    public init() {}
+
+    /// The apps terminated for memory pressure, in order.
+    public var killOrder: [String] {
+        terminations.filter { $0.reason == .memoryPressure }.map(\.app)
+    }
+
+    /// Terminations as `[expect] terminations` writes them: `"mail memoryPressure"`.
+    public var terminationLines: [String] {
+        terminations.map { "\($0.app) \($0.reason.rawValue)" }
+    }
+
+    /// Analytics events as `[expect] analytics` writes them: `"$AppStart mail"`.
+    public var analyticsLines: [String] {
+        analytics.map { "\($0.event.name) \($0.app)" }
+    }
+
+    /// Status publications as `[expect] status` writes them: `"mail background"`.
+    public var statusLines: [String] {
+        publications.map { "\($0.app) \($0.status)" }
+    }
+}

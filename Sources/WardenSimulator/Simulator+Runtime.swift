@@ -1,0 +1,223 @@
+import WardenCore
+
+extension Simulator {
+    /// Turns a step's verb into core events, or simulated-runtime changes.
+    mutating func perform(_ verb: ScenarioVerb, what: String) -> Result<[LifecycleAction], LifecycleError> {
+        switch verb {
+        case .open(let app): return dispatch(.open(app: app), what: what)
+        case .home: return dispatch(.home, what: what)
+        case .overlay: return dispatch(.overlay, what: what)
+        case .overlayEnd: return dispatch(.overlayEnd, what: what)
+        case .lock: return dispatch(.lock, what: what)
+        case .unlock: return dispatch(.unlock, what: what)
+        case .forceQuit(let app): return dispatch(.forceQuit(app: app), what: what)
+        case .reset(let app): return dispatch(.reset(app: app), what: what)
+        case .push(let target, let payload):
+            let id = (try? PushPayload(parsing: payload))?.id
+            return dispatch(.push(target: target, payload: payload, id: id), what: what)
+        case .ready(let app): return dispatch(.ready(app: app), what: what)
+        case .beginTask(let app, let name):
+            let result = dispatch(.beginTask(app: app, name: name), what: what)
+            if case .success(let actions) = result, let index = appIndex[app] {
+                for case .reply(.taskBegun(let id, _)) in actions {
+                    apps[index].tasks.append((id, name))
+                }
+            }
+            return result
+        case .endTask(let app, let reference):
+            switch reference {
+            case .id(let id):
+                return dispatch(.endTask(app: app, taskID: id), what: what)
+            case .name(let name):
+                guard let index = appIndex[app], let task = apps[index].tasks.first(where: { $0.name == name })
+                else {
+                    return refuse(what, LifecycleError(.notFound, "\(app) has no open task named \"\(name)\"."))
+                }
+                return dispatch(.endTask(app: app, taskID: task.id), what: what)
+            }
+        case .timeRemaining(let app): return dispatch(.timeRemaining(app: app), what: what)
+        case .completeFetch(let app, let result): return dispatch(.completeFetch(app: app, result: result), what: what)
+        case .completePush(let app, let result): return dispatch(.completePush(app: app, result: result), what: what)
+        case .setFetchInterval(let app, let interval):
+            return dispatch(.setFetchInterval(app: app, interval: interval), what: what)
+        case .registerPush(let app): return dispatch(.registerPush(app: app), what: what)
+        case .acquire(let app, let resource): return dispatch(.acquire(app: app, resource: resource), what: what)
+        case .release(let app, let resource): return dispatch(.release(app: app, resource: resource), what: what)
+        case .reportStatus(let app, let status): return dispatch(.reportStatus(app: app, status: status), what: what)
+        case .crash(let app), .exit(let app):
+            let crashed: Bool
+            if case .crash = verb { crashed = true } else { crashed = false }
+            guard let index = appIndex[app], let launch = apps[index].launch else {
+                let doing = crashed ? "crash" : "exit"
+                return refuse(what, LifecycleError(.conflict, "\(app) is not running, so it cannot \(doing)."))
+            }
+            processEnded(index)
+            let end: ProcessEnd = crashed ? .crashed(description: "crashed on request") : .exited(code: 0)
+            return dispatch(.processExited(app: app, launch: launch, end: end), what: what)
+        case .footprint(let app, let bytes):
+            if let index = appIndex[app] {
+                if apps[index].launch != nil {
+                    bytesInMemory += bytes - apps[index].footprint
+                    memoryChanged = true
+                }
+                apps[index].footprint = bytes
+            }
+            return dispatch(.footprint(app: app, bytes: bytes), what: what)
+        case .pressure(let level):
+            return dispatch(.pressure(level), what: what)
+        case .scan(let app, let outcome):
+            if let index = appIndex[app] { apps[index].scanOutcome = outcome }
+            return .success([])
+        }
+    }
+
+    /// Hands one event to the core and carries out the actions. `what` names a step for refusals;
+    /// nil for inputs of the simulated runtime.
+    mutating func dispatch(_ event: LifecycleEvent, what: String?) -> Result<[LifecycleAction], LifecycleError> {
+        let actions: [LifecycleAction]
+        do throws(LifecycleError) {
+            actions = try lifecycle.handle(event, at: now)
+        } catch {
+            return refuse(what ?? TraceText.event(event), error)
+        }
+        if isTracing, what == nil { trace.append(TraceEntry(time: now, kind: .event(event))) }
+        for action in actions {
+            carryOut(action)
+        }
+        return .success(actions)
+    }
+
+    mutating func refuse(_ what: String, _ error: LifecycleError) -> Result<[LifecycleAction], LifecycleError> {
+        record.refusals.append(SimulationRecord.Refusal(time: now, what: what, error: error))
+        if isTracing { trace.append(TraceEntry(time: now, kind: .refused(what: what, error: error))) }
+        return .failure(error)
+    }
+
+    /// Handles the events the actions produced, then, under the memory model, a memory sample
+    /// after every change of what is in memory, until nothing changes any more.
+    mutating func drain() {
+        var next = 0
+        while true {
+            while next < pending.count {
+                let event = pending[next]
+                next += 1
+                _ = dispatch(event, what: nil)
+            }
+            pending.removeAll(keepingCapacity: true)
+            next = 0
+            guard memoryChanged, let memory = scenario.memory else {
+                memoryChanged = false
+                return
+            }
+            memoryChanged = false
+            _ = dispatch(.memorySample(available: memory - scenario.reserved - bytesInMemory, total: memory), what: nil)
+        }
+    }
+
+    /// Carries out one action of the core in simulation.
+    mutating func carryOut(_ action: LifecycleAction) {
+        if isTracing { trace.append(TraceEntry(time: now, kind: .action(action))) }
+        switch action {
+        case .spawn(let app, let launch, let reason, _):
+            guard let index = appIndex[app] else { return }
+            if apps[index].launch != nil { processEnded(index) }
+            apps[index].launch = launch
+            apps[index].tasks = []
+            apps[index].isFrozen = false
+            bytesInMemory += apps[index].footprint
+            memoryChanged = true
+            guard reason == .user, let delay = apps[index].facts.launchTime else { return }
+            if delay == .zero {
+                pending.append(.ready(app: app))
+            } else {
+                queue.schedule(.ready(app: index, launch: launch), at: now + delay)
+            }
+        case .freeze(let app, _):
+            if let index = appIndex[app] { apps[index].isFrozen = true }
+        case .thaw(let app):
+            if let index = appIndex[app] { apps[index].isFrozen = false }
+        case .terminate(let app, _), .kill(let app, _):
+            // SIGTERM and SIGKILL both end a simulated process at once.
+            guard let index = appIndex[app], let launch = apps[index].launch else { return }
+            processEnded(index)
+            pending.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
+        case .deliver(let app, let message):
+            guard let index = appIndex[app] else { return }
+            deliver(message, to: index)
+        case .armTimer(let id, let deadline):
+            armed[id] = queue.schedule(.timer(id), at: deadline)
+        case .cancelTimer(let id):
+            armed[id] = nil
+        case .publishStatus(let app, let status):
+            statuses[app] = status
+            record.publications.append(SimulationRecord.Publication(time: now, app: app, status: status))
+        case .scan(let app):
+            let outcome = appIndex[app].map { apps[$0].scanOutcome } ?? .error
+            pending.append(.scanResult(app: app, outcome: outcome))
+        case .journal(let journal):
+            if case .analytics(let event) = journal.kind {
+                if case .appTerminated(let reason) = event {
+                    record.terminations.append(
+                        SimulationRecord.Termination(time: now, app: journal.app, reason: reason))
+                } else {
+                    record.analytics.append(SimulationRecord.Analytics(time: now, app: journal.app, event: event))
+                }
+            }
+        case .reply, .setOOMScore, .deleteRestorationState:
+            break
+        }
+    }
+
+    /// What a simulated app does with a message on its event stream.
+    mutating func deliver(_ message: AppMessage, to index: Int) {
+        guard let launch = apps[index].launch else { return }
+        switch message {
+        case .fetchStart:
+            if case .complete(let result, let delay) = apps[index].facts.onFetch {
+                queue.schedule(.completeFetch(app: index, launch: launch, result: result), at: now + delay)
+            }
+        case .pushPayload:
+            if case .complete(let result, let delay) = apps[index].facts.onPush {
+                queue.schedule(.completePush(app: index, launch: launch, result: result), at: now + delay)
+            }
+        case .expirationWarning(let taskIDs, _):
+            guard apps[index].facts.onExpiration == .endTasks else { return }
+            for id in taskIDs {
+                pending.append(.endTask(app: apps[index].name, taskID: id))
+            }
+            apps[index].tasks.removeAll { taskIDs.contains($0.id) }
+        case .stateChanged, .memoryWarning, .saveState:
+            break
+        }
+    }
+
+    /// The app's process is gone: it leaves memory.
+    mutating func processEnded(_ index: Int) {
+        guard apps[index].launch != nil else { return }
+        apps[index].launch = nil
+        apps[index].tasks = []
+        apps[index].isFrozen = false
+        bytesInMemory -= apps[index].footprint
+        memoryChanged = true
+    }
+
+    /// Something in the queue is due now.
+    mutating func fire(_ entry: TimerQueue<Occurrence>.Entry) {
+        switch entry.element {
+        case .timer(let id):
+            guard armed[id] == entry.sequence else { return }
+            armed[id] = nil
+            _ = dispatch(.timerFired(id), what: nil)
+        case .ready(let index, let launch):
+            guard apps[index].launch == launch else { return }
+            _ = dispatch(.ready(app: apps[index].name), what: nil)
+        case .completeFetch(let index, let launch, let result):
+            guard apps[index].launch == launch else { return }
+            _ = dispatch(.completeFetch(app: apps[index].name, result: result), what: nil)
+        case .completePush(let index, let launch, let result):
+            guard apps[index].launch == launch else { return }
+            _ = dispatch(.completePush(app: apps[index].name, result: result), what: nil)
+        }
+        drain()
+    }
+}

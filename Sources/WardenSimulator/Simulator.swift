@@ -1,0 +1,186 @@
+public import WardenCore
+
+/// Replays a scenario in virtual time: owns a `Lifecycle`, feeds it the steps and the events
+/// the simulated runtime produces, and carries out its actions in simulation.
+///
+/// Processes "run" from `spawn` until they exit; SIGTERM and SIGKILL end them at once. Apps
+/// answer fetch and push windows and expiration calls as their `AppFacts` say. Timers live in
+/// a `TimerQueue`: those due at or before a step's time fire before it, in (deadline,
+/// insertion) order. With `Scenario.memory` set, every change of what is in memory sends a
+/// memory sample to the core, and each kill frees the victim's footprint and sends another,
+/// until the core stops killing.
+///
+/// ```swift
+/// var simulator = Simulator(scenario: scenario)
+/// let result = simulator.run()
+/// #expect(result.record.killOrder == ["maps", "mail"])
+/// ```
+public struct Simulator: Sendable {
+    /// The scenario being replayed.
+    public let scenario: Scenario
+    /// The core under simulation.
+    public internal(set) var lifecycle: Lifecycle
+    /// The current virtual time.
+    public internal(set) var now: Instant = .zero
+    /// Terminations, analytics, publications, refusals and checks so far.
+    public internal(set) var record = SimulationRecord()
+    /// Every step, input, effect and refusal so far (empty when tracing is off).
+    public internal(set) var trace: [TraceEntry] = []
+    /// Whether `trace` is kept. Off, a run does no per-event formatting or recording beyond `record`.
+    public let isTracing: Bool
+
+    var queue = TimerQueue<Occurrence>()
+    /// The sequence number of the live arming of each core timer; older queue entries are stale.
+    var armed: [TimerID: UInt64] = [:]
+    var apps: [SimulatedApp] = []
+    var appIndex: [String: Int] = [:]
+    var pending: [LifecycleEvent] = []
+    var memoryChanged = false
+    /// Σ footprints of the apps whose process runs.
+    var bytesInMemory: Int64 = 0
+    var started = false
+    /// Each app's current status as published.
+    public internal(set) var statuses: [String: AppStatus] = [:]
+
+    /// Prepares a run of `scenario`. With `tracing` off only `record` is kept (for benchmarks).
+    public init(scenario: Scenario, tracing: Bool = true) {
+        self.scenario = scenario
+        self.lifecycle = Lifecycle(policy: scenario.policy)
+        self.isTracing = tracing
+        for app in scenario.policy.apps {
+            let facts = scenario.facts(of: app.name)
+            appIndex[app.name] = apps.count
+            apps.append(SimulatedApp(name: app.name, facts: facts, footprint: facts.footprint ?? 0))
+        }
+    }
+
+    /// Memory available to apps under the memory model: memory − reserved − Σ footprints in memory.
+    public var availableMemory: Int64? {
+        scenario.memory.map { $0 - scenario.reserved - bytesInMemory }
+    }
+
+    /// The lifecycle state the core holds for `app`.
+    public func state(of app: String) -> AppState? {
+        lifecycle.state(of: app)
+    }
+
+    /// The last status published for `app` (`unknown` before any).
+    public func status(of app: String) -> AppStatus {
+        statuses[app] ?? .unknown
+    }
+
+    /// Whether the simulated process of `app` runs (suspended processes run too: they are in memory).
+    public func isRunning(_ app: String) -> Bool {
+        appIndex[app].map { apps[$0].launch != nil } ?? false
+    }
+
+    /// Sends the apps' known footprints and the first memory sample at time zero. Called by
+    /// the first `advance`, `apply` or `send`; calling it again does nothing.
+    public mutating func start() {
+        guard !started else { return }
+        started = true
+        for index in apps.indices where apps[index].facts.footprint != nil {
+            pending.append(.footprint(app: apps[index].name, bytes: apps[index].footprint))
+        }
+        memoryChanged = scenario.memory != nil
+        drain()
+    }
+
+    /// Fires every timer due at or before `time`, each at its own deadline, then sets the clock to
+    /// `time` (never backwards).
+    public mutating func advance(to time: Instant) {
+        start()
+        while let entry = queue.popDue(through: time) {
+            if entry.deadline > now { now = entry.deadline }
+            fire(entry)
+        }
+        if time > now { now = time }
+    }
+
+    /// Runs one step: first every timer due at or before its time, then the step itself.
+    /// Returns the core's actions, or the refusal (also recorded in `record.refusals`).
+    @discardableResult
+    public mutating func apply(_ step: ScenarioStep) -> Result<[LifecycleAction], LifecycleError> {
+        advance(to: step.time)
+        if isTracing { trace.append(TraceEntry(time: now, kind: .step(step))) }
+        let result = perform(step.verb, what: step.text)
+        drain()
+        return result
+    }
+
+    /// Feeds one event to the core now and carries out its actions (and what follows from them).
+    @discardableResult
+    public mutating func send(_ event: LifecycleEvent) -> Result<[LifecycleAction], LifecycleError> {
+        start()
+        let result = dispatch(event, what: nil)
+        drain()
+        return result
+    }
+
+    /// Checks an `at` expectation now and records it.
+    @discardableResult
+    public mutating func check(_ expectation: StateExpectation) -> SimulationRecord.StateCheck {
+        let check = SimulationRecord.StateCheck(expectation: expectation, actual: lifecycle.state(of: expectation.app))
+        record.stateChecks.append(check)
+        if isTracing { trace.append(TraceEntry(time: now, kind: .check(expectation, actual: check.actual))) }
+        return check
+    }
+
+    /// Replays the whole scenario: the steps in order, each `at` check after everything due at
+    /// its time, and the timers up to the end time. Returns the record and the expectations' verdict.
+    public mutating func run() -> SimulationResult {
+        start()
+        let checks = scenario.expectations.states.enumerated().sorted {
+            ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
+        }.map(\.element)
+        var nextCheck = 0
+        for step in scenario.steps {
+            while nextCheck < checks.count, checks[nextCheck].time < step.time {
+                advance(to: checks[nextCheck].time)
+                check(checks[nextCheck])
+                nextCheck += 1
+            }
+            apply(step)
+        }
+        while nextCheck < checks.count {
+            advance(to: checks[nextCheck].time)
+            check(checks[nextCheck])
+            nextCheck += 1
+        }
+        advance(to: scenario.endTime)
+        return SimulationResult(scenario: scenario, record: record, trace: trace, endTime: now)
+    }
+}
+
+/// Something due in virtual time.
+enum Occurrence: Sendable {
+    /// A timer the core armed.
+    case timer(TimerID)
+    /// The app's process (this launch) is ready.
+    case ready(app: Int, launch: Int)
+    /// The app (this launch) completes its fetch window.
+    case completeFetch(app: Int, launch: Int, result: CompletionResult)
+    /// The app (this launch) completes its push window.
+    case completePush(app: Int, launch: Int, result: CompletionResult)
+}
+
+/// The simulated runtime's view of one app: its process and what it will do.
+struct SimulatedApp: Sendable {
+    var name: String
+    var facts: AppFacts
+    /// The footprint a kill gives back; counted in memory while the process runs.
+    var footprint: Int64
+    /// The launch number of the running process, nil when none runs.
+    var launch: Int?
+    /// Open tasks of the current launch, in the order they were begun.
+    var tasks: [(id: Int, name: String)] = []
+    /// What the watchdog's scans find.
+    var scanOutcome: ScanOutcome = .foreground
+    var isFrozen = false
+
+    init(name: String, facts: AppFacts, footprint: Int64) {
+        self.name = name
+        self.facts = facts
+        self.footprint = footprint
+    }
+}
