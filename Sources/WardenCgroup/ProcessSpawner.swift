@@ -152,10 +152,7 @@ public struct ProcessSpawner: Sendable {
         case WARDEN_SPAWN_STAGE_OPEN_UNIFIED_PROCS.rawValue:
             return CgroupError.from(error, "open", path: (request.group?.unifiedPath ?? "?") + "/cgroup.procs")
         case WARDEN_SPAWN_STAGE_OOM_SCORE_ADJ.rawValue:
-            return CgroupError.from(
-                error, "set oom_score_adj \(request.oomScoreAdj ?? 0) for \(program) through",
-                path: "/proc/self/oom_score_adj"
-            )
+            return OOMScoreAdjuster.writeError(error, value: request.oomScoreAdj ?? 0, path: "/proc/self/oom_score_adj")
         case WARDEN_SPAWN_STAGE_CHDIR.rawValue:
             return CgroupError.from(error, "start \(program) in the working directory", path: workingDirectory)
         case WARDEN_SPAWN_STAGE_SETGROUPS.rawValue, WARDEN_SPAWN_STAGE_SETGID.rawValue,

@@ -142,7 +142,7 @@ final class ChildGuard {
     }
 }
 
-/// A fresh scratch directory under /tmp, removed (with its files) by `remove()`.
+/// A fresh scratch directory under /tmp, removed with everything in it by `remove()`.
 struct ScratchDirectory {
     let path: String
 
@@ -156,10 +156,16 @@ struct ScratchDirectory {
     func file(_ name: String) -> String { path + "/" + name }
 
     func remove() {
-        if case .success(let names) = Syscalls.listDirectory(path) {
-            for name in names { unlink(path + "/" + name) }
+        Self.removeTree(path)
+    }
+
+    private static func removeTree(_ path: String) {
+        if Syscalls.isDirectory(path), case .success(let names) = Syscalls.listDirectory(path) {
+            for name in names { removeTree(path + "/" + name) }
+            _ = Syscalls.rmdir(path)
+        } else {
+            unlink(path)
         }
-        _ = Syscalls.rmdir(path)
     }
 }
 
