@@ -47,6 +47,7 @@ public struct LocatedDocument: Sendable, Equatable {
             let line = error.source.begin.line
             var reason = error.description.trimmingCharacters(in: .whitespacesAndNewlines)
             if let last = reason.last, ".!?".contains(last) { reason.removeLast() }
+            if reason.hasPrefix("Error while") { reason = "error while" + reason.dropFirst("Error while".count) }
             let syntax = PolicyDiagnostic(
                 file: file, line: line > 0 ? line : nil, key: nil,
                 message: "the file is not valid TOML: \(reason).", label: label)

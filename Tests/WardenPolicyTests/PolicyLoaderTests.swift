@@ -1,0 +1,168 @@
+import Testing
+import WardenCore
+import WardenPolicy
+
+/// Reading valid policies: defaults, every key, app overrides, the shipped files.
+@Suite struct PolicyLoaderTests {
+    /// An empty file is the default policy with no apps.
+    @Test func emptyFileIsTheDefaultPolicy() throws {
+        #expect(try PolicyLoader.parse("", file: "empty.toml") == Policy())
+    }
+
+    /// The shipped default.toml writes every global setting at its default value.
+    @Test func shippedDefaultPolicyRoundTripsTheDefaults() throws {
+        let policy = try PolicyLoader.load(path: PolicyFixtures.shippedPolicy("default.toml"))
+        #expect(policy == Policy())
+    }
+
+    /// Every global key lands in its field of the policy model.
+    @Test func everyGlobalKeySetsItsField() throws {
+        let text = """
+            foreground_slots = 2
+            [background]
+            grace = "7s"
+            task_budget = "3m"
+            expiration_warning = "10s"
+            [fetch]
+            window = "20s"
+            coalesce = "2m"
+            minimum_interval = "5m"
+            maximum_interval = "2h"
+            [push]
+            window = "15s"
+            max_per_hour = 6
+            max_payload_bytes = "2KiB"
+            [memory]
+            warning_enter = "300MiB"
+            warning_exit = "400MiB"
+            critical_enter = "100MiB"
+            critical_exit = "200MiB"
+            kill_foreground = false
+            warning_interval = "1m"
+            [watchdog]
+            interval = "2m"
+            [termination]
+            grace = "3s"
+            [launch]
+            timeout = "8s"
+            [restoration]
+            crash_window = "1500ms"
+            [resources.camera]
+            paths = ["/dev/video0"]
+            description = "Camera"
+            """
+        let policy = try PolicyLoader.parse(text, file: "all.toml")
+        let settings = TimingSettings(
+            background: BackgroundSettings(
+                grace: .seconds(7), taskBudget: .seconds(180), expirationWarning: .seconds(10)),
+            fetch: FetchSettings(
+                window: .seconds(20), coalesce: .seconds(120), minimumInterval: .seconds(300),
+                maximumInterval: .seconds(7200)),
+            push: PushSettings(window: .seconds(15), maxPerHour: 6, maxPayloadBytes: 2048),
+            watchdog: WatchdogSettings(interval: .seconds(120)),
+            termination: TerminationSettings(grace: .seconds(3)),
+            launch: LaunchSettings(timeout: .seconds(8)),
+            restoration: RestorationSettings(crashWindow: .milliseconds(1500)),
+            memoryWarningInterval: .seconds(60)
+        )
+        let memory = MemorySettings(
+            warningEnter: .bytes(300 << 20), warningExit: .bytes(400 << 20), criticalEnter: .bytes(100 << 20),
+            criticalExit: .bytes(200 << 20), killForeground: false)
+        let expected = Policy(
+            foregroundSlots: 2, settings: settings, memory: memory,
+            resources: ["camera": ResourceDeclaration(name: "camera", paths: ["/dev/video0"], description: "Camera")])
+        #expect(policy == expected)
+    }
+
+    /// Every app key lands in its field, in file order of the apps.
+    @Test func everyAppKeySetsItsField() throws {
+        let text = """
+            [resources.camera]
+            [apps.zeta]
+            command = "/usr/bin/zeta"
+            [apps.alpha]
+            command = "/usr/bin/alpha"
+            args = ["--a", "b"]
+            env = { LANG = "C.UTF-8", MODE = "fast" }
+            working_directory = "/var/lib/alpha"
+            user = 1000
+            background_modes = ["fetch", "remote-notification"]
+            fetch_interval = "minimum"
+            background_refresh = false
+            protected = true
+            readiness = "notify"
+            status_source = "reported"
+            memory_max = "1GiB"
+            memory_high = "768MiB"
+            resources = ["camera"]
+            """
+        let policy = try PolicyLoader.parse(text, file: "apps.toml")
+        #expect(policy.apps.map(\.name) == ["zeta", "alpha"])
+        let expected = AppPolicy(
+            name: "alpha", command: "/usr/bin/alpha", args: ["--a", "b"], env: ["LANG": "C.UTF-8", "MODE": "fast"],
+            workingDirectory: "/var/lib/alpha", user: "1000", backgroundModes: [.fetch, .remoteNotification],
+            fetchInterval: .minimum, backgroundRefresh: false, isProtected: true, readiness: .notify,
+            statusSource: .reported, memoryMax: 1 << 30, memoryHigh: 768 << 20, resources: ["camera"])
+        #expect(policy.app(named: "alpha") == expected)
+    }
+
+    /// An app's own timing tables override the global settings for that app only; the
+    /// others inherit the global values.
+    @Test func appOverridesResolveOverGlobalSettings() throws {
+        let text = """
+            [fetch]
+            window = "20s"
+            [memory]
+            warning_interval = "1m"
+            [apps.mail]
+            command = "/usr/bin/mail"
+            [apps.mail.fetch]
+            window = "10s"
+            [apps.mail.memory]
+            warning_interval = "2m"
+            [apps.mail.background]
+            task_budget = "3m"
+            [apps.maps]
+            command = "/usr/bin/maps"
+            """
+        let policy = try PolicyLoader.parse(text, file: "overrides.toml")
+        let mail = try #require(policy.app(named: "mail"))
+        let maps = try #require(policy.app(named: "maps"))
+        #expect(mail.settings.fetch.window == .seconds(10))
+        #expect(mail.settings.memoryWarningInterval == .seconds(120))
+        #expect(mail.settings.background.taskBudget == .seconds(180))
+        #expect(mail.settings.fetch.coalesce == .seconds(60))
+        #expect(maps.settings.fetch.window == .seconds(20))
+        #expect(maps.settings.memoryWarningInterval == .seconds(60))
+        #expect(maps.settings.background.taskBudget == .seconds(600))
+        #expect(policy.settings.fetch.window == .seconds(20))
+    }
+
+    /// An app override that breaks a rule between settings is reported at the app's key.
+    @Test func appOverrideBreakingARuleIsReportedAtTheAppKey() {
+        let text = """
+            [apps.mail]
+            command = "/usr/bin/mail"
+            [apps.mail.background]
+            expiration_warning = "20m"
+            """
+        let diagnostics = PolicyFixtures.diagnostics(parsing: text, file: "rule.toml")
+        #expect(
+            diagnostics.map(\.description) == [
+                #"Policy "rule.toml", line 4: key "apps.mail.background.expiration_warning" is 20m but must be shorter than task_budget (10m), so that open tasks are warned before the budget ends."#
+            ])
+    }
+
+    /// The shipped demo policy is valid and declares the six demo apps.
+    @Test func shippedDemoPolicyIsValid() throws {
+        let policy = try PolicyLoader.load(path: PolicyFixtures.shippedPolicy("demo.toml"))
+        #expect(policy.apps.map(\.name) == ["launcher", "mail", "chat", "maps", "camera", "music"])
+        #expect(policy.app(named: "launcher")?.isProtected == true)
+        #expect(policy.app(named: "mail")?.fetchInterval == .every(.seconds(900)))
+        #expect(policy.app(named: "chat")?.backgroundModes == [.remoteNotification])
+        #expect(policy.app(named: "camera")?.resources == ["camera"])
+        #expect(policy.app(named: "music")?.backgroundModes == [.processing])
+        #expect(policy.resources["camera"]?.paths == ["/tmp/appwarden-demo/camera.lock"])
+        #expect(policy.apps.allSatisfy { $0.command == "ballast" })
+    }
+}
