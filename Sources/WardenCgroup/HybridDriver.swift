@@ -28,7 +28,7 @@ public struct HybridDriver: CgroupDriver {
     public init(
         layout: CgroupLayout,
         configuration: CgroupConfiguration = CgroupConfiguration(),
-        libcgroup: Libcgroup = Libcgroup(),
+        libcgroup: Libcgroup = .shared,
         logger: Logger = Logger(label: "appwarden.cgroup")
     ) throws(CgroupError) {
         if layout.kind == .none { throw CgroupLayout.notMountedError }

@@ -22,9 +22,12 @@ public actor Libcgroup {
         public var path: String
     }
 
+    /// The process-wide instance: libcgroup keeps global state, so all calls should go through it.
+    public static let shared = Libcgroup()
+
     private var initialized = false
 
-    /// Makes the wrapper; `cgroup_init` runs on first use.
+    /// Makes the wrapper; `cgroup_init` runs on first use. Prefer `shared`.
     public init() {}
 
     /// Calls `cgroup_init` once, which reads the mount table into libcgroup.

@@ -1,0 +1,90 @@
+import Testing
+
+@testable import WardenCgroup
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Real-kernel tests of the cgroup v2 driver on this host's cgroup2 mount, seen as if it were the
+/// only hierarchy (a pure v2 host without the memory controller).
+@Suite(.serialized, .enabled(if: CgroupTestSupport.canWriteUnified, "needs root and a writable cgroup2 mount"))
+struct UnifiedDriverTests {
+    private func makeDriver() throws -> UnifiedDriver {
+        var layout = try #require(CgroupTestSupport.hostLayout)
+        layout.v1Hierarchies = [:]
+        layout.ownV1Paths = [:]
+        let configuration = CgroupConfiguration(
+            rootName: CgroupTestSupport.uniqueRootName(), placement: .hierarchyRoot, freezeTimeout: .seconds(2))
+        return try UnifiedDriver(layout: layout, configuration: configuration)
+    }
+
+    /// cgroup.freeze stops every process of the group (their CPU time stands still), cgroup.thaw
+    /// lets them run, and cgroup.kill empties the group even while it is frozen.
+    @Test func freezeThawAndKillThroughCgroup2Files() async throws {
+        let driver = try makeDriver()
+        try await CgroupTestSupport.withCleanup(driver, groups: ["pair"]) { driver, groups in
+            let group = groups[0]
+            let first = try TestProcess.busyLoop()
+            let second = try TestProcess.busyLoop()
+            defer {
+                first.stop()
+                second.stop()
+            }
+            try await driver.attach(first.pid, to: group)
+            try await driver.attach(second.pid, to: group)
+            #expect(Set(try await driver.processes(in: group)) == [first.pid, second.pid])
+
+            try await driver.freeze(group)
+            #expect(try await driver.isFrozen(group))
+            let start = try CgroupTestSupport.cpuTicks(of: first.pid) + CgroupTestSupport.cpuTicks(of: second.pid)
+            try await Task.sleep(for: .milliseconds(300))
+            let end = try CgroupTestSupport.cpuTicks(of: first.pid) + CgroupTestSupport.cpuTicks(of: second.pid)
+            #expect(end == start, "frozen processes used CPU")
+
+            try await driver.thaw(group)
+            let advanced = try await CgroupTestSupport.wait(upTo: .seconds(3)) {
+                try CgroupTestSupport.cpuTicks(of: first.pid) + CgroupTestSupport.cpuTicks(of: second.pid) > end
+            }
+            #expect(advanced, "thawed processes did not run")
+
+            try await driver.freeze(group)
+            try await driver.kill(group)
+            #expect(try await driver.processes(in: group).isEmpty)
+            #expect(await CgroupTestSupport.wait { first.hasExited() && second.hasExited() })
+            try await driver.remove(group)
+            #expect(!Syscalls.isDirectory(group.unifiedPath!))
+            try await driver.removeRoot()
+            #expect(!Syscalls.isDirectory(driver.rootDirectory))
+        }
+    }
+
+    /// Without the cgroup2 memory controller, statistics fall back to /proc/PID/statm of the group's processes.
+    @Test func statisticsFallBackToProcWithoutTheMemoryController() async throws {
+        let driver = try makeDriver()
+        try #require(driver.layout.memorySource == .procfs)
+        try await CgroupTestSupport.withCleanup(driver, groups: ["sleeper"]) { driver, groups in
+            let group = groups[0]
+            let process = try TestProcess("while :; do sleep 1; done")
+            defer { process.stop() }
+            try await driver.attach(process.pid, to: group)
+            let statistics = try await driver.memoryStatistics(of: group)
+            let own = try #require(try ProcessMemory.statistics(of: process.pid))
+            #expect(statistics.current > 0)
+            #expect(statistics.current >= own.current / 2)
+            let pressure = try await driver.memoryPressure(of: group)
+            #expect(pressure != nil)
+        }
+    }
+
+    /// Freezing a group that does not exist fails with a not-found error that names its directory.
+    @Test func freezeOfAMissingGroupNamesThePath() async throws {
+        let driver = try makeDriver()
+        let group = driver.group(named: "missing")
+        let error = await #expect(throws: CgroupError.self) { try await driver.freeze(group) }
+        #expect(error?.code == .notFound)
+        #expect(error?.message.contains(group.unifiedPath!) == true)
+    }
+}
