@@ -11,6 +11,9 @@ public struct ScenarioExpectations: Sendable, Equatable {
     public var analytics: [String]?
     /// `status`: every publication of the status notifier, as `"APP status"`, in order.
     public var status: [String]?
+    /// `launches`: every process launch as `"APP reason"`, with ` restore` when the launch is told
+    /// to restore its preserved state (`"mail user restore"`), in order.
+    public var launches: [String]?
     /// `at`: states at given times, each checked after everything due at its time has run.
     public var states: [StateExpectation]
 
@@ -19,12 +22,14 @@ public struct ScenarioExpectations: Sendable, Equatable {
         terminations: [String]? = nil,
         analytics: [String]? = nil,
         status: [String]? = nil,
+        launches: [String]? = nil,
         states: [StateExpectation] = []
     ) {
         self.killOrder = killOrder
         self.terminations = terminations
         self.analytics = analytics
         self.status = status
+        self.launches = launches
         self.states = states
     }
 }
@@ -45,5 +50,5 @@ public struct StateExpectation: Sendable, Equatable {
     }
 
     /// `9s mail suspended`
-    public var text: String { "\(time) \(app) \(state.rawValue)" }
+    public var text: String { "\(TraceText.clock(time)) \(app) \(state.rawValue)" }
 }

@@ -40,9 +40,22 @@ public enum ScenarioLoader {
         var reader = ScenarioReader(file: file)
         let scenario = reader.read(document.root)
         guard reader.diagnostics.isEmpty, let scenario else {
-            throw ScenarioError(reader.diagnostics)
+            throw ScenarioError(ordered(reader.diagnostics))
         }
         return scenario
+    }
+
+    /// Diagnostics grouped by file (in order of first appearance), each file's in order of line.
+    static func ordered(_ diagnostics: [ScenarioDiagnostic]) -> [ScenarioDiagnostic] {
+        var files: [String] = []
+        for diagnostic in diagnostics where !files.contains(diagnostic.file) {
+            files.append(diagnostic.file)
+        }
+        return files.flatMap { file in
+            diagnostics.enumerated().filter { $0.element.file == file }
+                .sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+                .map(\.element)
+        }
     }
 
     /// Where `policy` points: relative paths start at the scenario file's directory.

@@ -3,7 +3,7 @@ import WardenPolicy
 
 extension ScenarioReader {
     /// The keys of `[expect]`.
-    static let expectKeys = ["kill_order", "terminations", "analytics", "status", "at"]
+    static let expectKeys = ["kill_order", "terminations", "analytics", "status", "launches", "at"]
 
     /// The analytics events `[expect] analytics` may list (`$AppTerminated` goes in `terminations`).
     static let analyticsNames = ["$AppStart", "$AppEnd", "$AppStartPassively"]
@@ -40,14 +40,19 @@ extension ScenarioReader {
             if let problem = reader.unknownApp(words[0], apps: apps) { return problem }
             return reader.unknownChoice(words[1], what: "status", among: AppStatus.allCases.map(\.description))
         }
+        expectations.launches = entries(table["launches"], example: "[\"mail user\", \"mail user restore\"]") {
+            reader, words, _ in
+            guard words.count == 2 || (words.count == 3 && words[2] == "restore") else {
+                return "must be \"APP reason\" or \"APP reason restore\", such as \"mail user restore\""
+            }
+            if let problem = reader.unknownApp(words[0], apps: apps) { return problem }
+            return reader.unknownChoice(words[1], what: "launch reason", among: LaunchReason.allCases.map(\.rawValue))
+        }
         var states: [StateExpectation] = []
         _ = entries(table["at"], example: "[\"9s mail suspended\"]") { reader, words, line in
             guard words.count == 3 else { return "must be \"TIME APP STATE\", such as \"9s mail suspended\"" }
-            let time: Instant
-            do throws(ScenarioStepError) {
-                time = try ScenarioStepParser.parseTime(words[0])
-            } catch {
-                return error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+            guard let time = try? ScenarioStepParser.parseTime(words[0]) else {
+                return "has the time \"\(words[0])\", which must be a number followed by ms, s, m or h, such as \"9s\""
             }
             if let problem = reader.unknownApp(words[1], apps: apps) { return problem }
             if let problem = reader.unknownChoice(

@@ -241,10 +241,10 @@ public struct ScenarioStepParser: Sendable {
 
     private func unknownApp(_ name: String) -> ScenarioStepError {
         let known = apps.sorted()
-        let list = known.isEmpty ? "it declares none" : "they are \(known.joined(separator: ", "))"
+        let list = known.isEmpty ? "no apps" : known.joined(separator: ", ")
         return ScenarioStepError(
-            "unknown app \"\(name)\"\(Self.suggestion(for: name, among: known)); the scenario's apps come from its "
-                + "policy and its [apps] tables, and \(list).")
+            "unknown app \"\(name)\"\(Self.suggestion(for: name, among: known)); the scenario knows \(list) "
+                + "(from its policy and its [apps] tables).")
     }
 
     /// `" (did you mean "open"?)"` when a choice is close to the word, else empty.
@@ -253,7 +253,7 @@ public struct ScenarioStepParser: Sendable {
         var best: (String, Int)?
         for choice in choices {
             let distance = EditDistance.between(word, choice)
-            if distance <= max(1, min(word.count, choice.count) / 3), distance < (best?.1 ?? .max) {
+            if EditDistance.isClose(distance, length: word.count), distance < (best?.1 ?? .max) {
                 best = (choice, distance)
             }
         }

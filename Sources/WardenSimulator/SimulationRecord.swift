@@ -21,6 +21,15 @@ public struct SimulationRecord: Sendable, Equatable {
         public var status: AppStatus
     }
 
+    public struct Launch: Sendable, Equatable {
+        public var time: Instant
+        public var app: String
+        public var launch: Int
+        public var reason: LaunchReason
+        /// Whether the launch was told to restore its preserved state.
+        public var restore: Bool
+    }
+
     public struct Refusal: Sendable, Equatable {
         public var time: Instant
         /// The step or event that was refused, as written.
@@ -42,6 +51,8 @@ public struct SimulationRecord: Sendable, Equatable {
     public internal(set) var analytics: [Analytics] = []
     /// Every publication of the status notifier, in order.
     public internal(set) var publications: [Publication] = []
+    /// Every process launch (`spawn`), in order.
+    public internal(set) var launches: [Launch] = []
     /// Every refused step or event, in order.
     public internal(set) var refusals: [Refusal] = []
     /// Every `at` expectation checked so far, in order of time.
@@ -62,6 +73,11 @@ public struct SimulationRecord: Sendable, Equatable {
     /// Analytics events as `[expect] analytics` writes them: `"$AppStart mail"`.
     public var analyticsLines: [String] {
         analytics.map { "\($0.event.name) \($0.app)" }
+    }
+
+    /// Launches as `[expect] launches` writes them: `"mail user"`, `"mail user restore"`.
+    public var launchLines: [String] {
+        launches.map { "\($0.app) \($0.reason.rawValue)\($0.restore ? " restore" : "")" }
     }
 
     /// Status publications as `[expect] status` writes them: `"mail background"`.

@@ -29,6 +29,7 @@ extension SimulationResult {
             ("terminations", .array(record.terminationLines.map(JSONValue.string))),
             ("analytics", .array(record.analyticsLines.map(JSONValue.string))),
             ("status", .array(record.statusLines.map(JSONValue.string))),
+            ("launches", .array(record.launchLines.map(JSONValue.string))),
             (
                 "refusals",
                 .array(

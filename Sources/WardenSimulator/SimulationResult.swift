@@ -32,6 +32,9 @@ public struct SimulationResult: Sendable {
         if let expected = expectations.status {
             checks.append(ExpectationCheck(key: "status", expected: expected, actual: record.statusLines))
         }
+        if let expected = expectations.launches {
+            checks.append(ExpectationCheck(key: "launches", expected: expected, actual: record.launchLines))
+        }
         for check in record.stateChecks {
             checks.append(
                 ExpectationCheck(

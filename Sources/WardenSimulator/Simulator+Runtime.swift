@@ -118,7 +118,9 @@ extension Simulator {
     mutating func carryOut(_ action: LifecycleAction) {
         if isTracing { trace.append(TraceEntry(time: now, kind: .action(action))) }
         switch action {
-        case .spawn(let app, let launch, let reason, _):
+        case .spawn(let app, let launch, let reason, let restore):
+            record.launches.append(
+                SimulationRecord.Launch(time: now, app: app, launch: launch, reason: reason, restore: restore))
             guard let index = appIndex[app] else { return }
             if apps[index].launch != nil { processEnded(index) }
             apps[index].launch = launch
