@@ -42,6 +42,10 @@ extension Lifecycle {
             out.append(.kill(app: record.name, reason: reason))
             setState(index, .notRunning, because: sentence, at: now, &out)
         }
+        // A fetch cut short by the termination: the next wake counts from the one just taken.
+        if record.fetchWindowOpen {
+            planFetch(index, at: now, &out)
+        }
     }
 
     /// The timers that belong to a running process; fetch wakes and push slots outlive it.

@@ -1,0 +1,144 @@
+import Testing
+import WardenCore
+
+@Suite struct LifecycleMemoryTests {
+    static let mib: Int64 = 1 << 20
+
+    /// Builds a device where `idle` is suspended, `grace` is in its grace period, `window` is in a
+    /// fetch window... by driving the core: every app is opened, sent home, and left in a band.
+    static func bandedDevice(killForeground: Bool = true) throws -> Harness {
+        var fetcher = AppPolicy(name: "window", backgroundModes: [.fetch], fetchInterval: .every(.seconds(100)))
+        fetcher.settings.fetch.coalesce = .zero
+        var graceful = AppPolicy(name: "grace")
+        graceful.settings.background.grace = .seconds(1000)
+        let apps = [
+            AppPolicy(name: "front"), AppPolicy(name: "task"), fetcher, graceful, AppPolicy(name: "idle"),
+        ]
+        var harness = Harness(Policy(memory: MemorySettings(killForeground: killForeground), apps: apps))
+        for app in ["idle", "grace", "task", "window"] {
+            try harness.send(.footprint(app: app, bytes: 100 * mib), at: 0)
+        }
+        // The foreground app is the largest, so band alone decides.
+        try harness.send(.footprint(app: "front", bytes: 900 * mib), at: 0)
+        try harness.send(.open(app: "idle"), at: 1)
+        try harness.send(.open(app: "window"), at: 2)
+        try harness.send(.open(app: "task"), at: 3)
+        try harness.send(.beginTask(app: "task", name: "upload"), at: 3)
+        try harness.send(.open(app: "grace"), at: 4)
+        try harness.send(.open(app: "front"), at: 5)
+        harness.advance(to: 100)
+        return harness
+    }
+
+    /// Critical pressure kills one victim per event, in band order: suspended, idle background,
+    /// fetch window, background task, foreground.
+    @Test func criticalPressureKillsOneVictimPerEventInBandOrder() throws {
+        var harness = try Self.bandedDevice()
+        #expect(harness.state("idle") == .suspended)
+        #expect(harness.state("grace") == .background)
+        #expect(harness.state("window") == .background)
+        #expect(harness.state("task") == .background)
+        #expect(harness.state("front") == .active)
+        for second in 101...105 {
+            try harness.send(.pressure(.critical), at: Double(second))
+            #expect(harness.terminations.count == second - 100)
+        }
+        #expect(
+            harness.terminations == [
+                "idle memoryPressure", "grace memoryPressure", "window memoryPressure", "task memoryPressure",
+                "front memoryPressure",
+            ])
+    }
+
+    /// With kill_foreground = false the foreground app survives, and a critical event with nobody to kill is journaled.
+    @Test func foregroundAppIsSparedWithoutKillForeground() throws {
+        var harness = try Self.bandedDevice(killForeground: false)
+        for second in 101...105 {
+            try harness.send(.pressure(.critical), at: Double(second))
+        }
+        #expect(harness.terminations.count == 4)
+        #expect(harness.state("front") == .active)
+        #expect(harness.journal.last?.kind == .decision("Memory is critical but no app may be killed."))
+        #expect(harness.journal.last?.app == Lifecycle.systemJournalName)
+    }
+
+    /// Inside a band the largest footprint goes first, then the least recently used, then the name.
+    @Test func tiesInABandGoToTheLargestThenLeastRecentlyUsedThenName() throws {
+        let names = ["b", "a", "old", "big"]
+        var harness = Harness(Policy(foregroundSlots: 2, apps: names.map { AppPolicy(name: $0) }))
+        try harness.send(.footprint(app: "big", bytes: 200 * Self.mib), at: 0)
+        for name in ["a", "b", "old"] {
+            try harness.send(.footprint(app: name, bytes: 100 * Self.mib), at: 0)
+        }
+        try harness.send(.open(app: "big"), at: 0)
+        try harness.send(.open(app: "old"), at: 0)
+        try harness.send(.home, at: 1)
+        try harness.send(.open(app: "b"), at: 2)
+        try harness.send(.open(app: "a"), at: 2)
+        try harness.send(.home, at: 3)
+        harness.advance(to: 50)
+        for second in 51...54 {
+            try harness.send(.pressure(.critical), at: Double(second))
+        }
+        #expect(harness.terminations.map { $0.split(separator: " ")[0] } == ["big", "old", "a", "b"])
+    }
+
+    /// A protected app is never chosen.
+    @Test func protectedAppIsNeverChosen() throws {
+        var harness = Harness(Policy(apps: [AppPolicy(name: "keep", isProtected: true), AppPolicy(name: "fg")]))
+        try harness.send(.footprint(app: "keep", bytes: 900 * Self.mib), at: 0)
+        try harness.send(.open(app: "keep"), at: 0)
+        try harness.send(.open(app: "fg"), at: 1)
+        harness.advance(to: 20)
+        #expect(harness.state("keep") == .suspended)
+        try harness.send(.pressure(.critical), at: 21)
+        try harness.send(.pressure(.critical), at: 22)
+        #expect(harness.terminations == ["fg memoryPressure"])
+        #expect(harness.state("keep") == .suspended)
+    }
+
+    /// Memory warnings reach running, not suspended apps, at most once per warning_interval.
+    @Test func memoryWarningsRespectTheInterval() throws {
+        var harness = Harness(Policy(apps: [AppPolicy(name: "fg"), AppPolicy(name: "sleepy")]))
+        try harness.send(.open(app: "sleepy"), at: 0)
+        try harness.send(.open(app: "fg"), at: 1)
+        harness.advance(to: 10)
+        try harness.send(.pressure(.warning), at: 10)
+        try harness.send(.pressure(.warning), at: 20)
+        try harness.send(.pressure(.warning), at: 40)
+        #expect(harness.messages(to: "fg").filter { $0 == .memoryWarning }.count == 2)
+        #expect(!harness.messages(to: "sleepy").contains(.memoryWarning))
+    }
+
+    /// Memory samples follow the thresholds with hysteresis: each sample below critical_enter kills
+    /// one victim, and samples between enter and exit keep killing until available reaches critical_exit.
+    @Test func memorySamplesKillWithHysteresis() throws {
+        let names = ["a", "b", "c", "fg"]
+        var harness = Harness(Policy(apps: names.map { AppPolicy(name: $0) }))
+        for name in names { try harness.send(.footprint(app: name, bytes: 10 * Self.mib), at: 0) }
+        for (offset, name) in names.enumerated() { try harness.send(.open(app: name), at: Double(offset)) }
+        harness.advance(to: 30)
+        let total: Int64 = 1000
+        try harness.send(.memorySample(available: 60, total: total), at: 31)
+        #expect(harness.terminations.isEmpty)
+        try harness.send(.memorySample(available: 40, total: total), at: 32)
+        #expect(harness.terminations.count == 1)
+        try harness.send(.memorySample(available: 70, total: total), at: 33)
+        #expect(harness.terminations.count == 2)
+        try harness.send(.memorySample(available: 100, total: total), at: 34)
+        #expect(harness.terminations.count == 2)
+        try harness.send(.memorySample(available: 70, total: total), at: 35)
+        #expect(harness.terminations.count == 2)
+    }
+
+    /// A footprint change of a suspended app updates its oom_score_adj.
+    @Test func footprintChangeOfASuspendedAppUpdatesItsScore() throws {
+        var harness = Harness(Policy(apps: [AppPolicy(name: "mail")]))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.home, at: 1)
+        harness.advance(to: 10)
+        let out = try harness.send(.footprint(app: "mail", bytes: 1 << 30), at: 11)
+        let expected = OOMScore.score(band: .suspended, footprint: 1 << 30, isProtected: false)
+        #expect(out == [.setOOMScore(app: "mail", band: .suspended, score: expected)])
+    }
+}

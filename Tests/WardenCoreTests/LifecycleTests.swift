@@ -1,0 +1,293 @@
+import Testing
+import WardenCore
+
+/// A tiny runtime for the core in virtual time: it keeps the armed timers and fires them in
+/// (deadline, arming order), sends `ready` for apps with immediate readiness once they are
+/// spawned, and lets a process exit as soon as it receives SIGTERM, as the simulator does.
+struct Harness {
+    var core: Lifecycle
+    var now: Instant = .zero
+    /// Every action the core returned, in order.
+    var actions: [LifecycleAction] = []
+    var timers: [TimerID: (deadline: Instant, sequence: Int)] = [:]
+    var sequence = 0
+    var launches: [String: Int] = [:]
+    /// Apps that do not exit on SIGTERM.
+    var stubborn: Set<String> = []
+
+    init(_ policy: Policy) {
+        core = Lifecycle(policy: policy)
+    }
+
+    static func seconds(_ value: Double) -> Instant {
+        Instant(sinceOrigin: .milliseconds(Int64(value * 1000)))
+    }
+
+    /// Fires the due timers up to `seconds`, then delivers `event` at that time; returns every
+    /// action produced by the event and the runtime's answers to it.
+    @discardableResult
+    mutating func send(_ event: LifecycleEvent, at seconds: Double? = nil) throws(LifecycleError) -> [LifecycleAction] {
+        if let seconds { advance(to: seconds) }
+        let out = try core.handle(event, at: now)
+        return carryOut(out)
+    }
+
+    /// Fires every timer due at or before `seconds`, in order, and moves the clock there.
+    mutating func advance(to seconds: Double) {
+        let end = Self.seconds(seconds)
+        while let next = timers.min(by: {
+            ($0.value.deadline, $0.value.sequence) < ($1.value.deadline, $1.value.sequence)
+        }),
+            next.value.deadline <= end
+        {
+            timers[next.key] = nil
+            now = max(now, next.value.deadline)
+            let out = (try? core.handle(.timerFired(next.key), at: now)) ?? []
+            _ = carryOut(out)
+        }
+        now = max(now, end)
+    }
+
+    private mutating func carryOut(_ out: [LifecycleAction]) -> [LifecycleAction] {
+        var all = out
+        actions += out
+        for action in out {
+            switch action {
+            case .armTimer(let id, let deadline):
+                sequence += 1
+                timers[id] = (deadline, sequence)
+            case .cancelTimer(let id):
+                timers[id] = nil
+            case .spawn(let app, let launch, _, _):
+                launches[app] = launch
+                if core.policy.app(named: app)?.readiness == .immediate,
+                    let more = try? core.handle(.ready(app: app), at: now)
+                {
+                    all += carryOut(more)
+                }
+            case .terminate(let app, _) where !stubborn.contains(app):
+                let event = LifecycleEvent.processExited(app: app, launch: launches[app] ?? 0, end: .exited(code: 0))
+                if let more = try? core.handle(event, at: now) {
+                    all += carryOut(more)
+                }
+            default:
+                break
+            }
+        }
+        return all
+    }
+
+    func state(_ app: String) -> AppState? { core.state(of: app) }
+
+    /// Analytics events as `"$Event app"`, except `$AppTerminated`.
+    var analytics: [String] {
+        journal.compactMap { record in
+            guard case .analytics(let event) = record.kind, event.name != "$AppTerminated" else { return nil }
+            return "\(event.name) \(record.app)"
+        }
+    }
+
+    var analyticsEvents: [AnalyticsEvent] {
+        journal.compactMap { record in
+            guard case .analytics(let event) = record.kind else { return nil }
+            return event
+        }
+    }
+
+    /// Terminations as `"app reason"`.
+    var terminations: [String] {
+        journal.compactMap { record in
+            guard case .analytics(.appTerminated(let reason)) = record.kind else { return nil }
+            return "\(record.app) \(reason.rawValue)"
+        }
+    }
+
+    /// Status publications as `"app status"`.
+    var statuses: [String] {
+        actions.compactMap { action in
+            guard case .publishStatus(let app, let status) = action else { return nil }
+            return "\(app) \(status)"
+        }
+    }
+
+    var journal: [JournalRecord] {
+        actions.compactMap { action in
+            guard case .journal(let record) = action else { return nil }
+            return record
+        }
+    }
+
+    /// Messages delivered to `app`.
+    func messages(to app: String) -> [AppMessage] {
+        actions.compactMap { action in
+            guard case .deliver(let target, let message) = action, target == app else { return nil }
+            return message
+        }
+    }
+
+    func deadline(_ app: String, _ kind: TimerID.Kind) -> Instant? {
+        timers[TimerID(app: app, kind: kind)]?.deadline
+    }
+}
+
+func policy(_ apps: [AppPolicy], slots: Int = 1, memory: MemorySettings = MemorySettings()) -> Policy {
+    Policy(foregroundSlots: slots, memory: memory, apps: apps)
+}
+
+func seconds(_ value: Double) -> Instant { Harness.seconds(value) }
+
+@Suite struct LifecycleLaunchTests {
+    /// Opening a stopped app spawns it for the user, publishes foreground, and journals a cold $AppStart once ready.
+    @Test func openingAStoppedAppLaunchesItCold() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail")]))
+        let out = try harness.send(.open(app: "mail"), at: 0)
+        #expect(out.contains(.spawn(app: "mail", launch: 1, reason: .user, restore: false)))
+        #expect(harness.state("mail") == .active)
+        #expect(harness.statuses == ["mail foreground"])
+        #expect(harness.analyticsEvents == [.appStart(cold: true, afterPassive: false)])
+    }
+
+    /// A notify app stays inactive until it calls ready.
+    @Test func notifyAppStaysInactiveUntilReady() throws {
+        var harness = Harness(policy([AppPolicy(name: "maps", readiness: .notify)]))
+        try harness.send(.open(app: "maps"), at: 0)
+        #expect(harness.state("maps") == .inactive)
+        #expect(harness.analytics.isEmpty)
+        try harness.send(.ready(app: "maps"), at: 3)
+        #expect(harness.state("maps") == .active)
+        #expect(harness.analytics == ["$AppStart maps"])
+        harness.advance(to: 60)
+        #expect(harness.terminations.isEmpty)
+    }
+
+    /// A notify app that is not ready within launch.timeout is killed with launchTimeout.
+    @Test func notifyAppThatNeverGetsReadyIsKilledAtTheLaunchTimeout() throws {
+        var harness = Harness(policy([AppPolicy(name: "maps", readiness: .notify)]))
+        try harness.send(.open(app: "maps"), at: 0)
+        harness.advance(to: 19.9)
+        #expect(harness.state("maps") == .inactive)
+        harness.advance(to: 20)
+        #expect(harness.terminations == ["maps launchTimeout"])
+        #expect(harness.actions.contains(.kill(app: "maps", reason: .launchTimeout)))
+        #expect(harness.state("maps") == .notRunning)
+    }
+
+    /// Launch numbers count per app, and an exit of an older launch is ignored.
+    @Test func exitOfAnOlderLaunchIsIgnored() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail")]))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.forceQuit(app: "mail"), at: 1)
+        let out = try harness.send(.open(app: "mail"), at: 2)
+        #expect(out.contains(.spawn(app: "mail", launch: 2, reason: .user, restore: false)))
+        try harness.send(.processExited(app: "mail", launch: 1, end: .crashed(description: "SIGSEGV")), at: 3)
+        #expect(harness.state("mail") == .active)
+        try harness.send(.processExited(app: "mail", launch: 2, end: .crashed(description: "SIGSEGV")), at: 4)
+        #expect(harness.state("mail") == .notRunning)
+        #expect(harness.terminations == ["mail userForceQuit", "mail crashed"])
+    }
+
+    /// Opening a background app is a hot start: active at once, $AppStart not cold.
+    @Test func openingABackgroundAppIsAHotStart() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail")]))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.home, at: 10)
+        harness.advance(to: 20)
+        #expect(harness.state("mail") == .suspended)
+        let out = try harness.send(.open(app: "mail"), at: 30)
+        #expect(out.contains(.thaw(app: "mail")))
+        #expect(!out.contains { if case .spawn = $0 { true } else { false } })
+        #expect(harness.state("mail") == .active)
+        #expect(
+            harness.analyticsEvents == [
+                .appStart(cold: true, afterPassive: false), .appEnd(foregroundDuration: .seconds(10)),
+                .appStart(cold: false, afterPassive: false),
+            ])
+    }
+
+    /// With one foreground slot, the leaving app's status and analytics come before the arriving app's.
+    @Test func leavingAppComesBeforeArrivingAppInOneSlot() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail"), AppPolicy(name: "maps")]))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.open(app: "maps"), at: 1)
+        #expect(harness.state("mail") == .background)
+        #expect(harness.state("maps") == .active)
+        #expect(harness.statuses == ["mail foreground", "mail background", "maps foreground"])
+        #expect(harness.analytics == ["$AppStart mail", "$AppEnd mail", "$AppStart maps"])
+    }
+
+    /// With two slots the least recently used foreground app leaves when a third is opened.
+    @Test func leastRecentlyUsedForegroundAppLeavesWhenSlotsAreFull() throws {
+        var harness = Harness(policy([AppPolicy(name: "a"), AppPolicy(name: "b"), AppPolicy(name: "c")], slots: 2))
+        try harness.send(.open(app: "a"), at: 0)
+        try harness.send(.open(app: "b"), at: 1)
+        try harness.send(.open(app: "a"), at: 2)
+        try harness.send(.open(app: "c"), at: 3)
+        #expect(harness.state("a") == .active)
+        #expect(harness.state("b") == .background)
+        #expect(harness.state("c") == .active)
+    }
+
+    /// overlay-end returns to active without a new $AppStart.
+    @Test func overlayEndDoesNotJournalAnAppStart() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail")]))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.overlay, at: 1)
+        #expect(harness.state("mail") == .inactive)
+        try harness.send(.overlayEnd, at: 2)
+        #expect(harness.state("mail") == .active)
+        #expect(harness.analytics == ["$AppStart mail"])
+        #expect(harness.statuses == ["mail foreground"])
+    }
+
+    /// Opening while locked unlocks first: a paused task clock resumes before the open.
+    @Test func openWhileLockedUnlocksFirst() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail"), AppPolicy(name: "maps")]))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.beginTask(app: "mail", name: "sync"), at: 1)
+        try harness.send(.lock, at: 2)
+        #expect(harness.deadline("mail", .taskBudget) == nil)
+        try harness.send(.open(app: "maps"), at: 100)
+        #expect(harness.deadline("mail", .taskBudget) == seconds(700))
+    }
+
+    /// A passively launched app opened by the user journals $AppStart with afterPassive.
+    @Test func openingAPassivelyLaunchedAppReportsAfterPassive() throws {
+        var app = AppPolicy(name: "news", backgroundModes: [.fetch], fetchInterval: .every(.seconds(60)))
+        app.settings.fetch.coalesce = .zero
+        var harness = Harness(policy([app]))
+        _ = try harness.send(.footprint(app: "news", bytes: 1), at: 0)
+        harness.advance(to: 60)
+        #expect(harness.state("news") == .background)
+        try harness.send(.open(app: "news"), at: 61)
+        #expect(
+            harness.analyticsEvents == [
+                .appStartPassively(reason: .fetch), .appStart(cold: false, afterPassive: true),
+            ])
+    }
+
+    /// Events for apps the policy does not declare are refused as not found, changing nothing.
+    @Test func unknownAppIsRefused() {
+        var harness = Harness(policy([AppPolicy(name: "mail")]))
+        #expect(throws: LifecycleError.self) { try harness.send(.open(app: "mial"), at: 0) }
+        do {
+            try harness.send(.open(app: "mial"), at: 0)
+        } catch {
+            #expect(error.code == .notFound)
+            #expect(error.message.contains("\"mial\""))
+        }
+        #expect(harness.actions.isEmpty)
+    }
+
+    /// Every state change sets the app's oom_score_adj for its band.
+    @Test func everyStateChangeSetsTheOOMScore() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail")]))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.home, at: 1)
+        harness.advance(to: 10)
+        let bands = harness.actions.compactMap { action -> KillBand? in
+            guard case .setOOMScore(_, let band, _) = action else { return nil }
+            return band
+        }
+        #expect(bands == [.foreground, .foreground, .idleBackground, .suspended])
+    }
+}

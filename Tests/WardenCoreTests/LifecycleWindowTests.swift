@@ -1,0 +1,252 @@
+import Testing
+import WardenCore
+
+@Suite struct LifecycleFetchTests {
+    static func fetcher(_ name: String = "news", every interval: Duration = .seconds(900)) -> AppPolicy {
+        var app = AppPolicy(name: name, backgroundModes: [.fetch], fetchInterval: .every(interval))
+        app.settings.fetch.coalesce = .zero
+        return app
+    }
+
+    /// A not-running fetch app is launched passively into background at its interval, with a fetch window.
+    @Test func fetchWakeLaunchesAStoppedAppPassively() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        let start = harness.core.start(at: .zero)
+        #expect(start == [.armTimer(TimerID(app: "news", kind: .fetchWake), deadline: seconds(900))])
+        _ = try harness.send(.footprint(app: "news", bytes: 0), at: 0)
+        harness.timers[TimerID(app: "news", kind: .fetchWake)] = (seconds(900), 0)
+        harness.advance(to: 900)
+        #expect(harness.actions.contains(.spawn(app: "news", launch: 1, reason: .fetch, restore: false)))
+        #expect(harness.state("news") == .background)
+        #expect(harness.analyticsEvents == [.appStartPassively(reason: .fetch)])
+        #expect(harness.messages(to: "news").contains(.fetchStart(window: .seconds(30))))
+        #expect(harness.statuses == ["news background"])
+    }
+
+    /// complete-fetch closes the window and suspends the app at once.
+    @Test func completingAFetchSuspendsAtOnce() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        try harness.send(.footprint(app: "news", bytes: 0), at: 0)
+        harness.advance(to: 900)
+        try harness.send(.completeFetch(app: "news", result: .newData), at: 902)
+        #expect(harness.state("news") == .suspended)
+        #expect(harness.deadline("news", .fetchWake) == seconds(1800))
+        #expect(harness.terminations.isEmpty)
+    }
+
+    /// A fetch window that ends without completion kills the app with fetchTimeout and stretches the next wake.
+    @Test func fetchWithoutCompletionTimesOut() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        try harness.send(.footprint(app: "news", bytes: 0), at: 0)
+        harness.advance(to: 929.9)
+        #expect(harness.state("news") == .background)
+        harness.advance(to: 930)
+        #expect(harness.terminations == ["news fetchTimeout"])
+        #expect(harness.state("news") == .notRunning)
+        let next = try #require(harness.deadline("news", .fetchWake))
+        #expect(next > seconds(1800))
+    }
+
+    /// complete-fetch without an open window is refused as a conflict.
+    @Test func completingWithoutAWindowIsAConflict() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        try harness.send(.open(app: "news"), at: 0)
+        #expect(throws: LifecycleError.self) { try harness.send(.completeFetch(app: "news", result: .newData)) }
+    }
+
+    /// A suspended app is thawed for its fetch.
+    @Test func suspendedAppIsThawedForAFetch() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        try harness.send(.open(app: "news"), at: 0)
+        try harness.send(.home, at: 1)
+        harness.advance(to: 899)
+        #expect(harness.state("news") == .suspended)
+        harness.advance(to: 900)
+        #expect(harness.actions.contains(.thaw(app: "news")))
+        #expect(harness.state("news") == .background)
+        #expect(harness.messages(to: "news").last == .fetchStart(window: .seconds(30)))
+    }
+
+    /// A foreground app skips its fetch wake.
+    @Test func foregroundAppSkipsItsFetch() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        try harness.send(.open(app: "news"), at: 0)
+        harness.advance(to: 900)
+        #expect(!harness.messages(to: "news").contains(.fetchStart(window: .seconds(30))))
+        #expect(harness.deadline("news", .fetchWake) == seconds(1800))
+    }
+
+    /// background_refresh = false and fetch_interval = never plan no wake at all.
+    @Test func disabledFetchPlansNoWake() throws {
+        var off = Self.fetcher("off")
+        off.backgroundRefresh = false
+        var never = Self.fetcher("never")
+        never.fetchInterval = .never
+        var harness = Harness(Policy(apps: [off, never]))
+        #expect(harness.core.start(at: .zero).isEmpty)
+    }
+
+    /// set-fetch-interval replans the wake; never removes it.
+    @Test func setFetchIntervalReplans() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        try harness.send(.footprint(app: "news", bytes: 0), at: 0)
+        try harness.send(.setFetchInterval(app: "news", interval: .every(.seconds(120))), at: 10)
+        #expect(harness.deadline("news", .fetchWake) == seconds(120))
+        try harness.send(.setFetchInterval(app: "news", interval: .never), at: 20)
+        #expect(harness.deadline("news", .fetchWake) == nil)
+    }
+
+    /// A force-quit app gets no fetch wake until the user opens it again.
+    @Test func forceQuitStopsFetchWakes() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        try harness.send(.open(app: "news"), at: 0)
+        try harness.send(.forceQuit(app: "news"), at: 1)
+        harness.advance(to: 5000)
+        #expect(harness.state("news") == .notRunning)
+        #expect(harness.deadline("news", .fetchWake) == nil)
+        try harness.send(.open(app: "news"), at: 5000)
+        #expect(harness.deadline("news", .fetchWake) != nil)
+    }
+}
+
+@Suite struct LifecyclePushTests {
+    static let chat = AppPolicy(name: "chat", backgroundModes: [.remoteNotification])
+    static let wake = #"{"aps":{"content-available":1}}"#
+
+    static func payload(id: String) -> String { #"{"aps":{"content-available":1},"id":"\#(id)"}"# }
+
+    /// A push to a stopped app launches it passively with a push window.
+    @Test func pushLaunchesAStoppedAppPassively() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        let out = try harness.send(.push(target: .app("chat"), payload: Self.wake, id: nil), at: 0)
+        #expect(out.contains(.spawn(app: "chat", launch: 1, reason: .push, restore: false)))
+        #expect(out.contains(.reply(.push(.delivered))))
+        #expect(harness.analyticsEvents == [.appStartPassively(reason: .push)])
+        #expect(harness.messages(to: "chat").contains(.pushPayload(payload: Self.wake, id: nil, window: .seconds(30))))
+        #expect(harness.state("chat") == .background)
+    }
+
+    /// complete-push suspends; no completion kills with pushTimeout at the window end.
+    @Test func pushWindowCompletesOrTimesOut() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        try harness.send(.push(target: .app("chat"), payload: Self.wake, id: nil), at: 0)
+        try harness.send(.completePush(app: "chat", result: .newData), at: 1)
+        #expect(harness.state("chat") == .suspended)
+        try harness.send(.push(target: .app("chat"), payload: Self.wake, id: nil), at: 10)
+        #expect(harness.state("chat") == .background)
+        harness.advance(to: 39.9)
+        #expect(harness.terminations.isEmpty)
+        harness.advance(to: 40)
+        #expect(harness.terminations == ["chat pushTimeout"])
+    }
+
+    /// A push with an id already delivered is not delivered again.
+    @Test func duplicatePushIsDropped() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "n1"), id: nil), at: 0)
+        try harness.send(.completePush(app: "chat", result: .noData), at: 1)
+        let out = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "n1"), id: nil), at: 2)
+        #expect(out.contains(.reply(.push(.duplicate))))
+        #expect(harness.state("chat") == .suspended)
+    }
+
+    /// The fourth push in an hour is coalesced (newest kept) and delivered when a slot frees up.
+    @Test func pushesBeyondTheHourlyLimitAreCoalesced() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        for (index, time) in [0.0, 100, 200].enumerated() {
+            try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "p\(index)"), id: nil), at: time)
+            try harness.send(.completePush(app: "chat", result: .newData), at: time + 1)
+        }
+        let fourth = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "p3"), id: nil), at: 300)
+        #expect(fourth.contains(.reply(.push(.coalesced))))
+        let fifth = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "p4"), id: nil), at: 400)
+        #expect(fifth.contains(.reply(.push(.coalesced))))
+        #expect(harness.deadline("chat", .pushSlot) == seconds(3600))
+        harness.advance(to: 3600)
+        let delivered = harness.messages(to: "chat").compactMap { message -> String? in
+            guard case .pushPayload(_, let id, _) = message else { return nil }
+            return id
+        }
+        #expect(delivered == ["p0", "p1", "p2", "p4"])
+    }
+
+    /// A push to a force-quit app wakes nothing; the newest is delivered at the next launch.
+    @Test func forceQuitAppKeepsTheNewestPushForItsNextLaunch() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        try harness.send(.open(app: "chat"), at: 0)
+        try harness.send(.forceQuit(app: "chat"), at: 1)
+        let first = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "a"), id: nil), at: 2)
+        #expect(first.contains(.reply(.push(.pendingLaunch))))
+        try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "b"), id: nil), at: 3)
+        #expect(harness.state("chat") == .notRunning)
+        let open = try harness.send(.open(app: "chat"), at: 10)
+        #expect(
+            open.contains(
+                .deliver(app: "chat", message: .pushPayload(payload: Self.payload(id: "b"), id: "b", window: .zero))))
+    }
+
+    /// A push to a stale token is refused as unregistered; the new token works.
+    @Test func staleTokenIsRefusedAsUnregistered() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        let reply = try harness.send(.registerPush(app: "chat"), at: 0)
+        guard case .reply(.deviceToken(let old)) = reply.first else {
+            Issue.record("no device token in \(reply)")
+            return
+        }
+        try harness.send(.reset(app: "chat"), at: 1)
+        do {
+            try harness.send(.push(target: .token(old), payload: Self.wake, id: nil), at: 2)
+            Issue.record("a push to a stale token was accepted")
+        } catch {
+            #expect(error.code == .unregistered)
+            #expect(error.message.contains("unregistered"))
+        }
+        let renewed = try harness.send(.registerPush(app: "chat"), at: 3)
+        #expect(renewed != reply)
+        guard case .reply(.deviceToken(let new)) = renewed.first else { return }
+        let out = try harness.send(.push(target: .token(new), payload: Self.wake, id: nil), at: 4)
+        #expect(out.contains(.reply(.push(.delivered))))
+    }
+
+    /// Oversize payloads, malformed JSON and unknown tokens are refused with their codes.
+    @Test func badPushesAreRefusedWithTheirCodes() {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        let big = #"{"aps":{"content-available":1},"pad":""# + String(repeating: "x", count: 4096) + #""}"#
+        let cases: [(PushTarget, String, LifecycleError.Code)] = [
+            (.app("chat"), big, .payloadTooLarge),
+            (.app("chat"), #"{"aps":"#, .invalid),
+            (.token("tok-nobody-1"), Self.wake, .notFound),
+        ]
+        for (target, payload, code) in cases {
+            do {
+                try harness.send(.push(target: target, payload: payload, id: nil), at: 0)
+                Issue.record("push \(payload.prefix(20)) was accepted")
+            } catch {
+                #expect(error.code == code)
+            }
+        }
+        #expect(harness.state("chat") == .notRunning)
+    }
+
+    /// A push without content-available wakes nothing.
+    @Test func pushWithoutContentAvailableWakesNothing() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        let out = try harness.send(.push(target: .app("chat"), payload: #"{"alert":"hi"}"#, id: nil), at: 0)
+        #expect(out.contains(.reply(.push(.notWoken))))
+        #expect(harness.state("chat") == .notRunning)
+    }
+
+    /// A push to a foreground app is delivered without a window and without taking a slot.
+    @Test func pushToAForegroundAppTakesNoSlot() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        try harness.send(.open(app: "chat"), at: 0)
+        for index in 0..<5 {
+            let out = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "f\(index)"), id: nil))
+            #expect(out.contains(.reply(.push(.delivered))))
+        }
+        #expect(harness.deadline("chat", .pushWindow) == nil)
+        try harness.send(.home, at: 1)
+        let out = try harness.send(.push(target: .app("chat"), payload: Self.wake, id: nil), at: 2)
+        #expect(out.contains(.reply(.push(.delivered))))
+    }
+}
