@@ -1,0 +1,232 @@
+import Testing
+
+@testable import WardenCgroup
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+@Suite("Pressure monitor")
+struct PressureMonitorTests {
+    static let needsKernel = ConditionTrait.enabled(
+        if: SpawnTestHost.hasV1Memory && SpawnTestHost.hasUnified && SpawnTestHost.hasBallast,
+        "needs root, the v1 memory hierarchy, a cgroup2 mount and the ballast executable"
+    )
+
+    /// Collects events until `enough` says so or `timeout` passes, then stops the monitor.
+    private static func collect(
+        _ monitor: PressureMonitor, timeout: Duration, until enough: @Sendable @escaping ([PressureEvent]) -> Bool
+    ) async -> [PressureEvent] {
+        await withTaskGroup(of: [PressureEvent]?.self) { group in
+            group.addTask {
+                var events: [PressureEvent] = []
+                for await event in monitor {
+                    events.append(event)
+                    if enough(events) { break }
+                }
+                return events
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                monitor.stop()
+                return nil
+            }
+            let events = await group.next()! ?? []
+            group.cancelAll()
+            monitor.stop()
+            return events
+        }
+    }
+
+    /// Available memory maps onto levels at the two thresholds, and sampling speeds up near them.
+    @Test func memAvailableLevelsAndIntervalFollowTheThresholds() {
+        let mib: UInt64 = 1 << 20
+        #expect(
+            PressureMonitor.level(available: 500 * mib, warningBelow: 200 * mib, criticalBelow: 50 * mib) == .normal)
+        #expect(
+            PressureMonitor.level(available: 199 * mib, warningBelow: 200 * mib, criticalBelow: 50 * mib) == .medium)
+        #expect(
+            PressureMonitor.level(available: 49 * mib, warningBelow: 200 * mib, criticalBelow: 50 * mib) == .critical)
+        let fast = Duration.milliseconds(100)
+        let slow = Duration.seconds(1)
+        #expect(
+            PressureMonitor.pollingInterval(available: 401 * mib, warningBelow: 200 * mib, fastest: fast, slowest: slow)
+                == slow)
+        #expect(
+            PressureMonitor.pollingInterval(available: 400 * mib, warningBelow: 200 * mib, fastest: fast, slowest: slow)
+                == fast)
+        #expect(PressureMonitor.pollingInterval(available: 1, warningBelow: .max, fastest: fast, slowest: slow) == fast)
+    }
+
+    /// Polling a meminfo file reports the first level at once and each change after it, with the figure.
+    @Test func memAvailablePollingReportsLevelChanges() async throws {
+        let directory = ScratchDirectory("pressure-meminfo")
+        defer { directory.remove() }
+        let meminfo = directory.file("meminfo")
+        func write(availableKiB: Int) {
+            let text = "MemTotal: 1048576 kB\nMemFree: 1000 kB\nMemAvailable: \(availableKiB) kB\n"
+            let fd = open(meminfo + ".new", O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+            _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
+            close(fd)
+            rename(meminfo + ".new", meminfo)
+        }
+        write(availableKiB: 100 * 1024)
+        let monitor = try PressureMonitor.start([
+            .memAvailable(
+                warningBelow: 200 << 20, criticalBelow: 50 << 20, meminfoPath: meminfo, fastest: .milliseconds(5),
+                slowest: .milliseconds(5))
+        ])
+        var iterator = monitor.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.source == .memAvailable)
+        #expect(first?.level == .medium)
+        #expect(first?.availableBytes == 100 << 20)
+        write(availableKiB: 10 * 1024)
+        let second = await iterator.next()
+        #expect(second?.level == .critical)
+        #expect(second?.availableBytes == 10 << 20)
+        #expect(second.map { first.map { $0.time } ?? $0.time < $0.time } == true)
+        monitor.stop()
+        #expect(await iterator.next() == nil)
+    }
+
+    /// A process that outgrows a 32 MiB v1 limit raises a pressure-level or OOM notification for its group.
+    @Test(needsKernel)
+    func outgrowingASmallV1LimitRaisesAnEvent() async throws {
+        let logs = ScratchDirectory("pressure-v1")
+        defer { logs.remove() }
+        try await ScratchGroup.with("pressure", memoryLimitBytes: 32 << 20) { group in
+            let memoryPath = group.memoryPath!
+            let monitor = try PressureMonitor.start([
+                .pressureLevel(group: memoryPath, level: .low),
+                .oomControl(group: memoryPath),
+                .psi(path: group.unifiedPath! + "/memory.pressure", stall: .milliseconds(50), window: .seconds(1)),
+            ])
+            let child = ChildGuard(
+                try ProcessSpawner().spawn(
+                    SpawnRequest(
+                        executable: SpawnTestHost.ballastPath!,
+                        arguments: ["--hold", "8", "--touch-at-start", "--grow", "4", "--every", "20ms"],
+                        standardOutputPath: logs.file("out.log"),
+                        group: group.appGroup
+                    )
+                )
+            )
+            let events = await Self.collect(monitor, timeout: .seconds(20)) { events in
+                events.contains { $0.source == .oomControl(group: memoryPath) }
+            }
+            let fromV1 = events.filter {
+                $0.source == .pressureLevel(group: memoryPath) || $0.source == .oomControl(group: memoryPath)
+            }
+            #expect(!fromV1.isEmpty, "events seen: \(events)")
+            #expect(events.contains { $0.source == .oomControl(group: memoryPath) && $0.level == .critical })
+            #expect(try child.process.waitForExit(timeout: .seconds(10)))
+            #expect(try child.waitAndReap() == .signaled(SIGKILL))
+        }
+    }
+
+    /// Pressure-level notifications are debounced: never two from one source within the debounce time,
+    /// although page-cache reclaim under a 32 MiB limit raises them far more often.
+    @Test(needsKernel)
+    func pressureLevelNotificationsAreDebounced() async throws {
+        let scratch = ScratchDirectory("pressure-debounce")
+        defer { scratch.remove() }
+        try await ScratchGroup.with("debounce", memoryLimitBytes: 32 << 20) { group in
+            let memoryPath = group.memoryPath!
+            let debounce = Duration.milliseconds(200)
+            let monitor = try PressureMonitor.start(
+                [.pressureLevel(group: memoryPath, level: .low)], debounce: debounce)
+            let script = "for i in 1 2 3 4 5 6 7 8 9 10; do dd if=/dev/zero of=\"$1\" bs=1M count=128 2>/dev/null; done"
+            let writer = ChildGuard(
+                try ProcessSpawner().spawn(
+                    SpawnRequest(
+                        executable: "/bin/sh",
+                        arguments: ["-c", script, "sh", scratch.file("cache-filler")],
+                        group: group.appGroup
+                    )
+                )
+            )
+            let events = await Self.collect(monitor, timeout: .seconds(10)) { $0.count >= 3 }
+            try writer.process.send(signal: SIGKILL)
+            #expect(events.count >= 2, "events seen: \(events)")
+            for (earlier, later) in zip(events, events.dropFirst()) {
+                #expect(later.time - earlier.time >= debounce)
+            }
+        }
+    }
+
+    /// Page-cache thrashing under a 32 MiB v1 limit fires a PSI trigger on the app's cgroup2 leaf.
+    @Test(needsKernel)
+    func thrashingUnderAV1LimitFiresThePSITriggerOfTheLeaf() async throws {
+        let scratch = ScratchDirectory("pressure-psi")
+        defer { scratch.remove() }
+        try await ScratchGroup.with("psi-fire", memoryLimitBytes: 32 << 20) { group in
+            let path = group.unifiedPath! + "/memory.pressure"
+            let monitor = try PressureMonitor.start([.psi(path: path, stall: .milliseconds(20), window: .seconds(1))])
+            let script = "while :; do dd if=/dev/zero of=\"$1\" bs=1M count=128 conv=fsync 2>/dev/null; done"
+            let writer = ChildGuard(
+                try ProcessSpawner().spawn(
+                    SpawnRequest(
+                        executable: "/bin/sh",
+                        arguments: ["-c", script, "sh", scratch.file("cache-filler")],
+                        group: group.appGroup
+                    )
+                )
+            )
+            let events = await Self.collect(monitor, timeout: .seconds(15)) { !$0.isEmpty }
+            try writer.process.send(signal: SIGKILL)
+            #expect(events.first?.source == .psi(path: path))
+            #expect(events.first?.level == .medium)
+        }
+    }
+
+    /// A PSI trigger on a cgroup2 leaf is armed, with the window widened to 2 s where the kernel
+    /// refuses 1 s, and the stall scaled alike.
+    @Test(
+        .enabled(
+            if: SpawnTestHost.hasUnified && access(SpawnTestHost.unifiedRoot + "/memory.pressure", R_OK) == 0,
+            "needs root and a cgroup2 mount with PSI"))
+    func psiTriggerIsArmedWithAnAcceptedWindow() async throws {
+        try await ScratchGroup.with("psi", memory: false) { group in
+            let path = group.unifiedPath! + "/memory.pressure"
+            let monitor = try PressureMonitor.start([.psi(path: path, stall: .milliseconds(150), window: .seconds(1))])
+            defer { monitor.stop() }
+            guard case .psi(let armedPath, .some, let stall, let window, .medium)? = monitor.armed.first else {
+                Issue.record("armed: \(monitor.armed)")
+                return
+            }
+            #expect(armedPath == path)
+            #expect(window == .seconds(1) || window == .seconds(2))
+            #expect(stall * 1_000_000 == window * 150_000)
+        }
+    }
+
+    /// A source that cannot be armed is an error naming its file, and nothing is left open.
+    @Test func missingGroupIsReportedByPath() {
+        let error = #expect(throws: CgroupError.self) {
+            try PressureMonitor.start([
+                .memAvailable(warningBelow: 1, criticalBelow: 1),
+                .pressureLevel(group: "/nonexistent/appwarden-group"),
+            ])
+        }
+        #expect(error?.message.contains("/nonexistent/appwarden-group/memory.pressure_level") == true)
+    }
+
+    /// Cancelling the consuming task ends the sequence.
+    @Test func cancellingTheConsumerEndsTheSequence() async throws {
+        let monitor = try PressureMonitor.start([
+            .memAvailable(warningBelow: 0, criticalBelow: 0, fastest: .seconds(1), slowest: .seconds(1))
+        ])
+        let consumer = Task {
+            var count = 0
+            for await _ in monitor { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        consumer.cancel()
+        let count = await consumer.value
+        #expect(count <= 1)
+    }
+}
