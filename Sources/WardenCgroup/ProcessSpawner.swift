@@ -166,9 +166,17 @@ public struct ProcessSpawner: Sendable {
         case WARDEN_SPAWN_STAGE_EXEC.rawValue:
             return CgroupError.from(error, "execute the program", path: path)
         case WARDEN_SPAWN_STAGE_CLONE.rawValue:
+            guard let unifiedPath = request.group?.unifiedPath else {
+                return CgroupError(
+                    code: .io, message: "Could not create a process for \(program).", cause: error.description)
+            }
+            let hint =
+                error == .busy
+                ? " The group has controllers enabled for children, so it cannot hold processes itself; "
+                    + "start apps in a leaf group." : ""
             return CgroupError(
-                code: .io,
-                message: "Could not create a process for \(program).",
+                code: error == .accessDenied || error == .notPermitted ? .permissionDenied : .io,
+                message: "Could not create a process for \(program) inside the group \"\(unifiedPath)\".\(hint)",
                 cause: error.description
             )
         default:
