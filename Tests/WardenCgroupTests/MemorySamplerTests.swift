@@ -1,0 +1,50 @@
+import Testing
+
+@testable import WardenCgroup
+
+/// Sampling through kept-open descriptors, on the fixture tree and on real v1 groups.
+struct MemorySamplerTests {
+    /// A tracked v2 group reports its memory.current and, in full sweeps, its footprint.
+    @Test func fixtureGroupIsSampledThroughOpenFiles() throws {
+        let group = AppGroup(name: "app", unifiedPath: CgroupTestSupport.fixtures + "/cgroup-v2/app")
+        let sampler = MemorySampler()
+        try sampler.track(group, source: .unified)
+        #expect(sampler.sampleCurrent() == ["app": 216_006_656])
+        let statistics = try #require(sampler.sampleStatistics()["app"])
+        #expect(statistics.footprint == 157_286_400 + 31_457_280 + 10_485_760)
+        #expect(statistics.peak == 262_144_000)
+        sampler.untrack("app")
+        #expect(sampler.sampleCurrent().isEmpty)
+    }
+
+    /// Tracking a group without the needed directory fails with a sentence naming the group.
+    @Test func groupWithoutAMemoryDirectoryIsRefused() {
+        let sampler = MemorySampler()
+        let error = #expect(throws: CgroupError.self) {
+            try sampler.track(AppGroup(name: "mail", unifiedPath: "/nowhere/mail"), source: .v1)
+        }
+        #expect(error?.message.contains("\"mail\"") == true)
+    }
+
+    /// Real v1 groups are sampled, and one removed between sweeps is dropped rather than reported.
+    @Test(.enabled(if: CgroupTestSupport.canWrite, "needs root and writable v1 memory and freezer hierarchies"))
+    func removedGroupIsDroppedFromTheSweep() async throws {
+        let layout = try #require(CgroupTestSupport.hostLayout)
+        let driver = try HybridDriver(
+            layout: layout,
+            configuration: CgroupConfiguration(rootName: CgroupTestSupport.uniqueRootName(), placement: .hierarchyRoot))
+        try await CgroupTestSupport.withCleanup(driver, groups: ["kept", "dropped"]) { driver, groups in
+            let sampler = MemorySampler()
+            for group in groups { try sampler.track(group, source: .v1) }
+            let process = try TestProcess("while :; do sleep 1; done")
+            defer { process.stop() }
+            try await driver.attach(process.pid, to: groups[0])
+            let first = sampler.sampleStatistics()
+            #expect(first.keys.sorted() == ["dropped", "kept"])
+            try await driver.remove(groups[1])
+            let second = sampler.sampleCurrent()
+            #expect(second.keys.sorted() == ["kept"])
+            #expect(sampler.groupNames == ["kept"])
+        }
+    }
+}
