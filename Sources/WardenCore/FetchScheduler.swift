@@ -19,9 +19,10 @@
 /// **Coalescing.** Wakes that fall due within `fetch.coalesce` of each other are batched at
 /// one instant, and no wake ever moves earlier than it is due nor later than `coalesce` after
 /// it is due. A newly planned wake joins the earliest batch that lies between its due time
-/// and `coalesce` after it. Failing that, the latest batch (still in the future) that lies
-/// less than `coalesce` before its due time moves later to that due time, if every member of
-/// the batch can wait that long. Otherwise the wake starts a batch of its own.
+/// and `coalesce` after it. Failing that, of the batches (still in the future) that lie less
+/// than `coalesce` before its due time and whose every member can wait until then, the latest
+/// moves later to that due time. Otherwise the wake starts a batch of its own. Apps whose
+/// wake moved are listed in name order, before the app being planned.
 public struct FetchScheduler: Sendable {
     /// The factor's bounds, in thousandths.
     static let unitStretch: Int64 = 1000
@@ -39,15 +40,17 @@ public struct FetchScheduler: Sendable {
         var wake: Instant?
     }
 
-    private var apps: [String: AppFetch] = [:]
+    /// Per-app state, in the order apps were first seen; `slots` maps a name to its index.
+    private var states: [AppFetch] = []
+    private var names: [String] = []
+    private var slots: [String: Int] = [:]
 
     public init() {}
 
     /// The user opened the app (apps opened often get more opportunities).
     public mutating func recordOpen(app: String, at now: Instant) {
-        var state = apps[app] ?? AppFetch()
-        state.stretch = max(Self.unitStretch, state.stretch * 4 / 5)
-        apps[app] = state
+        let slot = slot(for: app)
+        states[slot].stretch = max(Self.unitStretch, states[slot].stretch * 4 / 5)
     }
 
     /// A fetch window ended: its result, or nil for a timeout.
@@ -55,7 +58,8 @@ public struct FetchScheduler: Sendable {
     /// The wake that opened the window (the planned wake, if it has come due) becomes the point
     /// the next interval counts from. The caller plans the next wake with `plan`.
     public mutating func recordFetch(app: String, result: CompletionResult?, at now: Instant) {
-        var state = apps[app] ?? AppFetch()
+        let slot = slot(for: app)
+        var state = states[slot]
         Self.consumeDueWake(&state, now: now)
         if state.anchor == nil { state.anchor = now }
         switch result {
@@ -64,12 +68,12 @@ public struct FetchScheduler: Sendable {
         case nil: state.stretch *= 2
         }
         state.stretch = min(Self.maximumStretch, max(Self.unitStretch, state.stretch))
-        apps[app] = state
+        states[slot] = state
     }
 
     /// The app's stretch factor (1.0 = its requested interval), for `status` and `explain`.
     public func stretchFactor(app: String) -> Double {
-        Double(apps[app]?.stretch ?? Self.unitStretch) / Double(Self.unitStretch)
+        Double(state(of: app)?.stretch ?? Self.unitStretch) / Double(Self.unitStretch)
     }
 
     /// The app's fetch interval now: `requested` (minimum -> settings.minimumInterval) stretched or
@@ -82,7 +86,7 @@ public struct FetchScheduler: Sendable {
         case .minimum: base = settings.minimumInterval
         case .every(let interval): base = interval
         }
-        let stretch = apps[app]?.stretch ?? Self.unitStretch
+        let stretch = state(of: app)?.stretch ?? Self.unitStretch
         if stretch == Self.unitStretch { return base }
         let ceiling = max(base, settings.maximumInterval)
         let millis = base.milliseconds
@@ -103,64 +107,92 @@ public struct FetchScheduler: Sendable {
         app: String, requested: FetchInterval, enabled: Bool, settings: FetchSettings,
         now: Instant
     ) -> [(app: String, wake: Instant?)] {
-        var state = apps[app] ?? AppFetch()
+        let slot = slot(for: app)
+        var state = states[slot]
         Self.consumeDueWake(&state, now: now)
         let previous = state.wake
         state.wake = nil
         state.due = nil
         guard enabled, let interval = effectiveInterval(app: app, requested: requested, settings: settings) else {
-            apps[app] = state
+            states[slot] = state
             return previous == nil ? [] : [(app, nil)]
         }
         let anchor = state.anchor ?? now
         state.anchor = anchor
         let due = max(anchor + interval, now)
         state.due = due
-        apps[app] = state
+        states[slot] = state
 
         var changes: [(app: String, wake: Instant?)] = []
-        let wake = coalescedWake(for: app, due: due, now: now, coalesce: settings.coalesce, changes: &changes)
-        apps[app]?.wake = wake
+        let wake = coalescedWake(for: slot, due: due, now: now, coalesce: settings.coalesce, changes: &changes)
+        states[slot].wake = wake
         if wake != previous { changes.append((app, wake)) }
         return changes
     }
 
-    /// Chooses the wake instant for `app`, due at `due`, moving an earlier batch later when that
+    /// Chooses the wake instant for the app in `slot`, due at `due`, moving an earlier batch later when that
     /// is the way to join one (its members are appended to `changes`).
     private mutating func coalescedWake(
-        for app: String, due: Instant, now: Instant, coalesce: Duration,
+        for slot: Int, due: Instant, now: Instant, coalesce: Duration,
         changes: inout [(app: String, wake: Instant?)]
     ) -> Instant {
         guard coalesce > .zero else { return due }
-        // Batches of the other apps: wake instant -> the latest time its members may wait until.
-        var batches: [Instant: Instant] = [:]
-        for (name, other) in apps where name != app {
-            guard let wake = other.wake, let otherDue = other.due else { continue }
-            let limit = otherDue + coalesce
-            batches[wake] = min(batches[wake] ?? limit, limit)
-        }
+        let latest = due + coalesce
+        let earliest = due - coalesce
         // 1. Join the earliest batch in [due, due + coalesce].
-        let later = batches.keys.filter { $0 >= due && $0 <= due + coalesce }
-        if let join = later.min() { return join }
-        // 2. Pull the latest future batch in [due - coalesce, due) later to `due`, if all can wait.
-        let earlier = batches.filter { $0.key > now && $0.key < due && $0.key >= due - coalesce && $0.value >= due }
-        if let batch = earlier.keys.max() {
-            for name in apps.keys.sorted() where name != app && apps[name]?.wake == batch {
-                apps[name]?.wake = due
-                changes.append((name, due))
+        var join: Instant?
+        var hasEarlier = false
+        for index in states.indices where index != slot {
+            guard let wake = states[index].wake else { continue }
+            if wake >= due {
+                if wake <= latest && (join == nil || wake < join!) { join = wake }
+            } else if wake > now && wake >= earliest {
+                hasEarlier = true
             }
+        }
+        if let join { return join }
+        guard hasEarlier else { return due }
+        // 2. Pull the latest future batch in [due - coalesce, due) whose members can all wait
+        //    until `due`, later to `due`.
+        var limits: [Instant: Instant] = [:]
+        for index in states.indices where index != slot {
+            guard let wake = states[index].wake, let otherDue = states[index].due, wake > now, wake < due,
+                wake >= earliest
+            else { continue }
+            let limit = otherDue + coalesce
+            limits[wake] = min(limits[wake] ?? limit, limit)
+        }
+        guard let batch = limits.filter({ $0.value >= due }).keys.max() else { return due }
+        var members: [Int] = []
+        for (index, other) in states.enumerated() where index != slot && other.wake == batch { members.append(index) }
+        for index in members.sorted(by: { names[$0] < names[$1] }) {
+            states[index].wake = due
+            changes.append((names[index], due))
         }
         return due
     }
 
     /// The planned wake of an app, if any.
     public func plannedWake(app: String) -> Instant? {
-        apps[app]?.wake
+        state(of: app)?.wake
     }
 
     /// Forgets the app's fetch history and planned wake (reset).
     public mutating func reset(app: String) {
-        apps[app] = nil
+        if let slot = slots[app] { states[slot] = AppFetch() }
+    }
+
+    private func state(of app: String) -> AppFetch? {
+        slots[app].map { states[$0] }
+    }
+
+    /// The app's index in `states`, added on first use.
+    private mutating func slot(for app: String) -> Int {
+        if let slot = slots[app] { return slot }
+        states.append(AppFetch())
+        names.append(app)
+        slots[app] = states.count - 1
+        return states.count - 1
     }
 
     /// A planned wake at or before `now` has come due: the next interval counts from it.

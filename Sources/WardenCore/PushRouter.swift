@@ -31,6 +31,74 @@ public struct PushRouter: Sendable {
         var coalesced: Pending?
         /// The push held for the next launch after a force-quit.
         var pendingLaunch: Pending?
+
+        /// The index of the first wake whose slot is still taken at `now` (a wake at `t`
+        /// frees its slot at `t + 1h`); wakes are in time order.
+        func firstLiveWake(at now: Instant) -> Int {
+            wakes.firstIndex { $0 + PushRouter.slotSpan > now } ?? wakes.count
+        }
+
+        /// How many slots are taken at `now`.
+        func slotsTaken(at now: Instant) -> Int {
+            wakes.count - firstLiveWake(at: now)
+        }
+
+        /// When the slot count falls below `limit`: `now` if it already is.
+        func nextFreeSlot(at now: Instant, limit: Int) -> Instant {
+            let first = firstLiveWake(at: now)
+            guard wakes.count - first >= limit else { return now }
+            return wakes[wakes.count - limit] + PushRouter.slotSpan
+        }
+
+        /// Drops wakes whose slot has expired at `now`.
+        mutating func expireWakes(at now: Instant) {
+            let first = firstLiveWake(at: now)
+            if first > 0 { wakes.removeFirst(first) }
+        }
+
+        /// Takes a slot at `now` and remembers the push's id as delivered.
+        mutating func recordDelivery(_ pending: Pending, at now: Instant) {
+            wakes.append(now)
+            if let id = pending.id { deliveredIDs.insert(id) }
+        }
+
+        mutating func admit(_ pending: Pending, contentAvailable: Bool, isForceQuit: Bool, now: Instant, limit: Int)
+            -> Admission
+        {
+            if let id = pending.id, deliveredIDs.contains(id) { return .duplicate }
+            guard contentAvailable else { return .notWoken }
+            if isForceQuit {
+                // The newest push is kept; one still coalesced from before the force-quit is older.
+                pendingLaunch = pending
+                coalesced = nil
+                return .pendingLaunch
+            }
+            expireWakes(at: now)
+            if wakes.count < limit {
+                coalesced = nil
+                recordDelivery(pending, at: now)
+                return .deliver
+            }
+            coalesced = pending
+            return .coalesce(until: nextFreeSlot(at: now, limit: limit))
+        }
+
+        mutating func takeCoalesced(now: Instant, limit: Int) -> Pending? {
+            guard let pending = coalesced else { return nil }
+            expireWakes(at: now)
+            guard wakes.count < limit else { return nil }
+            coalesced = nil
+            recordDelivery(pending, at: now)
+            return pending
+        }
+
+        mutating func takePendingForLaunch() -> Pending? {
+            guard let pending = pendingLaunch ?? coalesced else { return nil }
+            pendingLaunch = nil
+            coalesced = nil
+            if let id = pending.id { deliveredIDs.insert(id) }
+            return pending
+        }
     }
 
     private var apps: [String: AppPushes] = [:]
@@ -111,47 +179,24 @@ public struct PushRouter: Sendable {
         app: String, payload: String, id: String?, contentAvailable: Bool,
         isForceQuit: Bool, now: Instant, settings: PushSettings
     ) -> Admission {
-        var state = apps[app] ?? AppPushes()
-        defer { apps[app] = state }
-        if let id, state.deliveredIDs.contains(id) { return .duplicate }
-        guard contentAvailable else { return .notWoken }
-        let pending = Pending(payload: payload, id: id)
-        if isForceQuit {
-            // The newest push is kept; one still coalesced from before the force-quit is older.
-            state.pendingLaunch = pending
-            state.coalesced = nil
-            return .pendingLaunch
-        }
-        Self.expireWakes(&state, now: now)
-        if state.wakes.count < Self.limit(settings) {
-            state.coalesced = nil
-            Self.recordDelivery(&state, pending, at: now)
-            return .deliver
-        }
-        state.coalesced = pending
-        return .coalesce(until: state.wakes[state.wakes.count - Self.limit(settings)] + Self.slotSpan)
+        if !contentAvailable, id == nil { return .notWoken }
+        return apps[app, default: AppPushes()].admit(
+            Pending(payload: payload, id: id), contentAvailable: contentAvailable, isForceQuit: isForceQuit,
+            now: now, limit: Self.limit(settings))
     }
 
     /// When the app's pushSlot timer fires: the coalesced push to deliver now (taking a slot), if any
     /// and if a slot is free; otherwise nil (and `nextSlot` says when to try again).
     public mutating func takeCoalesced(app: String, now: Instant, settings: PushSettings) -> Pending? {
-        guard var state = apps[app], let pending = state.coalesced else { return nil }
-        defer { apps[app] = state }
-        Self.expireWakes(&state, now: now)
-        guard state.wakes.count < Self.limit(settings) else { return nil }
-        state.coalesced = nil
-        Self.recordDelivery(&state, pending, at: now)
-        return pending
+        guard apps[app]?.coalesced != nil else { return nil }
+        return apps[app]?.takeCoalesced(now: now, limit: Self.limit(settings))
     }
 
     /// When the app's coalesced push can be delivered: `now` if a slot is free, otherwise the
     /// moment the oldest wake of the hour expires; nil when no push is coalesced.
     public func nextSlot(app: String, now: Instant, settings: PushSettings) -> Instant? {
-        guard var state = apps[app], state.coalesced != nil else { return nil }
-        Self.expireWakes(&state, now: now)
-        let limit = Self.limit(settings)
-        guard state.wakes.count >= limit else { return now }
-        return state.wakes[state.wakes.count - limit] + Self.slotSpan
+        guard let state = apps[app], state.coalesced != nil else { return nil }
+        return state.nextFreeSlot(at: now, limit: Self.limit(settings))
     }
 
     /// The push held until the app's next slot, if any.
@@ -166,9 +211,7 @@ public struct PushRouter: Sendable {
 
     /// How many wake slots the app has used in the hour before `now`.
     public func wakesInLastHour(app: String, now: Instant) -> Int {
-        guard var state = apps[app] else { return 0 }
-        Self.expireWakes(&state, now: now)
-        return state.wakes.count
+        apps[app]?.slotsTaken(at: now) ?? 0
     }
 
     /// On launch after force-quit ends: the newest pending push kept for the launch, if any.
@@ -178,39 +221,22 @@ public struct PushRouter: Sendable {
     /// nothing is held afterwards, and the push counts as delivered: its id becomes a
     /// duplicate for later pushes.
     public mutating func takePendingForLaunch(app: String) -> Pending? {
-        guard var state = apps[app], let pending = state.pendingLaunch ?? state.coalesced else { return nil }
-        state.pendingLaunch = nil
-        state.coalesced = nil
-        if let id = pending.id { state.deliveredIDs.insert(id) }
-        apps[app] = state
-        return pending
+        apps[app]?.takePendingForLaunch()
     }
 
     /// Forgets the app's history (reset): wake slots are freed and coalesced or pending pushes
     /// dropped; delivered ids stay recorded (a reinstalled app still must not process the same
     /// notification twice) and tokens are left to `rotateToken(for:)`.
     public mutating func reset(app: String) {
-        guard var state = apps[app] else { return }
-        state.wakes = []
-        state.coalesced = nil
-        state.pendingLaunch = nil
-        apps[app] = state
+        guard apps[app] != nil else { return }
+        apps[app]?.wakes = []
+        apps[app]?.coalesced = nil
+        apps[app]?.pendingLaunch = nil
     }
 
     /// `max_per_hour`, at least 1 (a policy cannot set less; a zero would otherwise hold
     /// every push forever).
     private static func limit(_ settings: PushSettings) -> Int {
         max(1, settings.maxPerHour)
-    }
-
-    /// Drops wakes whose slot has expired at `now` (a wake at `t` frees its slot at `t + 1h`).
-    private static func expireWakes(_ state: inout AppPushes, now: Instant) {
-        let firstLive = state.wakes.firstIndex { $0 + slotSpan > now } ?? state.wakes.count
-        if firstLive > 0 { state.wakes.removeFirst(firstLive) }
-    }
-
-    private static func recordDelivery(_ state: inout AppPushes, _ pending: Pending, at now: Instant) {
-        state.wakes.append(now)
-        if let id = pending.id { state.deliveredIDs.insert(id) }
     }
 }
