@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Sets everything up and runs the whole test suite: lint, a warnings-as-errors build, the
+# unit, scenario and real-cgroup tests, and end-to-end checks of the built command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+echo "== lint"
+swift format lint --strict --recursive Sources Tests Package.swift
+
+echo "== build (warnings are errors)"
+swift build --build-tests -Xswiftc -warnings-as-errors
+
+echo "== tests"
+swift test --skip-build --no-parallel
+
+echo "== end-to-end: the command"
+bin="$(swift build --show-bin-path)/appwarden"
+for policy in policies/default.toml policies/demo.toml; do
+  "$bin" policy check "$policy"
+done
+"$bin" simulate --quiet scenarios/demo.toml
+for scenario in Tests/Scenarios/*.toml; do
+  "$bin" simulate --quiet "$scenario" >/dev/null || { echo "scenario failed: $scenario" >&2; exit 1; }
+done
+set +e
+"$bin" policy check Tests/Policies/broken.toml >/dev/null 2>&1; rc=$?
+set -e
+[ "$rc" -eq 1 ] || { echo "policy check on a broken policy exited $rc, expected 1" >&2; exit 1; }
+
+left=$(find /sys/fs/cgroup -maxdepth 4 -type d -name '*appwarden-test*' 2>/dev/null | head -5)
+if [ -n "$left" ]; then
+  echo "tests left cgroups behind:" >&2
+  echo "$left" >&2
+  exit 1
+fi
+echo "== all checks passed"
