@@ -52,7 +52,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "WardenBenchmarks",
-            dependencies: ["WardenCore", "WardenPolicy", "WardenSimulator"]
+            dependencies: ["WardenCore", "WardenPolicy", "WardenSimulator", "WardenCgroup"]
         ),
         .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore"]),
         .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup"]),
