@@ -14,7 +14,8 @@
 ///
 /// **When.** The next wake is due one effective interval after the last wake that came due
 /// (whether the app fetched then or the wake was forfeited); an app that has not been woken
-/// yet counts from the moment its wake was first planned. A wake is never planned in the past.
+/// yet counts from the moment its wake was first planned (since its fetches were last turned
+/// on). A wake is never planned in the past.
 ///
 /// **Coalescing.** Wakes that fall due within `fetch.coalesce` of each other are batched at
 /// one instant, and no wake ever moves earlier than it is due nor later than `coalesce` after
@@ -31,9 +32,11 @@ public struct FetchScheduler: Sendable {
     private struct AppFetch: Sendable {
         /// The adaptive stretch factor, in thousandths (1000 = 1×).
         var stretch: Int64 = FetchScheduler.unitStretch
-        /// Where the current interval counts from: the last wake that came due, or when
-        /// planning began.
-        var anchor: Instant?
+        /// The last wake that came due (fetched or forfeited): the next interval counts from it.
+        var lastWake: Instant?
+        /// When planning began, for an app that has not been woken yet; forgotten when its
+        /// fetches are turned off.
+        var planStart: Instant?
         /// When the next wake is due, before coalescing.
         var due: Instant?
         /// The planned (possibly coalesced) wake.
@@ -61,7 +64,7 @@ public struct FetchScheduler: Sendable {
         let slot = slot(for: app)
         var state = states[slot]
         Self.consumeDueWake(&state, now: now)
-        if state.anchor == nil { state.anchor = now }
+        if state.lastWake == nil { state.lastWake = now }
         switch result {
         case .newData: state.stretch = state.stretch * 2 / 3
         case .noData, .failed: state.stretch = state.stretch * 3 / 2
@@ -114,11 +117,12 @@ public struct FetchScheduler: Sendable {
         state.wake = nil
         state.due = nil
         guard enabled, let interval = effectiveInterval(app: app, requested: requested, settings: settings) else {
+            state.planStart = nil
             states[slot] = state
             return previous == nil ? [] : [(app, nil)]
         }
-        let anchor = state.anchor ?? now
-        state.anchor = anchor
+        if state.lastWake == nil && state.planStart == nil { state.planStart = now }
+        let anchor = state.lastWake ?? state.planStart ?? now
         let due = max(anchor + interval, now)
         state.due = due
         states[slot] = state
@@ -198,7 +202,7 @@ public struct FetchScheduler: Sendable {
     /// A planned wake at or before `now` has come due: the next interval counts from it.
     private static func consumeDueWake(_ state: inout AppFetch, now: Instant) {
         if let wake = state.wake, wake <= now {
-            state.anchor = wake
+            state.lastWake = wake
             state.wake = nil
             state.due = nil
         }

@@ -102,6 +102,19 @@ private func describe(_ changes: [(app: String, wake: Instant?)]) -> [String] {
         #expect(plan(&scheduler, "mail", every: 600, at: 1230) == ["mail@40m"])
     }
 
+    /// An app that never fetched counts from when its fetches were turned on again, not from
+    /// when they were first planned.
+    @Test func reEnablingCountsFromNowForAnAppThatNeverFetched() {
+        var scheduler = FetchScheduler()
+        _ = plan(&scheduler, "mail", every: 900, at: 0)
+        _ = scheduler.plan(app: "mail", requested: .never, enabled: true, settings: settings, now: at(300))
+        #expect(plan(&scheduler, "mail", every: 900, at: 3600) == ["mail@75m"])
+        // After a fetch, turning fetches off and on again still counts from that fetch.
+        scheduler.recordFetch(app: "mail", result: .newData, at: at(4502))
+        _ = scheduler.plan(app: "mail", requested: .never, enabled: true, settings: settings, now: at(4600))
+        #expect(plan(&scheduler, "mail", every: 900, at: 4700) == ["mail@90m"])
+    }
+
     /// A planned wake that has come due counts as taken even if the app did not fetch.
     @Test func aWakeThatCameDueIsTaken() {
         var scheduler = FetchScheduler()
