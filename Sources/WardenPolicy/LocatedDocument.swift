@@ -40,6 +40,12 @@ public struct LocatedDocument: Sendable, Equatable {
         for duplicate in scanner.duplicates {
             readingDiagnostics.append(Self.diagnostic(for: duplicate, file: file, label: label))
         }
+        if let syntaxError = scanner.syntaxError {
+            let syntax = PolicyDiagnostic(
+                file: file, line: syntaxError.line, key: nil,
+                message: "the file is not valid TOML: \(syntaxError.message).", label: label)
+            throw PolicyError(diagnostics: readingDiagnostics + [syntax])
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: scanner.sanitizedText)

@@ -4,9 +4,13 @@
 /// TOMLKit parses values and reports syntax errors but not where each value was written;
 /// this scanner walks the same text structurally (strings, comments, arrays, inline
 /// tables, table headers, arrays of tables, dotted and quoted keys) without converting any
-/// value. It never fails: on text it does not understand it stops, and TOMLKit reports the
-/// syntax error. A table or key written twice is renamed in `sanitizedText` to a hidden key,
-/// so that TOMLKit can still parse the rest of the file and every other error is found.
+/// value. It is also the first syntax check: TOMLKit's parser (toml++) asserts — or, in a
+/// release build, assumes — things about the text that a damaged file breaks (a table header
+/// that starts with a key, a value where one is expected), so the scanner stops at the first
+/// structural error and records it in `syntaxError`, and such text never reaches TOMLKit.
+/// TOMLKit then checks what the scanner does not (escapes, numbers, dates, redefinitions).
+/// A table or key written twice is renamed in `sanitizedText` to a hidden key, so that
+/// TOMLKit can still parse the rest of the file and every other error is found.
 struct TOMLLineScanner {
     /// One step of a path: a key, or the index of an array element.
     enum Component: Hashable {
@@ -31,6 +35,8 @@ struct TOMLLineScanner {
     private(set) var order: [[Component]: Int] = [:]
     /// Headers and keys written twice, in file order.
     private(set) var duplicates: [Duplicate] = []
+    /// The first structural error, with its line and a sentence fragment describing it.
+    private(set) var syntaxError: (line: Int, message: String)?
 
     private var bytes: [UInt8]
     private var position = 0
@@ -43,6 +49,7 @@ struct TOMLLineScanner {
 
     init(text: String) {
         bytes = Array(text.utf8)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }  // a byte-order mark
         scanDocument()
     }
 
@@ -72,7 +79,7 @@ struct TOMLLineScanner {
                 guard consumeNewline() else { return }
                 continue
             case UInt8(ascii: "#"):
-                skipComment()
+                guard skipComment() else { return }
                 continue
             case UInt8(ascii: "["):
                 guard let table = scanHeader() else { return }
@@ -81,8 +88,14 @@ struct TOMLLineScanner {
                 guard scanKeyValue(in: current) else { return }
             }
             skipBlank()
-            if peek() == UInt8(ascii: "#") { skipComment() }
-            guard position >= bytes.count || consumeNewline() else { return }
+            if peek() == UInt8(ascii: "#") { guard skipComment() else { return } }
+            guard position >= bytes.count || peek() == UInt8(ascii: "\n") || peek() == UInt8(ascii: "\r") else {
+                fail("expected the end of the line, found \(found())")
+                return
+            }
+            if position < bytes.count {
+                guard consumeNewline() else { return }
+            }
         }
     }
 
@@ -93,12 +106,19 @@ struct TOMLLineScanner {
         let isArray = peek() == UInt8(ascii: "[")
         if isArray { position += 1 }
         skipBlank()
+        if peek() == UInt8(ascii: "]") {
+            return fail("a table header must hold a key, such as [apps.mail]")
+        }
         let keyStart = position
-        guard let keys = scanKey() else { return nil }
+        guard let keys = scanKey(context: "a table header, such as [apps.mail]") else { return nil }
         let keyEnd = position
         skipBlank()
-        guard expect("]") else { return nil }
-        if isArray { guard expect("]") else { return nil } }
+        guard expect("]") else { return fail("expected \"]\" to close the table header, found \(found())") }
+        if isArray {
+            guard expect("]") else {
+                return fail("expected \"]]\" to close the array-of-tables header, found \(found())")
+            }
+        }
 
         var path = resolve(keys)
         recordPrefixes(of: path, line: headerLine)
@@ -123,10 +143,10 @@ struct TOMLLineScanner {
     private mutating func scanKeyValue(in table: [Component]) -> Bool {
         let keyLine = line
         let keyStart = position
-        guard let keys = scanKey() else { return false }
+        guard let keys = scanKey(context: "a key, such as name = \"value\"") else { return false }
         let keyEnd = position
         skipBlank()
-        guard expect("=") else { return false }
+        guard expect("=") else { return fail("expected \"=\" after the key, found \(found())") }
         skipBlank()
         var path = table + keys.map(Component.key)
         if let firstLine = assigned[path] {
@@ -175,7 +195,10 @@ struct TOMLLineScanner {
     // MARK: - Values
 
     private mutating func scanValue(at path: [Component]) -> Bool {
-        guard let byte = peek() else { return false }
+        guard path.count < Self.maximumDepth else { return fail("arrays and tables are nested too deeply") }
+        guard let byte = peek(), !Self.scalarTerminators.contains(byte) else {
+            return fail("expected a value, found \(found())")
+        }
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
             return scanString() != nil
@@ -184,11 +207,13 @@ struct TOMLLineScanner {
         case UInt8(ascii: "{"):
             return scanInlineTable(at: path)
         default:
-            let start = position
             while let next = peek(), !Self.scalarTerminators.contains(next) { position += 1 }
-            return position > start
+            return true
         }
     }
+
+    /// The deepest path the scanner follows; deeper nesting stops the scan.
+    private static let maximumDepth = 128
 
     private static let scalarTerminators: Set<UInt8> = Set(",]}#\n\r".utf8)
 
@@ -196,9 +221,8 @@ struct TOMLLineScanner {
         position += 1
         var index = 0
         while true {
-            skipBlankLinesAndComments()
-            guard let byte = peek() else { return false }
-            if byte == UInt8(ascii: "]") {
+            guard skipBlankLinesAndComments() else { return false }
+            if peek() == UInt8(ascii: "]") {
                 position += 1
                 return true
             }
@@ -206,41 +230,46 @@ struct TOMLLineScanner {
             record(element, line: line)
             guard scanValue(at: element) else { return false }
             index += 1
-            skipBlankLinesAndComments()
+            guard skipBlankLinesAndComments() else { return false }
             if peek() == UInt8(ascii: ",") {
                 position += 1
             } else if peek() != UInt8(ascii: "]") {
-                return false
+                return fail("expected \",\" or \"]\" in the array, found \(found())")
             }
         }
     }
 
     private mutating func scanInlineTable(at path: [Component]) -> Bool {
         position += 1
-        skipBlankLinesAndComments()
+        skipBlank()
         if peek() == UInt8(ascii: "}") {
             position += 1
             return true
         }
         while true {
-            skipBlankLinesAndComments()
+            skipBlank()
             guard scanKeyValue(in: path) else { return false }
-            skipBlankLinesAndComments()
-            guard let byte = peek() else { return false }
+            skipBlank()
+            guard let byte = peek(), byte == UInt8(ascii: "}") || byte == UInt8(ascii: ",") else {
+                return fail(
+                    "expected \",\" or \"}\" in the inline table (which must fit on one line), found \(found())")
+            }
             position += 1
             if byte == UInt8(ascii: "}") { return true }
-            guard byte == UInt8(ascii: ",") else { return false }
         }
     }
 
     // MARK: - Keys and strings
 
     /// A dotted key; each part bare, "basic" or 'literal'.
-    private mutating func scanKey() -> [String]? {
+    private mutating func scanKey(context: String) -> [String]? {
         var keys: [String] = []
         while true {
             skipBlank()
-            guard let key = scanSimpleKey() else { return nil }
+            guard let key = scanSimpleKey() else {
+                if syntaxError == nil { fail("expected \(context), found \(found())") }
+                return nil
+            }
             keys.append(key)
             skipBlank()
             guard peek() == UInt8(ascii: ".") else { return keys }
@@ -294,13 +323,13 @@ struct TOMLLineScanner {
                 decoded.append(byte)
                 position += 1
             } else if byte == UInt8(ascii: "\n") {
-                guard isMultiline else { return nil }
+                guard isMultiline else { return fail("a string is not closed before the end of the line") }
                 line += 1
                 decoded.append(byte)
                 position += 1
             } else if byte == UInt8(ascii: "\\") && isBasic {
                 position += 1
-                guard let escaped = peek() else { return nil }
+                guard let escaped = peek() else { break }
                 if escaped == UInt8(ascii: "\n") {
                     line += 1
                     position += 1
@@ -313,7 +342,7 @@ struct TOMLLineScanner {
                 position += 1
             }
         }
-        return nil
+        return fail("a string is not closed before the end of the file")
     }
 
     private static func unescape(_ escaped: UInt8, scanner: inout TOMLLineScanner) -> [UInt8] {
@@ -351,27 +380,64 @@ struct TOMLLineScanner {
         while let byte = peek(), byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") { position += 1 }
     }
 
-    private mutating func skipComment() {
-        while let byte = peek(), byte != UInt8(ascii: "\n") { position += 1 }
+    /// Skips a comment up to the end of its line; control characters are not allowed in one.
+    private mutating func skipComment() -> Bool {
+        while let byte = peek(), byte != UInt8(ascii: "\n") {
+            if byte == UInt8(ascii: "\r"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "\n") {
+                return true
+            }
+            if (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F {
+                return fail("a comment holds a control character")
+            }
+            position += 1
+        }
+        return true
     }
 
     private mutating func consumeNewline() -> Bool {
         if peek() == UInt8(ascii: "\r") { position += 1 }
-        guard peek() == UInt8(ascii: "\n") else { return false }
+        guard peek() == UInt8(ascii: "\n") else { return fail("a carriage return must be followed by a line feed") }
         position += 1
         line += 1
         return true
     }
 
-    private mutating func skipBlankLinesAndComments() {
+    private mutating func skipBlankLinesAndComments() -> Bool {
         while true {
             skipBlank()
             switch peek() {
-            case UInt8(ascii: "#"): skipComment()
+            case UInt8(ascii: "#"):
+                guard skipComment() else { return false }
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                guard consumeNewline() else { return }
-            default: return
+                guard consumeNewline() else { return false }
+            default: return true
             }
+        }
+    }
+
+    /// Records the first structural error; returns false (or nil) for the caller to pass on.
+    @discardableResult
+    private mutating func fail(_ message: String) -> Bool {
+        if syntaxError == nil { syntaxError = (line, message) }
+        return false
+    }
+
+    private mutating func fail<T>(_ message: String) -> T? {
+        _ = fail(message) as Bool
+        return nil
+    }
+
+    /// What is at the current position, for messages: `"}"`, `the end of the line`.
+    private func found() -> String {
+        guard let byte = peek() else { return "the end of the file" }
+        switch byte {
+        case UInt8(ascii: "\n"), UInt8(ascii: "\r"): return "the end of the line"
+        case UInt8(ascii: "\t"): return "a tab"
+        case UInt8(ascii: "\""): return "'\"'"
+        default:
+            let text = String(decoding: bytes[position..<min(position + 4, bytes.count)], as: UTF8.self)
+            guard let character = text.first, byte >= 0x20, byte != 0x7F else { return "a control character" }
+            return "\"\(character)\""
         }
     }
 }
