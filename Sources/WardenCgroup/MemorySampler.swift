@@ -99,29 +99,31 @@ public final class MemorySampler {
 
     /// Full statistics (and so the footprint) of every tracked group.
     ///
-    /// Groups whose files cannot be read any more are dropped; a file that cannot be parsed is
-    /// logged and the group skipped for this sweep.
+    /// Groups whose files cannot be read any more are dropped; a `memory.stat` that cannot be
+    /// understood is logged and the group skipped for this sweep.
     public func sampleStatistics() -> [String: MemoryStatistics] {
         var result: [String: MemoryStatistics] = [:]
+        result.reserveCapacity(tracked.count)
         for (name, entry) in tracked {
-            guard let stat = readText(entry.stat), let current = readText(entry.current) else {
+            // memory.current first: the stat text must stay in the buffer while it is scanned.
+            let current = readNumber(entry.current)
+            let read = buffer.withUnsafeMutableBytes { Syscalls.pread(entry.stat, into: $0, at: 0) }
+            guard case .success(let count) = read, let current else {
                 vanished(name, entry)
                 continue
             }
-            let peak = entry.peak.flatMap { readText($0) }
-            do {
-                if entry.isUnified {
-                    result[name] = try MemoryStatistics.unified(
-                        stat: stat, current: current, swapCurrent: entry.swap.flatMap { readText($0) }, peak: peak,
-                        directory: entry.directory)
-                } else {
-                    result[name] = try MemoryStatistics.v1(
-                        stat: stat, usage: current, maxUsage: peak, directory: entry.directory)
-                }
-            } catch {
-                logger.warning(
-                    "Skipping a group whose memory files could not be read.", metadata: ["error": "\(error)"])
+            let scanned = buffer.withUnsafeBytes { bytes in
+                MemoryStatScanner.scan(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), unified: entry.isUnified)
             }
+            guard let figures = scanned else {
+                logger.warning(
+                    "Skipping a group whose memory.stat could not be read.", metadata: ["path": "\(entry.directory)"])
+                continue
+            }
+            result[name] = MemoryStatistics(
+                current: current, anon: figures.anon, file: figures.file, shmem: figures.shmem,
+                swap: entry.swap.flatMap { readNumber($0) } ?? figures.swap, kernel: figures.kernel,
+                peak: entry.peak.flatMap { readNumber($0) })
         }
         return result
     }
@@ -129,12 +131,6 @@ public final class MemorySampler {
     private func vanished(_ name: String, _ entry: Tracked) {
         logger.debug("A sampled group vanished.", metadata: ["path": "\(entry.directory)"])
         untrack(name)
-    }
-
-    private func readText(_ fd: Int32) -> String? {
-        let count = buffer.withUnsafeMutableBytes { Syscalls.pread(fd, into: $0, at: 0) }
-        guard case .success(let count) = count else { return nil }
-        return String(decoding: buffer[0..<count], as: UTF8.self)
     }
 
     /// Reads a decimal number without making a string.

@@ -90,8 +90,8 @@ struct UnifiedHierarchy: Sendable {
 
     /// Writes `1` to `cgroup.freeze` and waits until `cgroup.events` reads `frozen 1`.
     ///
-    /// The file is re-read right after the write (notifications are rate-limited to one per
-    /// 20 ms), then `poll` waits for `POLLPRI` on `cgroup.events` until the deadline.
+    /// The file is re-read right after the write (notifications are rate-limited), then `poll`
+    /// waits for `POLLPRI` on `cgroup.events` in 1 ms slices, re-reading after each, until the deadline.
     func freeze(_ directory: String, timeout: Duration) throws(CgroupError) {
         try write("1", to: directory + "/cgroup.freeze", "freeze the group through")
         try waitForEvent(directory, key: "frozen", value: 1, timeout: timeout, what: "frozen")
@@ -203,8 +203,10 @@ struct UnifiedHierarchy: Sendable {
                         + "\"\(path)\" still does not read \"\(key) \(value)\".",
                     cause: "waited \(timeout.formattedForMessage)")
             }
+            // The kernel rate-limits cgroup.events notifications, so a notification can lag the
+            // change by up to its interval; short slices make the re-read catch it sooner.
             var fds = [pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)]
-            let slice = min(remaining, .milliseconds(20))
+            let slice = min(remaining, .milliseconds(1))
             _ = Syscalls.poll(&fds, timeoutMilliseconds: Int32(max(1, slice.milliseconds)))
         }
     }

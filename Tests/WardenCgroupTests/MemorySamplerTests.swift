@@ -47,4 +47,35 @@ struct MemorySamplerTests {
             #expect(sampler.groupNames == ["kept"])
         }
     }
+
+    /// The byte scanner used in sweeps gives the same figures as the reference parsers.
+    @Test func byteScannerAgreesWithTheReferenceParsers() throws {
+        for name in ["app", "no-swap"] {
+            let text = try CgroupTestSupport.fixture("cgroup-v2/\(name)/memory.stat")
+            let reference = try MemoryStatistics.unified(stat: text, current: "0")
+            let scanned = try #require(scan(text, unified: true))
+            #expect(scanned.anon == reference.anon)
+            #expect(scanned.file == reference.file)
+            #expect(scanned.shmem == reference.shmem)
+            #expect(scanned.kernel == reference.kernel)
+        }
+        let v1 = "cache 1\nrss 2\ntotal_cache 300\ntotal_rss 500\ntotal_shmem 100\ntotal_swap 40\n"
+        let reference = try MemoryStatistics.v1(stat: v1, usage: "0")
+        let scanned = try #require(scan(v1, unified: false))
+        #expect(scanned.anon == reference.anon && scanned.file == reference.file)
+        #expect(scanned.shmem == reference.shmem && scanned.swap == reference.swap)
+    }
+
+    /// The byte scanner refuses a memory.stat with a missing key or a value that is not a number.
+    @Test func byteScannerRefusesMalformedText() throws {
+        let malformed = try CgroupTestSupport.fixture("cgroup-v2/malformed-stat/memory.stat")
+        #expect(scan(malformed, unified: true) == nil)
+        #expect(scan("anon 1\nfile 2\n", unified: true) == nil)
+        #expect(scan("total_rss 99999999999999999999999\ntotal_cache 1\n", unified: false) == nil)
+    }
+
+    private func scan(_ text: String, unified: Bool) -> MemoryStatScanner.Figures? {
+        var text = text
+        return text.withUTF8 { MemoryStatScanner.scan(UnsafeRawBufferPointer($0), unified: unified) }
+    }
 }
