@@ -87,4 +87,33 @@ struct UnifiedDriverTests {
         #expect(error?.code == .notFound)
         #expect(error?.message.contains(group.unifiedPath!) == true)
     }
+
+    /// Under delegated placement the processes of the daemon's own group move into its leaf before
+    /// the app root is created beside it, so controllers can be enabled ("no internal processes").
+    @Test func delegatedPlacementMovesTheDaemonIntoALeaf() async throws {
+        var layout = try #require(CgroupTestSupport.hostLayout)
+        let mount = try #require(layout.unifiedMountPoint)
+        let service = CgroupTestSupport.uniqueRootName()
+        let serviceDirectory = mount + "/" + service
+        layout.v1Hierarchies = [:]
+        layout.ownUnifiedPath = "/" + service
+        let driver = try UnifiedDriver(
+            layout: layout, configuration: CgroupConfiguration(rootName: "apps", placement: .delegated))
+        #expect(driver.rootDirectory == serviceDirectory + "/apps")
+        try Syscalls.mkdir(serviceDirectory).get()
+        let process = try TestProcess("while :; do sleep 1; done")
+        defer {
+            process.stop()
+            for leaf in ["/apps/mail", "/apps", "/daemon", ""] { _ = Syscalls.rmdir(serviceDirectory + leaf) }
+        }
+        try UnifiedHierarchy(logger: driver.logger).attach(process.pid, to: serviceDirectory)
+        let group = try await driver.createGroup(named: "mail")
+        #expect(try UnifiedHierarchy(logger: driver.logger).processes(in: serviceDirectory).isEmpty)
+        #expect(
+            try UnifiedHierarchy(logger: driver.logger).processes(in: serviceDirectory + "/daemon") == [process.pid])
+        #expect(Syscalls.isDirectory(try #require(group.unifiedPath)))
+        process.stop()
+        try await driver.remove(group)
+        try await driver.removeRoot()
+    }
 }
