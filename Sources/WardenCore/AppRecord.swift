@@ -11,8 +11,16 @@ struct AppRecord: Sendable {
     }
 
     var name: String
-    /// The app's entry in the current policy (the last one it had, once removed).
-    var policy: AppPolicy
+    /// The app's resolved timing settings (its `AppPolicy.settings`).
+    var settings: TimingSettings
+    var isProtected: Bool
+    var readiness: Readiness
+    /// Whether appwarden drives the app's lifecycle (`status_source = "managed"`).
+    var isManaged: Bool
+    var hasFetchMode: Bool
+    var backgroundRefresh: Bool
+    /// The policy's `fetch_interval`, which `reset` restores.
+    var policyFetchInterval: FetchInterval
     /// Whether the current policy declares the app; a removed app still receives runtime facts.
     var inPolicy = true
 
@@ -84,35 +92,53 @@ struct AppRecord: Sendable {
 
     // MARK: Timers
 
-    /// The deadline of every armed timer, indexed by `AppRecord.slot(_:)`; nil when not armed.
-    var timers: [Instant?] = Array(repeating: nil, count: TimerID.Kind.allCases.count)
+    /// The deadline of every armed timer; nil when not armed.
+    var timers = TimerDeadlines()
 
     init(policy: AppPolicy) {
         self.name = policy.name
-        self.policy = policy
+        self.settings = policy.settings
+        self.isProtected = policy.isProtected
+        self.readiness = policy.readiness
+        self.isManaged = policy.statusSource == .managed
+        self.hasFetchMode = policy.backgroundModes.contains(.fetch)
+        self.backgroundRefresh = policy.backgroundRefresh
+        self.policyFetchInterval = policy.fetchInterval
         self.requestedFetchInterval = policy.fetchInterval
     }
 
+    /// Takes the settings of a reloaded policy entry; the requested fetch interval follows the
+    /// policy's only when the policy's changed.
+    mutating func apply(_ policy: AppPolicy) {
+        if policy.fetchInterval != policyFetchInterval || !inPolicy {
+            requestedFetchInterval = policy.fetchInterval
+        }
+        settings = policy.settings
+        isProtected = policy.isProtected
+        readiness = policy.readiness
+        isManaged = policy.statusSource == .managed
+        hasFetchMode = policy.backgroundModes.contains(.fetch)
+        backgroundRefresh = policy.backgroundRefresh
+        policyFetchInterval = policy.fetchInterval
+        inPolicy = true
+    }
+
     /// Whether a process of the app is running (or frozen).
-    var isRunning: Bool { state != .notRunning }
+    @inline(__always) var isRunning: Bool { state != .notRunning }
 
     /// Whether the app is in the foreground (inactive or active).
-    var isInForeground: Bool { state == .inactive || state == .active }
-
-    /// Whether the app is managed by appwarden (as opposed to reporting its own status).
-    var isManaged: Bool { policy.statusSource == .managed }
+    @inline(__always) var isInForeground: Bool { state == .inactive || state == .active }
 
     /// Whether a fetch or push window is open.
-    var hasOpenWindow: Bool { fetchWindowOpen || pushWindowOpen }
+    @inline(__always) var hasOpenWindow: Bool { fetchWindowOpen || pushWindowOpen }
 
     /// Whether the app may be woken for background fetches now.
-    var wantsFetch: Bool {
-        inPolicy && policy.backgroundModes.contains(.fetch) && policy.backgroundRefresh && !isForceQuit
-            && requestedFetchInterval != .never
+    @inline(__always) var wantsFetch: Bool {
+        inPolicy && hasFetchMode && backgroundRefresh && !isForceQuit && requestedFetchInterval != .never
     }
 
     /// The kill band of a running app (rule 9).
-    var band: KillBand {
+    @inline(__always) var band: KillBand {
         switch state {
         case .notRunning, .suspended: .suspended
         case .inactive, .active: .foreground
@@ -135,19 +161,27 @@ struct AppRecord: Sendable {
         return left > .zero ? left : .zero
     }
 
-    /// The index of a timer kind in `timers`.
-    static func slot(_ kind: TimerID.Kind) -> Int {
-        switch kind {
-        case .backgroundGrace: 0
-        case .taskExpirationWarning: 1
-        case .taskBudget: 2
-        case .fetchWindow: 3
-        case .pushWindow: 4
-        case .fetchWake: 5
-        case .pushSlot: 6
-        case .launchTimeout: 7
-        case .terminationGrace: 8
-        case .watchdog: 9
+    /// Starts the next launch: a new launch number and a clean slate for what belongs to a
+    /// launch. Returns whether the launch restores the preserved state (§1.4).
+    mutating func startLaunch(reason: LaunchReason, at now: Instant) -> Bool {
+        launch += 1
+        let restore = hasPreservedState && lastTerminationWasSystem
+        launchTime = now
+        launchRestored = restore
+        launchedPassively = reason != .user
+        activeSinceLaunch = false
+        awaitingReady = true
+        pendingStart = nil
+        if !tasks.isEmpty { tasks.removeAll() }
+        nextTaskID = 1
+        if !heldResources.isEmpty { heldResources.removeAll() }
+        fetchWindowOpen = false
+        pushWindowOpen = false
+        budgetSession = false
+        believedStatus = .unknown
+        if !everInForeground {
+            lastUsed = now
         }
+        return restore
     }
 }

@@ -37,7 +37,7 @@ extension Lifecycle {
         for index in records.indices {
             let record = records[index]
             guard record.isRunning, record.state != .suspended, record.terminating == nil else { continue }
-            if let last = record.lastMemoryWarning, now - last < record.policy.settings.memoryWarningInterval {
+            if let last = record.lastMemoryWarning, now - last < record.settings.memoryWarningInterval {
                 continue
             }
             records[index].lastMemoryWarning = now
@@ -53,7 +53,7 @@ extension Lifecycle {
             candidates.append(
                 KillCandidate(
                     app: record.name, band: record.band, footprint: record.footprint, lastUsed: record.lastUsed,
-                    isProtected: record.policy.isProtected))
+                    isProtected: record.isProtected))
         }
         return candidates
     }

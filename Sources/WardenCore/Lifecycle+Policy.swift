@@ -11,11 +11,8 @@ extension Lifecycle {
         for index in records.indices {
             let name = records[index].name
             if let app = declared.removeValue(forKey: name) {
-                if app.fetchInterval != records[index].policy.fetchInterval || !records[index].inPolicy {
-                    records[index].requestedFetchInterval = app.fetchInterval
-                }
-                records[index].policy = app
-                records[index].inPolicy = true
+                records[index].apply(app)
+                appPolicies[index] = app
             } else if records[index].inPolicy {
                 records[index].inPolicy = false
                 if records[index].isRunning {
@@ -29,6 +26,7 @@ extension Lifecycle {
             guard declared.removeValue(forKey: app.name) != nil else { continue }
             indexByName[app.name] = records.count
             records.append(AppRecord(policy: app))
+            appPolicies.append(app)
             planFetch(records.count - 1, at: now, &out)
         }
     }

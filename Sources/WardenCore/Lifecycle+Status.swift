@@ -17,7 +17,7 @@ extension Lifecycle {
         }
         records[index].believedStatus = status
         publish(index, status, &out)
-        arm(index, .watchdog, at: now + records[index].policy.settings.watchdog.interval, &out)
+        arm(index, .watchdog, at: now + records[index].settings.watchdog.interval, &out)
     }
 
     /// The watchdog's interval ended without a report: nothing for an app believed to be in
@@ -38,7 +38,7 @@ extension Lifecycle {
         guard let index = indexByName[app], records[index].isRunning, records[index].terminating == nil,
             !records[index].isManaged
         else { return }
-        let interval = records[index].policy.settings.watchdog.interval
+        let interval = records[index].settings.watchdog.interval
         switch outcome {
         case .foreground:
             decide(index, "Watchdog: still in the foreground.", at: now, &out)
@@ -104,7 +104,7 @@ extension Lifecycle {
             footprint: record.footprint,
             band: record.isRunning ? record.band : nil,
             taskTimeRemaining: record.isInForeground ? nil : record.budgetLeft(at: now),
-            nextFetchWake: record.timers[AppRecord.slot(.fetchWake)],
+            nextFetchWake: record.timers[.fetchWake],
             openTasks: record.tasks.map { AppSnapshot.OpenTask(id: $0.id, name: $0.name) },
             heldResources: record.heldResources,
             isForceQuit: record.isForceQuit,

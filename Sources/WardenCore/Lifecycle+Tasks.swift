@@ -63,7 +63,7 @@ extension Lifecycle {
         guard record.budgetSession, let mark = record.budgetMark else { return }
         let end = mark + record.budgetRemaining
         if !isArmed(index, .taskExpirationWarning) {
-            let warning = end - record.policy.settings.background.expirationWarning
+            let warning = end - record.settings.background.expirationWarning
             arm(index, .taskExpirationWarning, at: max(warning, now), &out)
         }
         if !isArmed(index, .taskBudget) {

@@ -37,7 +37,7 @@ extension Lifecycle {
             }
             out.append(.terminate(app: record.name, reason: reason))
             records[index].terminating = reason
-            arm(index, .terminationGrace, at: now + record.policy.settings.termination.grace, &out)
+            arm(index, .terminationGrace, at: now + record.settings.termination.grace, &out)
         } else {
             out.append(.kill(app: record.name, reason: reason))
             setState(index, .notRunning, because: sentence, at: now, &out)
@@ -91,7 +91,7 @@ extension Lifecycle {
     private mutating func crashed(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         let record = records[index]
         terminate(index, reason: .crashed, because: "the process crashed", processGone: true, at: now, &out)
-        if record.launchRestored && now - record.launchTime <= record.policy.settings.restoration.crashWindow {
+        if record.launchRestored && now - record.launchTime <= record.settings.restoration.crashWindow {
             decide(index, "Crashed soon after restoring: its preserved state is deleted.", at: now, &out)
             deletePreservedState(index, &out)
         }
@@ -109,7 +109,7 @@ extension Lifecycle {
     /// `acquire RESOURCE`: only resources the app's policy lists.
     mutating func acquire(_ app: String, resource: String, _ out: inout [LifecycleAction]) throws(LifecycleError) {
         let index = try runningAppIndex(app, for: "acquire a shared resource")
-        guard records[index].policy.resources.contains(resource) else {
+        guard appPolicies[index].resources.contains(resource) else {
             throw LifecycleError(
                 .notFound, "App \"\(app)\" may not acquire \"\(resource)\": its policy does not list that resource.")
         }
@@ -137,9 +137,8 @@ extension Lifecycle {
     /// A timer fired: ignored unless it is armed and due; otherwise handed to its rule.
     mutating func timerFired(_ timer: TimerID, at now: Instant, _ out: inout [LifecycleAction]) {
         guard let index = indexByName[timer.app] else { return }
-        let slot = AppRecord.slot(timer.kind)
-        guard let deadline = records[index].timers[slot], deadline <= now else { return }
-        records[index].timers[slot] = nil
+        guard let deadline = records[index].timers[timer.kind], deadline <= now else { return }
+        records[index].timers[timer.kind] = nil
         switch timer.kind {
         case .backgroundGrace:
             suspendIfIdle(index, because: "background grace ended", at: now, &out)

@@ -28,19 +28,18 @@ extension Lifecycle {
     // MARK: Timers
 
     mutating func arm(_ index: Int, _ kind: TimerID.Kind, at deadline: Instant, _ out: inout [LifecycleAction]) {
-        records[index].timers[AppRecord.slot(kind)] = deadline
+        records[index].timers[kind] = deadline
         out.append(.armTimer(TimerID(app: records[index].name, kind: kind), deadline: deadline))
     }
 
     mutating func cancel(_ index: Int, _ kind: TimerID.Kind, _ out: inout [LifecycleAction]) {
-        let slot = AppRecord.slot(kind)
-        guard records[index].timers[slot] != nil else { return }
-        records[index].timers[slot] = nil
+        guard records[index].timers[kind] != nil else { return }
+        records[index].timers[kind] = nil
         out.append(.cancelTimer(TimerID(app: records[index].name, kind: kind)))
     }
 
     func isArmed(_ index: Int, _ kind: TimerID.Kind) -> Bool {
-        records[index].timers[AppRecord.slot(kind)] != nil
+        records[index].timers[kind] != nil
     }
 
     // MARK: Journal, status, score
@@ -63,14 +62,14 @@ extension Lifecycle {
     /// Sets `oom_score_adj` for the app's band (rule 10): always when `force`, otherwise only
     /// when the band or the score changed.
     mutating func updateScore(_ index: Int, force: Bool, _ out: inout [LifecycleAction]) {
-        let record = records[index]
-        guard record.isRunning else { return }
-        let band = record.band
-        let score = OOMScore.score(band: band, footprint: record.footprint, isProtected: record.policy.isProtected)
-        guard force || band != record.lastBand || score != record.lastScore else { return }
+        guard records[index].isRunning else { return }
+        let band = records[index].band
+        let score = OOMScore.score(
+            band: band, footprint: records[index].footprint, isProtected: records[index].isProtected)
+        guard force || band != records[index].lastBand || score != records[index].lastScore else { return }
         records[index].lastBand = band
         records[index].lastScore = score
-        out.append(.setOOMScore(app: record.name, band: band, score: score))
+        out.append(.setOOMScore(app: records[index].name, band: band, score: score))
     }
 
     /// Moves the app to `state`, journals the change with its reason, tells the app, publishes
@@ -100,32 +99,13 @@ extension Lifecycle {
 
     /// Spawns a new process of the app (launch number + 1) and resets what belongs to a launch.
     mutating func launch(_ index: Int, reason: LaunchReason, at now: Instant, _ out: inout [LifecycleAction]) {
-        var record = records[index]
-        record.launch += 1
-        let restore = record.hasPreservedState && record.lastTerminationWasSystem
-        record.launchTime = now
-        record.launchRestored = restore
-        record.launchedPassively = reason != .user
-        record.activeSinceLaunch = false
-        record.awaitingReady = true
-        record.pendingStart = nil
-        record.tasks.removeAll()
-        record.nextTaskID = 1
-        record.heldResources.removeAll()
-        record.fetchWindowOpen = false
-        record.pushWindowOpen = false
-        record.budgetSession = false
-        record.believedStatus = .unknown
-        if !record.everInForeground {
-            record.lastUsed = now
+        let restore = records[index].startLaunch(reason: reason, at: now)
+        out.append(.spawn(app: records[index].name, launch: records[index].launch, reason: reason, restore: restore))
+        if records[index].readiness == .notify {
+            arm(index, .launchTimeout, at: now + records[index].settings.launch.timeout, &out)
         }
-        records[index] = record
-        out.append(.spawn(app: record.name, launch: record.launch, reason: reason, restore: restore))
-        if record.policy.readiness == .notify {
-            arm(index, .launchTimeout, at: now + record.policy.settings.launch.timeout, &out)
-        }
-        if !record.isManaged {
-            arm(index, .watchdog, at: now + record.policy.settings.watchdog.interval, &out)
+        if !records[index].isManaged {
+            arm(index, .watchdog, at: now + records[index].settings.watchdog.interval, &out)
         }
     }
 
@@ -201,57 +181,55 @@ extension Lifecycle {
     /// Starts a fresh background session's task budget; paused while the screen is locked.
     mutating func startBudget(_ index: Int, at now: Instant) {
         records[index].budgetSession = true
-        records[index].budgetRemaining = records[index].policy.settings.background.taskBudget
+        records[index].budgetRemaining = records[index].settings.background.taskBudget
         records[index].budgetMark = isLocked ? nil : now
     }
 
     /// Arms what a background app needs now: budget timers while tasks are open, nothing while
     /// a window is open, otherwise the background grace (managed apps only).
     mutating func settleBackground(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
-        let record = records[index]
-        guard record.state == .background, record.terminating == nil else { return }
-        if !record.tasks.isEmpty {
+        guard records[index].state == .background, records[index].terminating == nil else { return }
+        if !records[index].tasks.isEmpty {
             cancel(index, .backgroundGrace, &out)
             armBudgetTimers(index, at: now, &out)
-        } else if record.hasOpenWindow {
+        } else if records[index].hasOpenWindow {
             cancel(index, .backgroundGrace, &out)
-        } else if record.isManaged {
-            arm(index, .backgroundGrace, at: now + record.policy.settings.background.grace, &out)
+        } else if records[index].isManaged {
+            arm(index, .backgroundGrace, at: now + records[index].settings.background.grace, &out)
         }
     }
 
     /// Suspends a background app with nothing keeping it awake at once.
     mutating func suspendIfIdle(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
-        let record = records[index]
-        guard record.state == .background, record.terminating == nil, record.tasks.isEmpty, !record.hasOpenWindow
-        else { return }
+        guard records[index].tasks.isEmpty, !records[index].hasOpenWindow else { return }
         suspend(index, because: reason, at: now, &out)
     }
 
     /// Suspends a background app (rule 7): an app holding an acquired shared resource is
     /// terminated instead; otherwise it is frozen with the paths of its resources guarded.
     mutating func suspend(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
-        let record = records[index]
-        guard record.state == .background, record.terminating == nil else { return }
+        guard records[index].state == .background, records[index].terminating == nil else { return }
         cancel(index, .backgroundGrace, &out)
-        guard record.isManaged else {
+        guard records[index].isManaged else {
             decide(index, "Stays in background unfrozen: its status is reported by the app.", at: now, &out)
             return
         }
-        if let resource = record.heldResources.first {
+        if let resource = records[index].heldResources.first {
             decide(index, "Holds shared resource \"\(resource)\" at suspension.", at: now, &out)
             terminate(
                 index, reason: .heldSharedResource, because: "held a shared resource at suspension", at: now, &out)
             return
         }
-        out.append(.freeze(app: record.name, guardPaths: guardPaths(of: index)))
+        out.append(.freeze(app: records[index].name, guardPaths: guardPaths(of: index)))
         setState(index, .suspended, because: reason, at: now, &out)
     }
 
     /// The paths of the shared resources the app's policy lists, guarded when it is frozen.
     func guardPaths(of index: Int) -> [ResourcePath] {
+        let names = appPolicies[index].resources
+        guard !names.isEmpty else { return [] }
         var paths: [ResourcePath] = []
-        for name in records[index].policy.resources {
+        for name in names {
             for path in policy.resources[name]?.paths ?? [] {
                 paths.append(ResourcePath(resource: name, path: path))
             }

@@ -15,16 +15,18 @@ extension Lifecycle {
             records[index].isForceQuit = false
             decide(index, "Opened by the user: fetch and push wakes are allowed again.", at: now, &out)
         }
-        fetchScheduler.recordOpen(app: app, at: now)
-        planFetch(index, at: now, &out)
+        if records[index].hasFetchMode {
+            fetchScheduler.recordOpen(app: app, at: now)
+            planFetch(index, at: now, &out)
+        }
 
-        let record = records[index]
-        if record.isInForeground {
+        let state = records[index].state
+        if records[index].isInForeground {
             touch(index, at: now)
             return
         }
         makeRoomInForeground(at: now, &out)
-        switch record.state {
+        switch state {
         case .notRunning:
             launch(index, reason: .user, at: now, &out)
             enterForeground(
@@ -36,10 +38,10 @@ extension Lifecycle {
                     .deliver(app: app, message: .pushPayload(payload: pending.payload, id: pending.id, window: .zero)))
             }
         case .background, .suspended:
-            if record.state == .suspended {
+            if state == .suspended {
                 out.append(.thaw(app: app))
             }
-            let afterPassive = record.launchedPassively && !record.activeSinceLaunch
+            let afterPassive = records[index].launchedPassively && !records[index].activeSinceLaunch
             enterForeground(
                 index, start: .appStart(cold: false, afterPassive: afterPassive), because: "opened by the user",
                 at: now, &out)
@@ -144,7 +146,7 @@ extension Lifecycle {
         deletePreservedState(index, &out)
         records[index].lastTerminationWasSystem = false
         records[index].isForceQuit = false
-        records[index].requestedFetchInterval = records[index].policy.fetchInterval
+        records[index].requestedFetchInterval = records[index].policyFetchInterval
         records[index].lastMemoryWarning = nil
         fetchScheduler.reset(app: app)
         pushRouter.reset(app: app)

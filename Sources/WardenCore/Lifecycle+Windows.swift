@@ -5,15 +5,12 @@ extension Lifecycle {
     /// Plans the app's next fetch wake and re-arms the `fetchWake` timer of every app whose
     /// planned wake changed (coalescing may move other apps' wakes).
     mutating func planFetch(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
-        let record = records[index]
-        let enabled = record.wantsFetch
-        if !enabled && fetchScheduler.plannedWake(app: record.name) == nil {
-            cancel(index, .fetchWake, &out)
-            return
-        }
+        let enabled = records[index].wantsFetch
+        // A planned wake always has its timer armed (a wake that came due is consumed by the next plan).
+        guard enabled || records[index].timers[.fetchWake] != nil || records[index].hasFetchMode else { return }
         let changes = fetchScheduler.plan(
-            app: record.name, requested: record.requestedFetchInterval, enabled: enabled,
-            settings: record.policy.settings.fetch, now: now)
+            app: records[index].name, requested: records[index].requestedFetchInterval, enabled: enabled,
+            settings: records[index].settings.fetch, now: now)
         for change in changes {
             guard let changed = indexByName[change.app] else { continue }
             if let wake = change.wake {
@@ -58,7 +55,7 @@ extension Lifecycle {
         case .inactive, .active:
             break
         }
-        let window = record.policy.settings.fetch.window
+        let window = record.settings.fetch.window
         records[index].fetchWindowOpen = true
         out.append(.deliver(app: record.name, message: .fetchStart(window: window)))
         arm(index, .fetchWindow, at: now + window, &out)
@@ -126,7 +123,7 @@ extension Lifecycle {
                 throw LifecycleError(.notFound, "No app has device token \"\(token)\".")
             }
         }
-        let settings = records[index].policy.settings.push
+        let settings = records[index].settings.push
         let size = payload.utf8.count
         if size > settings.maxPayloadBytes {
             throw LifecycleError(
@@ -158,7 +155,7 @@ extension Lifecycle {
             out.append(.reply(.push(.delivered)))
         case .coalesce(let until):
             decide(index, "Push held until the next wake slot: \(settings.maxPerHour) wakes this hour.", at: now, &out)
-            if records[index].timers[AppRecord.slot(.pushSlot)] != until {
+            if records[index].timers[.pushSlot] != until {
                 arm(index, .pushSlot, at: until, &out)
             }
             out.append(.reply(.push(.coalesced)))
@@ -177,7 +174,7 @@ extension Lifecycle {
     /// The app's push slot freed up: deliver the coalesced push, or wait for the next slot.
     mutating func pushSlotFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         let record = records[index]
-        let settings = record.policy.settings.push
+        let settings = record.settings.push
         if record.isForceQuit || record.terminating != nil {
             if let next = pushRouter.nextSlot(app: record.name, now: now, settings: settings), next > now {
                 arm(index, .pushSlot, at: next, &out)
@@ -215,7 +212,7 @@ extension Lifecycle {
         case .inactive, .active:
             break
         }
-        let window = records[index].policy.settings.push.window
+        let window = records[index].settings.push.window
         records[index].pushWindowOpen = true
         out.append(.deliver(app: name, message: .pushPayload(payload: pending.payload, id: pending.id, window: window)))
         arm(index, .pushWindow, at: now + window, &out)

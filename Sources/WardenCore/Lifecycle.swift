@@ -14,6 +14,8 @@ public struct Lifecycle: Sendable {
 
     /// Every app ever declared, in declaration order; removed apps stay (marked) for runtime facts.
     var records: [AppRecord] = []
+    /// Each record's policy entry (the last one it had, once removed), at the same index.
+    var appPolicies: [AppPolicy] = []
     var indexByName: [String: Int] = [:]
     /// Indices of the apps in the foreground, least recently used first.
     var foreground: [Int] = []
@@ -33,6 +35,7 @@ public struct Lifecycle: Sendable {
         for app in policy.apps where indexByName[app.name] == nil {
             indexByName[app.name] = records.count
             records.append(AppRecord(policy: app))
+            appPolicies.append(app)
         }
     }
 
@@ -56,6 +59,7 @@ public struct Lifecycle: Sendable {
     /// an oversize payload, a stale token); a refused event changes nothing.
     public mutating func handle(_ event: LifecycleEvent, at now: Instant) throws(LifecycleError) -> [LifecycleAction] {
         var out: [LifecycleAction] = []
+        out.reserveCapacity(8)
         if !isStarted {
             deferredActions = start(at: now)
         }
