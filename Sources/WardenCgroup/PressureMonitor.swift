@@ -89,12 +89,6 @@ public struct PressureMonitor: AsyncSequence, Sendable {
         return PressureMonitor(armed: watches.map(\.armedSource), stream: stream, watcher: watcher)
     }
 
-    private init(armed: [Source], stream: AsyncStream<PressureEvent>, watcher: Watcher) {
-        self.armed = armed
-        self.stream = stream
-        self.watcher = watcher
-    }
-
     public func makeAsyncIterator() -> AsyncStream<PressureEvent>.AsyncIterator {
         stream.makeAsyncIterator()
     }
