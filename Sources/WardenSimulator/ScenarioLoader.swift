@@ -10,21 +10,17 @@ import WardenPolicy
 public enum ScenarioLoader {
     /// Reads and parses the scenario file at `path`; its `policy` path is relative to it.
     public static func load(path: String) throws(ScenarioError) -> Scenario {
-        let document: LocatedDocument
-        do {
-            document = try LocatedDocument(path: path, label: "Scenario")
-        } catch {
-            throw ScenarioError(error)
-        }
-        return try scenario(from: document, file: path)
+        try parse(text: read(path), file: path)
     }
 
     /// Parses scenario text. `file` names it in messages, and its directory is where a
     /// relative `policy` path is looked up.
     public static func parse(text: String, file: String) throws(ScenarioError) -> Scenario {
         let document: LocatedDocument
+        // A last line without its newline is still a line.
+        let complete = text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
         do {
-            document = try LocatedDocument(text: text, file: file, label: "Scenario")
+            document = try LocatedDocument(text: complete, file: file, label: "Scenario")
         } catch {
             throw ScenarioError(error)
         }
@@ -43,6 +39,24 @@ public enum ScenarioLoader {
             throw ScenarioError(ordered(reader.diagnostics))
         }
         return scenario
+    }
+
+    /// Reads a UTF-8 text file, turning every failure into a sentence.
+    static func read(_ path: String) throws(ScenarioError) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ScenarioError(file: path, message: "the file does not exist.")
+        }
+        guard !isDirectory.boolValue else {
+            throw ScenarioError(file: path, message: "the path is a directory, not a file.")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ScenarioError(file: path, message: "the file cannot be read (permission denied?).")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ScenarioError(file: path, message: "the file is not UTF-8 text.")
+        }
+        return text
     }
 
     /// Diagnostics grouped by file (in order of first appearance), each file's in order of line.

@@ -69,18 +69,21 @@ struct ScenarioReader {
         var appNames: [String] = []
         if let value = header["policy"] {
             if let path = value.string, !path.isEmpty {
-                do {
-                    base = try LocatedDocument(path: ScenarioLoader.policyPath(path, scenarioFile: file))
-                } catch {
-                    if error.diagnostics.allSatisfy({ $0.line == nil }) {
-                        // The file could not be read: say so at the scenario's key.
-                        let resolved = ScenarioLoader.policyPath(path, scenarioFile: file)
-                        let shown = resolved == path ? "\"\(path)\"" : "\"\(path)\" (\"\(resolved)\")"
-                        for diagnostic in error.diagnostics {
-                            report(value, "key \"scenario.policy\" names \(shown): \(diagnostic.message)")
-                        }
-                    } else {
+                let resolved = ScenarioLoader.policyPath(path, scenarioFile: file)
+                do throws(ScenarioError) {
+                    let text = try ScenarioLoader.read(resolved)
+                    // A last line without its newline is still a line.
+                    let complete = text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
+                    do throws(PolicyError) {
+                        base = try LocatedDocument(text: complete, file: resolved, label: "Policy")
+                    } catch {
                         diagnostics += ScenarioError(error).diagnostics
+                    }
+                } catch {
+                    // The file could not be read: say so at the scenario's key.
+                    let shown = resolved == path ? "\"\(path)\"" : "\"\(path)\" (\"\(resolved)\")"
+                    for diagnostic in error.diagnostics {
+                        report(value, "key \"scenario.policy\" names \(shown): \(diagnostic.message)")
                     }
                 }
             } else {

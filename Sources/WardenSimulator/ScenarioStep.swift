@@ -18,7 +18,7 @@ public struct ScenarioStep: Sendable, Equatable {
         self.verb = verb
         self.index = index
         self.line = line
-        self.text = text ?? "\(time) \(verb)"
+        self.text = text ?? "\(TraceText.clock(time)) \(verb)"
     }
 
     /// How messages name the step: `step 3 ("10s open mail")`.

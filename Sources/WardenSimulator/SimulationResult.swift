@@ -61,6 +61,9 @@ public struct SimulationResult: Sendable {
     public var summary: String {
         let all = checks
         let failing = all.filter { !$0.holds }.count
+        if all.isEmpty {
+            return "PASS \(scenario.name) (no expectations)"
+        }
         if failing == 0 {
             return "PASS \(scenario.name) (\(all.count) expectation\(all.count == 1 ? " holds" : "s hold"))"
         }

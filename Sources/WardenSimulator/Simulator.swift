@@ -79,6 +79,10 @@ public struct Simulator: Sendable {
     public mutating func start() {
         guard !started else { return }
         started = true
+        // The first fetch wakes count from the start of the run.
+        for action in lifecycle.start(at: now) {
+            carryOut(action)
+        }
         for index in apps.indices where apps[index].facts.footprint != nil {
             pending.append(.footprint(app: apps[index].name, bytes: apps[index].footprint))
         }
