@@ -141,4 +141,14 @@ import WardenCore
         let expected = OOMScore.score(band: .suspended, footprint: 1 << 30, isProtected: false)
         #expect(out == [.setOOMScore(app: "mail", band: .suspended, score: expected)])
     }
+
+    /// An app killed in the middle of its fetch window gets its next fetch planned from that wake.
+    @Test func appKilledDuringAFetchKeepsItsNextWake() throws {
+        var harness = try Self.bandedDevice()
+        for second in 101...103 {
+            try harness.send(.pressure(.critical), at: Double(second))
+        }
+        #expect(harness.terminations.last == "window memoryPressure")
+        #expect(harness.deadline("window", .fetchWake) == seconds(200))
+    }
 }

@@ -290,4 +290,24 @@ func seconds(_ value: Double) -> Instant { Harness.seconds(value) }
         }
         #expect(bands == [.foreground, .foreground, .idleBackground, .suspended])
     }
+
+    /// A refused first event does not lose the first fetch plan: the next accepted event returns it.
+    @Test func refusedFirstEventKeepsTheFirstFetchPlan() throws {
+        let news = AppPolicy(name: "news", backgroundModes: [.fetch], fetchInterval: .every(.seconds(900)))
+        var core = Lifecycle(policy: Policy(apps: [news]))
+        #expect(throws: LifecycleError.self) { try core.handle(.open(app: "nobody"), at: .zero) }
+        let out = try core.handle(.footprint(app: "news", bytes: 1), at: seconds(1))
+        #expect(out.contains(.armTimer(TimerID(app: "news", kind: .fetchWake), deadline: seconds(900))))
+    }
+
+    /// Opening an app while an overlay covers the screen ends the overlay: the app becomes active.
+    @Test func openEndsAnOverlay() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail"), AppPolicy(name: "maps")], slots: 2))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.overlay, at: 1)
+        try harness.send(.open(app: "maps"), at: 2)
+        #expect(harness.state("mail") == .active)
+        #expect(harness.state("maps") == .active)
+        #expect(harness.analytics == ["$AppStart mail", "$AppStart maps"])
+    }
 }
