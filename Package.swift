@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
         .target(name: "WardenCore"),
@@ -41,11 +44,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "ballast"),
+        .target(name: "WardenAPI", dependencies: ["WardenCore"]),
+        .target(name: "WardenClient", dependencies: ["WardenAPI"]),
+        .target(
+            name: "WardenRuntime",
+            dependencies: [
+                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "ballast", dependencies: ["WardenClient"]),
         .executableTarget(
             name: "appwarden",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenSimulator",
+                "WardenCore", "WardenPolicy", "WardenSimulator", "WardenRuntime", "WardenClient", "WardenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -56,6 +70,13 @@ let package = Package(
         ),
         .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore"]),
         .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup"]),
+        .testTarget(
+            name: "WardenRuntimeTests",
+            dependencies: [
+                "WardenRuntime", "WardenClient", "WardenAPI", "WardenCore", "WardenCgroup",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(name: "WardenPolicyTests", dependencies: ["WardenPolicy", "WardenCore"]),
         .testTarget(
             name: "WardenSimulatorTests",

@@ -6,6 +6,7 @@ set -euo pipefail
 need=()
 dpkg -s libcgroup-dev >/dev/null 2>&1 || need+=(libcgroup-dev)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "== installing ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then

@@ -1,0 +1,1 @@
+public enum WardenAPIVersion { public static let current = 1 }
