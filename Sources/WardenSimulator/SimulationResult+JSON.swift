@@ -12,6 +12,7 @@ extension SimulationResult {
             ("file", scenario.file.map(JSONValue.string) ?? .null),
             ("passed", .bool(passed)),
             ("end_ms", .number(endTime.sinceOrigin.milliseconds)),
+            ("events", .number(Int64(eventCount))),
             (
                 "checks",
                 .array(

@@ -7,12 +7,17 @@ public struct SimulationResult: Sendable {
     public var trace: [TraceEntry]
     /// The virtual time at which the run ended.
     public var endTime: Instant
+    /// How many events were handed to the core.
+    public var eventCount: Int
 
-    public init(scenario: Scenario, record: SimulationRecord, trace: [TraceEntry], endTime: Instant) {
+    public init(
+        scenario: Scenario, record: SimulationRecord, trace: [TraceEntry], endTime: Instant, eventCount: Int = 0
+    ) {
         self.scenario = scenario
         self.record = record
         self.trace = trace
         self.endTime = endTime
+        self.eventCount = eventCount
     }
 
     /// One verdict per list key the scenario sets, then one per `at` entry, in order of time.

@@ -74,6 +74,7 @@ extension Simulator {
     /// Hands one event to the core and carries out the actions. `what` names a step for refusals;
     /// nil for inputs of the simulated runtime.
     mutating func dispatch(_ event: LifecycleEvent, what: String?) -> Result<[LifecycleAction], LifecycleError> {
+        eventCount += 1
         let actions: [LifecycleAction]
         do throws(LifecycleError) {
             actions = try lifecycle.handle(event, at: now)
@@ -151,7 +152,7 @@ extension Simulator {
         case .cancelTimer(let id):
             armed[id] = nil
         case .publishStatus(let app, let status):
-            statuses[app] = status
+            notifier.publish(app: app, status: status)
             record.publications.append(SimulationRecord.Publication(time: now, app: app, status: status))
         case .scan(let app):
             let outcome = appIndex[app].map { apps[$0].scanOutcome } ?? .error

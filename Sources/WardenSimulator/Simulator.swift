@@ -15,7 +15,7 @@ public import WardenCore
 /// let result = simulator.run()
 /// #expect(result.record.killOrder == ["maps", "mail"])
 /// ```
-public struct Simulator: Sendable {
+public struct Simulator {
     /// The scenario being replayed.
     public let scenario: Scenario
     /// The core under simulation.
@@ -26,6 +26,8 @@ public struct Simulator: Sendable {
     public internal(set) var record = SimulationRecord()
     /// Every step, input, effect and refusal so far (empty when tracing is off).
     public internal(set) var trace: [TraceEntry] = []
+    /// How many events have been handed to the core so far (steps, timers, runtime facts), refused ones included.
+    public internal(set) var eventCount = 0
     /// Whether `trace` is kept. Off, a run does no per-event formatting or recording beyond `record`.
     public let isTracing: Bool
 
@@ -39,8 +41,9 @@ public struct Simulator: Sendable {
     /// Σ footprints of the apps whose process runs.
     var bytesInMemory: Int64 = 0
     var started = false
-    /// Each app's current status as published.
-    public internal(set) var statuses: [String: AppStatus] = [:]
+    /// The status notifier the core's `publishStatus` actions feed: read statuses from it, or
+    /// add observers, which are called in registration order on every publication.
+    public var notifier = StatusNotifier()
 
     /// Prepares a run of `scenario`. With `tracing` off only `record` is kept (for benchmarks).
     public init(scenario: Scenario, tracing: Bool = true) {
@@ -66,7 +69,7 @@ public struct Simulator: Sendable {
 
     /// The last status published for `app` (`unknown` before any).
     public func status(of app: String) -> AppStatus {
-        statuses[app] ?? .unknown
+        notifier.status(of: app)
     }
 
     /// Whether the simulated process of `app` runs (suspended processes run too: they are in memory).
@@ -152,7 +155,8 @@ public struct Simulator: Sendable {
             nextCheck += 1
         }
         advance(to: scenario.endTime)
-        return SimulationResult(scenario: scenario, record: record, trace: trace, endTime: now)
+        return SimulationResult(
+            scenario: scenario, record: record, trace: trace, endTime: now, eventCount: eventCount)
     }
 }
 

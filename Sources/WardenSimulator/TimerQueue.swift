@@ -10,6 +10,8 @@ public struct TimerQueue<Element: Sendable>: Sendable {
         /// Increases with every `schedule`; breaks ties between equal deadlines.
         public var sequence: UInt64
         public var element: Element
+        /// The deadline in nanoseconds, compared without going through `Duration`.
+        var key: Int64
     }
 
     private var heap: [Entry] = []
@@ -30,14 +32,14 @@ public struct TimerQueue<Element: Sendable>: Sendable {
     public mutating func schedule(_ element: Element, at deadline: Instant) -> UInt64 {
         let sequence = nextSequence
         nextSequence &+= 1
-        heap.append(Entry(deadline: deadline, sequence: sequence, element: element))
+        heap.append(Entry(deadline: deadline, sequence: sequence, element: element, key: Self.key(deadline)))
         siftUp(heap.count - 1)
         return sequence
     }
 
     /// Removes and returns the earliest entry if it is due at or before `limit`.
     public mutating func popDue(through limit: Instant) -> Entry? {
-        guard let first = heap.first, first.deadline <= limit else { return nil }
+        guard let first = heap.first, first.key <= Self.key(limit) else { return nil }
         return pop()
     }
 
@@ -52,7 +54,15 @@ public struct TimerQueue<Element: Sendable>: Sendable {
     }
 
     private static func precedes(_ lhs: Entry, _ rhs: Entry) -> Bool {
-        lhs.deadline != rhs.deadline ? lhs.deadline < rhs.deadline : lhs.sequence < rhs.sequence
+        lhs.key != rhs.key ? lhs.key < rhs.key : lhs.sequence < rhs.sequence
+    }
+
+    /// Nanoseconds since the origin, saturating far beyond any simulated span (±292 years).
+    static func key(_ instant: Instant) -> Int64 {
+        let (seconds, attoseconds) = instant.sinceOrigin.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return scaled &+ attoseconds / 1_000_000_000
     }
 
     private mutating func siftUp(_ start: Int) {

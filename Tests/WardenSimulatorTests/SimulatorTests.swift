@@ -198,3 +198,27 @@ import WardenSimulator
         }
     }
 }
+
+/// Records what a status observer is told.
+private final class StatusLog: AppStatusObserver {
+    var entries: [String] = []
+
+    func appStatusDidChange(app: String, to status: AppStatus) {
+        entries.append("\(app) \(status)")
+    }
+}
+
+@Suite struct SimulatorNotifierTests {
+    /// Observers added to the simulator's notifier hear every publication, leaving app first.
+    @Test func observersHearPublicationsInOrder() {
+        let policy = Policy(apps: [AppPolicy(name: "mail"), AppPolicy(name: "maps")])
+        var simulator = Simulator(scenario: Scenario(name: "observers", policy: policy))
+        let log = StatusLog()
+        simulator.notifier.addObserver(log)
+        simulator.apply(ScenarioStep(time: .zero, verb: .open(app: "mail")))
+        simulator.apply(ScenarioStep(time: Instant(sinceOrigin: .seconds(1)), verb: .open(app: "maps")))
+        #expect(log.entries == ["mail foreground", "mail background", "maps foreground"])
+        #expect(simulator.notifier.isInForeground("maps"))
+        #expect(simulator.status(of: "mail") == .background)
+    }
+}
