@@ -1,0 +1,102 @@
+/// An app as the control API shows it (`GET /v1/apps`, `GET /v1/apps/NAME`).
+public struct AppInfo: Codable, Sendable, Equatable {
+    public var name: String
+    /// `notRunning`, `inactive`, `active`, `background`, `suspended`.
+    public var state: String
+    /// `unknown`, `foreground`, `background`, `terminating`.
+    public var status: String
+    public var pids: [Int32]
+    /// What a kill would give back, bytes.
+    public var footprintBytes: Int64
+    /// Kill band name (`suspended`, `idle-background`, …), nil when not running.
+    public var band: String?
+    /// Background-task budget left, milliseconds; nil when no budget runs.
+    public var timeRemainingMillis: Int64?
+    /// Next planned fetch wake, wall-clock ms since the epoch.
+    public var nextWakeMillis: Int64?
+    public var openTasks: [TaskInfo]
+    public var heldResources: [String]
+    public var forceQuit: Bool
+    public var hasPreservedState: Bool
+
+    public init(
+        name: String, state: String, status: String, pids: [Int32] = [], footprintBytes: Int64 = 0,
+        band: String? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
+        openTasks: [TaskInfo] = [], heldResources: [String] = [], forceQuit: Bool = false,
+        hasPreservedState: Bool = false
+    ) {
+        self.name = name
+        self.state = state
+        self.status = status
+        self.pids = pids
+        self.footprintBytes = footprintBytes
+        self.band = band
+        self.timeRemainingMillis = timeRemainingMillis
+        self.nextWakeMillis = nextWakeMillis
+        self.openTasks = openTasks
+        self.heldResources = heldResources
+        self.forceQuit = forceQuit
+        self.hasPreservedState = hasPreservedState
+    }
+}
+
+/// An open background task.
+public struct TaskInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var name: String
+
+    public init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// The answer of `GET /v1/apps/NAME/explain`: why the app is in its state, why it did or did
+/// not run, why it was killed — in sentences drawn from the journal.
+public struct Explanation: Codable, Sendable, Equatable {
+    public var app: String
+    public var state: String
+    public var sentences: [String]
+
+    public init(app: String, state: String, sentences: [String]) {
+        self.app = app
+        self.state = state
+        self.sentences = sentences
+    }
+}
+
+/// `GET /v1/health`.
+public struct Health: Codable, Sendable, Equatable {
+    public var ok: Bool
+    public var version: String
+    public var policy: String
+    public var apps: Int
+    public var pressure: String
+    public var cgroupLayout: String
+    public var dryRun: Bool
+
+    public init(
+        ok: Bool, version: String, policy: String, apps: Int, pressure: String, cgroupLayout: String, dryRun: Bool
+    ) {
+        self.ok = ok
+        self.version = version
+        self.policy = policy
+        self.apps = apps
+        self.pressure = pressure
+        self.cgroupLayout = cgroupLayout
+        self.dryRun = dryRun
+    }
+}
+
+/// The JSON body of every 4xx/5xx answer.
+public struct APIErrorBody: Codable, Sendable, Equatable {
+    /// `notFound`, `conflict`, `unregistered`, `payloadTooLarge`, `invalid`, `forbidden`, `internal`.
+    public var error: String
+    /// A full sentence naming what was wrong.
+    public var message: String
+
+    public init(error: String, message: String) {
+        self.error = error
+        self.message = message
+    }
+}

@@ -1,1 +1,0 @@
-public enum WardenAPIVersion { public static let current = 1 }

@@ -1,0 +1,48 @@
+public import WardenAPI
+public import WardenCore
+
+/// Who is calling the control API, from `SO_PEERCRED`.
+public struct PeerCredentials: Sendable, Equatable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+}
+
+/// What a caller may do.
+public enum CallerIdentity: Sendable, Equatable {
+    /// Root or a member of the socket's group: every operator verb, every app's calls and events.
+    case `operator`
+    /// A process in app NAME's group: only NAME's app calls and events.
+    case app(String)
+    /// Anyone else; the sentence says why.
+    case denied(String)
+}
+
+/// What the control server asks of the daemon. The daemon actor implements it; the server
+/// only translates HTTP to these calls and their answers to HTTP.
+public protocol WardenControl: Sendable {
+    /// Identifies a caller: root or the socket's group → operator; a pid in app X's group → app(X).
+    func identify(_ peer: PeerCredentials) async -> CallerIdentity
+    /// Applies an operator verb or app call now; returns the core's reply, if the call has one.
+    func perform(_ event: LifecycleEvent) async throws(LifecycleError) -> Reply?
+    /// Every app of the policy, in policy order.
+    func apps() async -> [AppInfo]
+    /// One app; nil when the policy has no such app.
+    func app(named name: String) async -> AppInfo?
+    /// Journal records matching the query, oldest first.
+    func journal(_ query: JournalQuery) async throws -> [JournalEntry]
+    /// Why the app is in its state (throws .notFound for an unknown app).
+    func explain(app: String) async throws(LifecycleError) -> Explanation
+    /// A live stream of new journal records (and messages to apps), optionally of one app only.
+    func subscribe(app: String?) async -> AsyncStream<JournalEntry>
+    /// Re-reads the policy file; a bad file is refused whole (the error lists every problem)
+    /// and the running policy stays in force.
+    func reloadPolicy() async throws -> String
+    func health() async -> Health
+}
