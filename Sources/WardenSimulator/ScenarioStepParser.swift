@@ -5,7 +5,7 @@ public import WardenCore
 /// TIME is a number (decimals allowed) followed by `ms`, `s`, `m` or `h`. Operator verbs and
 /// simulation facts come first (`open mail`, `pressure critical`); app calls start with the
 /// app (`mail begin-task sync`). `push APP JSON` takes everything after APP as the payload;
-/// APP may also be a device token (any word that is not an app's name).
+/// APP may also be a device token (`tok-APP-N`, as `register-push` returns them).
 public struct ScenarioStepParser: Sendable {
     /// The apps steps may name.
     public var apps: Set<String>
@@ -202,7 +202,13 @@ public struct ScenarioStepParser: Sendable {
             )
         }
         let name = String(target)
-        return .push(target: apps.contains(name) ? .app(name) : .token(name), payload: String(payload))
+        if apps.contains(name) { return .push(target: .app(name), payload: String(payload)) }
+        guard name.hasPrefix("tok-") else {
+            var error = unknownApp(name)
+            error.message += " A device token is written as the app's token, such as \"tok-mail-1\"."
+            throw error
+        }
+        return .push(target: .token(name), payload: String(payload))
     }
 
     private func app(for verb: String, from words: inout Words, rest: Bool, example: String? = nil)

@@ -64,6 +64,14 @@ import WardenSimulator
         #expect(scenario.steps[1].verb == .push(target: .token("tok-mail-1"), payload: "{}"))
     }
 
+    /// A push to a word that is neither an app nor a device token is refused like an unknown app.
+    @Test func pushToAnUnknownAppIsReported() {
+        #expect(
+            messages(steps: ["0s push mial {}"]) == [
+                #"Scenario "test.toml", line 4: step 1 ("0s push mial {}"): unknown app "mial" (did you mean "mail"?); the scenario knows mail, maps (from its policy and its [apps] tables). A device token is written as the app's token, such as "tok-mail-1"."#
+            ])
+    }
+
     /// A time that is not a number with a unit names the step and its line.
     @Test func badTimeIsReported() {
         #expect(
