@@ -1,1 +1,16 @@
-print("bench")
+// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|all]`.
+#if canImport(Glibc)
+    import Glibc
+#endif
+let arguments = CommandLine.arguments.dropFirst()
+let which = arguments.first ?? "all"
+guard ["core", "cgroup", "all"].contains(which) else {
+    print("usage: WardenBenchmarks [core|cgroup|all]")
+    exit(2)
+}
+if which == "core" || which == "all" {
+    CoreBenchmarks.run()
+}
+if which == "cgroup" || which == "all" {
+    try await CgroupBenchmarks.run()
+}
