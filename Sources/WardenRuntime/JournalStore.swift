@@ -1,0 +1,326 @@
+import Foundation
+public import GRDB
+public import WardenAPI
+public import WardenCore
+
+/// The daemon's durable store: the append-only event journal, device tokens, pending pushes,
+/// the registry of running apps and the core's checkpoint, in one SQLite file (WAL mode).
+///
+/// Every method is synchronous and safe to call from any task: GRDB's `DatabasePool`
+/// serializes writes and lets reads run beside them.
+public final class JournalStore: Sendable {
+    /// The SQLite file.
+    public let path: String
+    let pool: DatabasePool
+
+    /// Opens (creating it if needed) the store at `path` and brings its schema up to date.
+    ///
+    /// The directory must exist. Throws a `JournalStoreError` naming the path when the file
+    /// cannot be opened or is not an appwarden store.
+    public init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.label = "appwarden.journal"
+        configuration.busyMode = .timeout(5)
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw JournalStoreError(
+                path: path, message: "The journal database could not be opened or migrated.", cause: error)
+        }
+    }
+
+    /// Closes the database. Later calls fail with a `JournalStoreError`.
+    public func close() throws {
+        try run("close the journal database") { try pool.close() }
+    }
+
+    // MARK: Journal
+
+    /// Appends core journal records (wall time given by the caller), returns the stored entries with ids.
+    @discardableResult
+    public func append(_ records: [JournalRecord], wallTimeMillis: Int64) throws -> [JournalEntry] {
+        let contents = records.map { (app: $0.app, content: Self.content(of: $0)) }
+        return try run("append \(records.count) records to the journal") {
+            try pool.write { db in
+                try contents.map { item in
+                    try Self.insert(
+                        db, app: item.app, content: item.content, wallTimeMillis: wallTimeMillis)
+                }
+            }
+        }
+    }
+
+    /// Appends an already-formed entry (messages to apps, status publications); id assigned.
+    @discardableResult
+    public func append(
+        app: String, kind: String, name: String, properties: [String: String], wallTimeMillis: Int64
+    ) throws -> JournalEntry {
+        let content = EntryContent(kind: kind, name: name, properties: properties)
+        return try run("append a \"\(kind)\" record for \(app) to the journal") {
+            try pool.write { db in
+                try Self.insert(db, app: app, content: content, wallTimeMillis: wallTimeMillis)
+            }
+        }
+    }
+
+    /// Journal entries matching the query, oldest first (by id).
+    public func entries(_ query: JournalQuery) throws -> [JournalEntry] {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        if let app = query.app {
+            conditions.append("app = ?")
+            arguments += [app]
+        }
+        if let sinceID = query.sinceID {
+            conditions.append("id > ?")
+            arguments += [sinceID]
+        }
+        if let sinceMillis = query.sinceMillis {
+            conditions.append("wall_time_millis >= ?")
+            arguments += [sinceMillis]
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        arguments += [max(0, query.limit)]
+        let sql = """
+            SELECT id, app, wall_time_millis, kind, name, properties FROM journal \(filter)
+            ORDER BY id LIMIT ?
+            """
+        let frozenArguments = arguments
+        return try run("read the journal") {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: sql, arguments: frozenArguments).map { row in
+                    JournalEntry(
+                        id: row["id"], app: row["app"], wallTimeMillis: row["wall_time_millis"],
+                        kind: row["kind"], name: row["name"],
+                        properties: Self.decodeProperties(row["properties"]))
+                }
+            }
+        }
+    }
+
+    /// The id of the newest journal entry, or 0 when the journal is empty.
+    public func lastEntryID() throws -> Int64 {
+        try run("read the journal") {
+            try pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM journal") ?? 0
+            }
+        }
+    }
+
+    // MARK: Device tokens
+
+    /// Saves (or replaces) the app's device token.
+    public func saveToken(app: String, token: String) throws {
+        try run("save the device token of \(app)") {
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO device_token (app, token) VALUES (?, ?)", arguments: [app, token])
+            }
+        }
+    }
+
+    /// Every app's device token, by app name.
+    public func tokens() throws -> [String: String] {
+        try run("read the device tokens") {
+            try pool.read { db in
+                var tokens: [String: String] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT app, token FROM device_token") {
+                    tokens[row["app"]] = row["token"]
+                }
+                return tokens
+            }
+        }
+    }
+
+    // MARK: Pending pushes
+
+    /// Keeps a push for the app's next launch (in arrival order, beside the ones already kept).
+    public func savePendingPush(app: String, payload: String, id: String?) throws {
+        try run("save a pending push for \(app)") {
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO pending_push (app, payload, push_id) VALUES (?, ?, ?)",
+                    arguments: [app, payload, id])
+            }
+        }
+    }
+
+    /// Every pending push, in arrival order.
+    public func pendingPushes() throws -> [(app: String, payload: String, id: String?)] {
+        try run("read the pending pushes") {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT app, payload, push_id FROM pending_push ORDER BY seq").map {
+                    row -> (app: String, payload: String, id: String?) in
+                    (app: row["app"], payload: row["payload"], id: row["push_id"])
+                }
+            }
+        }
+    }
+
+    /// Forgets the app's pending pushes (delivered, or the app was reset).
+    public func deletePendingPushes(app: String) throws {
+        try run("delete the pending pushes of \(app)") {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM pending_push WHERE app = ?", arguments: [app])
+            }
+        }
+    }
+
+    // MARK: Running apps
+
+    /// Records (or replaces) a running app, for re-adoption after a restart.
+    public func saveRunning(_ app: RunningAppRecord) throws {
+        try run("record \(app.app) as running") {
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO running_app
+                        (app, launch, pid, unified_path, memory_path, freezer_path, state, started_wall_millis)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        app.app, app.launch, app.pid, app.unifiedPath, app.memoryPath, app.freezerPath, app.state,
+                        app.startedWallMillis,
+                    ])
+            }
+        }
+    }
+
+    /// Forgets a running app (it stopped).
+    public func removeRunning(app: String) throws {
+        try run("remove \(app) from the running apps") {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM running_app WHERE app = ?", arguments: [app])
+            }
+        }
+    }
+
+    /// Every app recorded as running, by name.
+    public func runningApps() throws -> [RunningAppRecord] {
+        try run("read the running apps") {
+            try pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT app, launch, pid, unified_path, memory_path, freezer_path, state, started_wall_millis
+                        FROM running_app ORDER BY app
+                        """
+                ).map { row in
+                    RunningAppRecord(
+                        app: row["app"], launch: row["launch"], pid: row["pid"], unifiedPath: row["unified_path"],
+                        memoryPath: row["memory_path"], freezerPath: row["freezer_path"], state: row["state"],
+                        startedWallMillis: row["started_wall_millis"])
+                }
+            }
+        }
+    }
+
+    // MARK: Checkpoint
+
+    /// Saves the core's checkpoint (opaque JSON text) with the wall-clock time it was taken at,
+    /// replacing the previous one.
+    public func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws {
+        try run("save the lifecycle checkpoint") {
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO checkpoint (slot, json, wall_time_millis) VALUES (1, ?, ?)",
+                    arguments: [json, wallTimeMillis])
+            }
+        }
+    }
+
+    /// The last saved checkpoint, or nil when none was saved.
+    public func checkpoint() throws -> (json: String, wallTimeMillis: Int64)? {
+        try run("read the lifecycle checkpoint") {
+            try pool.read { db -> (json: String, wallTimeMillis: Int64)? in
+                guard
+                    let row = try Row.fetchOne(db, sql: "SELECT json, wall_time_millis FROM checkpoint WHERE slot = 1")
+                else { return nil }
+                return (json: row["json"], wallTimeMillis: row["wall_time_millis"])
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    /// Runs `body`, turning a database error into a `JournalStoreError` that says what failed.
+    private func run<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as JournalStoreError {
+            throw error
+        } catch {
+            throw JournalStoreError(path: path, message: "Could not \(what).", cause: error)
+        }
+    }
+
+    private static func insert(
+        _ db: Database, app: String, content: EntryContent, wallTimeMillis: Int64
+    ) throws -> JournalEntry {
+        try db.execute(
+            sql: "INSERT INTO journal (app, wall_time_millis, kind, name, properties) VALUES (?, ?, ?, ?, ?)",
+            arguments: [app, wallTimeMillis, content.kind, content.name, encodeProperties(content.properties)])
+        return JournalEntry(
+            id: db.lastInsertedRowID, app: app, wallTimeMillis: wallTimeMillis, kind: content.kind,
+            name: content.name, properties: content.properties)
+    }
+
+    private static func encodeProperties(_ properties: [String: String]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(properties) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func decodeProperties(_ text: String) -> [String: String] {
+        (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE journal (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        app TEXT NOT NULL,
+                        wall_time_millis INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        properties TEXT NOT NULL
+                    );
+                    CREATE INDEX journal_app ON journal (app, id);
+                    CREATE INDEX journal_time ON journal (wall_time_millis);
+                    CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal
+                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+                    CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal
+                    BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+                    CREATE TABLE device_token (app TEXT PRIMARY KEY NOT NULL, token TEXT NOT NULL);
+                    CREATE TABLE pending_push (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        app TEXT NOT NULL,
+                        payload TEXT NOT NULL,
+                        push_id TEXT
+                    );
+                    CREATE TABLE running_app (
+                        app TEXT PRIMARY KEY NOT NULL,
+                        launch INTEGER NOT NULL,
+                        pid INTEGER NOT NULL,
+                        unified_path TEXT,
+                        memory_path TEXT,
+                        freezer_path TEXT,
+                        state TEXT NOT NULL,
+                        started_wall_millis INTEGER NOT NULL
+                    );
+                    CREATE TABLE checkpoint (
+                        slot INTEGER PRIMARY KEY CHECK (slot = 1),
+                        json TEXT NOT NULL,
+                        wall_time_millis INTEGER NOT NULL
+                    );
+                    """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,17 @@
+/// A failure of the journal database, naming the file, what was being done and the cause.
+public struct JournalStoreError: Error, Sendable, CustomStringConvertible {
+    /// The SQLite file.
+    public var path: String
+    /// A full sentence saying what failed.
+    public var message: String
+    /// The underlying error, in words.
+    public var cause: String
+
+    public init(path: String, message: String, cause: any Error) {
+        self.path = path
+        self.message = message
+        self.cause = String(describing: cause)
+    }
+
+    public var description: String { "Journal \"\(path)\": \(message) (\(cause))" }
+}
