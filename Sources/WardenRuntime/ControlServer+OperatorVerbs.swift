@@ -1,0 +1,71 @@
+import HTTPTypes
+import Hummingbird
+import WardenAPI
+import WardenCore
+
+extension ControlServer {
+    /// The operator verbs of DESIGN §1.1, `push`, and `policy reload`: root or the socket's group only.
+    func addOperatorVerbs(to router: Router<ControlServerContext>) {
+        let verbs: [(String, LifecycleEvent)] = [
+            ("home", .home), ("overlay", .overlay), ("overlay-end", .overlayEnd), ("lock", .lock),
+            ("unlock", .unlock),
+        ]
+        for (name, event) in verbs {
+            route(router, .post, "/v1/\(name)") { _, _, caller in
+                try caller.requireOperator(toDo: name)
+                return try await self.perform(event)
+            }
+        }
+        let appVerbs: [(String, @Sendable (String) -> LifecycleEvent)] = [
+            ("open", { .open(app: $0) }), ("force-quit", { .forceQuit(app: $0) }), ("reset", { .reset(app: $0) }),
+        ]
+        for (name, event) in appVerbs {
+            route(router, .post, "/v1/\(name)/:app") { _, context, caller in
+                let app = try context.parameters.require("app")
+                try caller.requireOperator(toDo: "\(name) app \"\(app)\"")
+                return try await self.perform(event(app))
+            }
+        }
+        route(router, .post, "/v1/push/:app") { request, context, caller in
+            let app = try context.parameters.require("app")
+            try caller.requireOperator(toDo: "push to app \"\(app)\"")
+            return try await self.push(to: .app(app), request)
+        }
+        route(router, .post, "/v1/push-token/:token") { request, context, caller in
+            let token = try context.parameters.require("token")
+            try caller.requireOperator(toDo: "push to a device token")
+            return try await self.push(to: .token(token), request)
+        }
+        route(router, .post, "/v1/policy/reload") { _, _, caller in
+            try caller.requireOperator(toDo: "reload the policy")
+            do {
+                let message = try await self.control.reloadPolicy()
+                return Self.json(ControlReplies.PolicyReloaded(message: message))
+            } catch let error as LifecycleError {
+                throw ControlServerFailure(error)
+            } catch {
+                throw ControlServerFailure.invalid("The policy was not reloaded and stays in force: \(error)")
+            }
+        }
+    }
+
+    /// A push: the body is the JSON payload exactly as sent; the notification id comes from the
+    /// `id` query parameter or the `Appwarden-Push-Id` header, else from the payload's `"id"`.
+    func push(to target: PushTarget, _ request: Request) async throws -> Response {
+        let bytes = try await Self.bodyBytes(of: request)
+        guard let payload = String(validating: bytes, as: UTF8.self) else {
+            throw ControlServerFailure.invalid("The push payload is not UTF-8 text; send a JSON object.")
+        }
+        guard !payload.isEmpty else {
+            throw ControlServerFailure.invalid(
+                #"The push payload is empty; send a JSON object such as {"aps":{"content-available":1}}."#)
+        }
+        let id =
+            request.uri.queryParameters["id"].map(String.init)
+            ?? Self.pushIDHeader.flatMap { request.headers[$0] }
+        return try await perform(.push(target: target, payload: payload, id: id))
+    }
+
+    /// `Appwarden-Push-Id`: the notification id of a push, when not given as the `id` query parameter.
+    static let pushIDHeader = HTTPField.Name("Appwarden-Push-Id")
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import WardenAPI
+
+extension ControlServer {
+    /// The encoder of every JSON answer: sorted keys, so answers are stable.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A JSON answer with `status`.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let data: Data
+        do {
+            data = try encoder.encode(value)
+        } catch {
+            data = Data(#"{"error":"internal","message":"The answer could not be encoded."}"#.utf8)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Reads the whole body (at most `maximumBodyBytes`).
+    static func bodyBytes(of request: Request) async throws -> [UInt8] {
+        let buffer = try await request.body.collect(upTo: maximumBodyBytes)
+        return Array(buffer.readableBytesView)
+    }
+
+    /// Decodes a JSON body, refusing a missing, malformed or incomplete one with a sentence that
+    /// names the route, the field and an example of a good body.
+    static func decode<Body: Decodable>(
+        _ type: Body.Type, from request: Request, example: String
+    ) async throws -> Body {
+        let bytes = try await bodyBytes(of: request)
+        let route = "\(request.method) \(request.uri.path)"
+        guard !bytes.isEmpty else {
+            throw ControlServerFailure.invalid("\(route) needs a JSON body such as \(example).")
+        }
+        do {
+            return try JSONDecoder().decode(Body.self, from: Data(bytes))
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw ControlServerFailure.invalid(
+                "The body of \(route) lacks the field \"\(key.stringValue)\"; send a JSON object such as \(example).")
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            let subject = field.isEmpty ? "The body of \(route)" : "The field \"\(field)\" in the body of \(route)"
+            throw ControlServerFailure.invalid(
+                "\(subject) has the wrong type; send a JSON object such as \(example).")
+        } catch {
+            throw ControlServerFailure.invalid(
+                "The body of \(route) is not valid JSON; send a JSON object such as \(example).")
+        }
+    }
+}
+
+extension ControlServerFailure {
+    /// The JSON answer of this refusal.
+    func response() -> Response {
+        ControlServer.json(body, status: status)
+    }
+}

@@ -1,0 +1,81 @@
+import Hummingbird
+import Logging
+import NIOCore
+import WardenAPI
+import WardenCore
+
+extension ControlServer {
+    /// Builds the router of every route of `docs/openapi.yaml`.
+    func makeRouter() -> Router<ControlServerContext> {
+        let router = Router(context: ControlServerContext.self)
+        router.add(middleware: ControlServerErrorMiddleware())
+        addOperatorVerbs(to: router)
+        addAppCalls(to: router)
+        addReads(to: router)
+        return router
+    }
+
+    /// Registers `handler` for `method path`; the handler receives the identified caller and
+    /// every error it throws becomes a JSON error answer.
+    func route(
+        _ router: Router<ControlServerContext>, _ method: HTTPRequest.Method, _ path: RouterPath,
+        _ handler: @escaping @Sendable (Request, ControlServerContext, ControlServerCaller) async throws -> Response
+    ) {
+        router.on(path, method: method) { request, context in
+            await self.respond(to: request, context: context, handler)
+        }
+    }
+
+    func respond(
+        to request: Request, context: ControlServerContext,
+        _ handler: @Sendable (Request, ControlServerContext, ControlServerCaller) async throws -> Response
+    ) async -> Response {
+        do {
+            let caller = await identifyCaller(of: context)
+            return try await handler(request, context, caller)
+        } catch let failure as ControlServerFailure {
+            return failure.response()
+        } catch let error as LifecycleError {
+            return ControlServerFailure(error).response()
+        } catch let error as NIOTooManyBytesError {
+            return ControlServerFailure(
+                .contentTooLarge, "payloadTooLarge",
+                "The request body is larger than \(error.maxBytes ?? ControlServer.maximumBodyBytes) bytes."
+            ).response()
+        } catch {
+            logger.error("\(request.method) \(request.uri.path) failed: \(error)")
+            return ControlServerFailure(
+                .internalServerError, "internal", "The request \(request.method) \(request.uri.path) failed: \(error)."
+            ).response()
+        }
+    }
+
+    /// Applies an event through the daemon and turns its reply into the answer's body.
+    func perform(_ event: LifecycleEvent) async throws(ControlServerFailure) -> Response {
+        let reply: Reply?
+        do {
+            reply = try await control.perform(event)
+        } catch {
+            throw ControlServerFailure(error)
+        }
+        switch reply {
+        case nil:
+            return Self.json(ControlReplies.Done())
+        case .taskBegun(let id, let remaining):
+            return Self.json(
+                ControlReplies.TaskBegun(id: id, remainingMillis: remaining.map(Self.milliseconds)))
+        case .timeRemaining(let remaining):
+            return Self.json(
+                ControlReplies.TimeRemaining(remainingMillis: remaining.map(Self.milliseconds)))
+        case .deviceToken(let token):
+            return Self.json(ControlReplies.DeviceToken(token: token))
+        case .push(let disposition):
+            return Self.json(ControlReplies.PushAccepted(disposition: disposition.rawValue))
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

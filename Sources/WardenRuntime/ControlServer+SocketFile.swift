@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension ControlServer {
+    /// The socket file of the control server: stale-file removal before binding, mode and group
+    /// after, and removal at exit.
+    enum SocketFile {
+        /// Removes a socket file that nothing listens on; refuses a live socket or a non-socket.
+        static func prepare(path: String) throws(ControlServerError) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return }
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw ControlServerError(
+                    "The control socket path \"\(path)\" exists and is not a socket; remove it or choose another path.")
+            }
+            if isListening(path: path) {
+                throw ControlServerError(
+                    "Another process already listens on the control socket \"\(path)\"; stop it or choose another path."
+                )
+            }
+            if unlink(path) != 0 && errno != ENOENT {
+                throw ControlServerError(
+                    "The stale control socket \"\(path)\" could not be removed: \(String(cString: strerror(errno))).")
+            }
+        }
+
+        /// Sets mode 0660 and, when given, the admin group.
+        static func secure(path: String, group: gid_t?) throws(ControlServerError) {
+            if let group, chown(path, uid_t.max, group) != 0 {
+                throw ControlServerError(
+                    "The control socket \"\(path)\" could not be given group \(group): \(String(cString: strerror(errno)))."
+                )
+            }
+            if chmod(path, 0o660) != 0 {
+                throw ControlServerError(
+                    "The control socket \"\(path)\" could not be given mode 0660: \(String(cString: strerror(errno))).")
+            }
+        }
+
+        /// Removes the socket file; a file already gone is fine.
+        static func remove(path: String) {
+            var info = stat()
+            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK {
+                unlink(path)
+            }
+        }
+
+        /// Whether a process accepts connections on the socket at `path` (`connect(2)`).
+        static func isListening(path: String) -> Bool {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { return false }
+            defer { close(descriptor) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                buffer.copyBytes(from: bytes)
+            }
+            let result = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            return result == 0
+        }
+    }
+}

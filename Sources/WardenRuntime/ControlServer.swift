@@ -1,0 +1,75 @@
+import Hummingbird
+public import Logging
+
+#if canImport(Glibc)
+    public import Glibc
+#endif
+
+/// The control API: HTTP/1.1 with JSON bodies over a Unix domain socket.
+///
+/// Every request is attributed to the process at the other end of the connection, read with
+/// `SO_PEERCRED` and turned into a `CallerIdentity` by `WardenControl.identify(_:)`. Operator
+/// verbs need an operator; an app's process may make only its own app's calls and read only its
+/// own events. Every refusal is a JSON `APIErrorBody` with a sentence; `docs/openapi.yaml`
+/// describes the routes.
+public struct ControlServer: Sendable {
+    /// Bodies larger than this are refused with 413 before they are read whole.
+    static let maximumBodyBytes = 64 * 1024
+
+    let control: any WardenControl
+    let socketPath: String
+    let adminGroup: gid_t?
+    let logger: Logger
+    let onListening: @Sendable () async -> Void
+
+    /// Creates a server for `control` on `socketPath`.
+    ///
+    /// - Parameters:
+    ///   - control: The daemon the server translates requests for.
+    ///   - socketPath: Where the socket is created (mode 0660).
+    ///   - adminGroup: The group the socket is given, so that its members may connect.
+    ///   - logger: Where the server logs.
+    ///   - onListening: Called once the socket accepts connections with its mode set.
+    public init(
+        control: any WardenControl, socketPath: String, adminGroup: gid_t?,
+        logger: Logger = Logger(label: "appwarden.control"),
+        onListening: @escaping @Sendable () async -> Void = {}
+    ) {
+        self.control = control
+        self.socketPath = socketPath
+        self.adminGroup = adminGroup
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Serves until the surrounding task is cancelled, then returns.
+    ///
+    /// A socket file left behind by a daemon that no longer runs is removed first; a socket that
+    /// still answers, or a path that is not a socket, is an error.
+    public func run() async throws {
+        try SocketFile.prepare(path: socketPath)
+        let path = socketPath
+        let group = adminGroup
+        let logger = logger
+        let onListening = onListening
+        let application = Application(
+            router: makeRouter(),
+            configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: "appwarden"),
+            onServerRunning: { _ in
+                do {
+                    try SocketFile.secure(path: path, group: group)
+                } catch {
+                    logger.error("\(error)")
+                }
+                await onListening()
+            },
+            logger: logger
+        )
+        do {
+            try await application.run()
+        } catch is CancellationError {
+            // Cancellation is how the server is asked to stop.
+        }
+        SocketFile.remove(path: path)
+    }
+}
