@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A connected Unix-domain stream socket: the few system calls the client needs, each retried
+/// on `EINTR` and turned into a `WardenClientError` that names the socket.
+final class UnixSocket: @unchecked Sendable {
+    private let descriptor: Int32
+    private let path: String
+
+    /// Connects to `path` with `socket(2)` and `connect(2)`.
+    init(connectingTo path: String) throws(WardenClientError) {
+        self.path = path
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !pathBytes.isEmpty, pathBytes.count < capacity else {
+            throw WardenClientError(
+                .connection, "The socket path \"\(path)\" must be between 1 and \(capacity - 1) bytes long.")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: pathBytes)
+            raw[pathBytes.count] = 0
+        }
+        #if canImport(Glibc)
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+            let fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)
+        #endif
+        guard fd >= 0 else { throw Self.failure("create a socket for \"\(path)\"") }
+        var result: Int32
+        repeat {
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        } while result < 0 && errno == EINTR
+        guard result == 0 else {
+            let error = Self.failure("connect to the appwarden socket \"\(path)\"")
+            close(fd)
+            throw error
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes every byte with `write(2)`.
+    func writeAll(_ bytes: [UInt8]) throws(WardenClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                write(descriptor, raw.baseAddress! + offset, bytes.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure("write to the appwarden socket \"\(path)\"")
+            }
+            offset += written
+        }
+    }
+
+    /// Reads what is available with `read(2)`, blocking until something is; empty at end of stream.
+    func readSome(maximum: Int = 65_536) throws(WardenClientError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: maximum)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, maximum) }
+            if count >= 0 { return Array(buffer[..<count]) }
+            if errno == EINTR { continue }
+            throw Self.failure("read from the appwarden socket \"\(path)\"")
+        }
+    }
+
+    /// Shuts the connection down with `shutdown(2)`, which wakes a blocked `readSome`.
+    func shutDown() {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    private static func failure(_ what: String) -> WardenClientError {
+        let reason = String(cString: strerror(errno))
+        return WardenClientError(.connection, "Could not \(what): \(reason).")
+    }
+}

@@ -1,0 +1,52 @@
+import Synchronization
+public import WardenAPI
+import WardenCore
+
+extension WardenApplication {
+    /// Reads the app's event stream (`/v1/events/stream?app=NAME`) and calls the handlers and
+    /// observers for each event, until the daemon closes the stream or the task is cancelled.
+    public func run() async throws {
+        let (connection, app) = try configured()
+        for try await entry in connection.stream(path: "/v1/events/stream?app=\(Self.escape(app))") {
+            handle(entry)
+        }
+    }
+
+    /// Acts on one journal entry of the event stream.
+    public func handle(_ entry: JournalEntry) {
+        switch (entry.kind, entry.name) {
+        case ("status", let name):
+            if let status = AppStatus(name: name) { publish(app: entry.app, status: status) }
+        case ("message", "stateChanged"):
+            if let state = entry.properties["state"].flatMap(AppState.init(rawValue:)) {
+                publish(app: entry.app, status: state.status)
+            }
+        case ("message", "expirationWarning"):
+            let ids = (entry.properties["task_ids"] ?? "").split(separator: ",").compactMap { Int($0) }
+            let due = handlers.withLock { handlers in ids.compactMap { handlers.expiration[$0] } }
+            for handler in due { handler() }
+        case ("message", "fetchStart"):
+            guard let handler = handlers.withLock({ $0.fetch }) else { return }
+            handler { result in Task { try? await self.completeFetch(result) } }
+        case ("message", "pushPayload"):
+            guard let handler = handlers.withLock({ $0.push }) else { return }
+            handler(entry.properties["payload"] ?? "{}") { result in Task { try? await self.completePush(result) } }
+        case ("message", "memoryWarning"):
+            handlers.withLock { $0.memoryWarning }?()
+        case ("message", "saveState"):
+            handlers.withLock { $0.saveState }?()
+        default:
+            break
+        }
+    }
+
+    /// Records `app`'s status and tells the observers, in registration order, when it changed.
+    private func publish(app: String, status: AppStatus) {
+        let observers = handlers.withLock { handlers -> [any AppStatusObserver & Sendable] in
+            guard handlers.statuses[app] != status else { return [] }
+            handlers.statuses[app] = status
+            return handlers.observers
+        }
+        for observer in observers { observer.appStatusDidChange(app: app, to: status) }
+    }
+}

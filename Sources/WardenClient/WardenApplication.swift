@@ -1,0 +1,234 @@
+public import Foundation
+import Synchronization
+import WardenAPI
+public import WardenCore
+
+/// An app's side of appwarden, shaped like UIKit's `UIApplication`: background tasks, fetch and
+/// push handlers, the device token, memory warnings, state restoration and the status notifier.
+///
+/// Calls go to the daemon's control socket; events (expiration warnings, fetch and push
+/// windows, memory warnings, status changes) arrive while `run()` reads the app's event stream.
+public final class WardenApplication: Sendable {
+    /// The app as configured by the daemon's environment (`APPWARDEN_SOCKET`, `APPWARDEN_APP`,
+    /// `APPWARDEN_LAUNCH_REASON`, `APPWARDEN_RESTORATION_DIR`, `APPWARDEN_RESTORE`). Without
+    /// them every call fails with `.notConfigured`.
+    public static let shared = WardenApplication(environment: ProcessInfo.processInfo.environment)
+
+    /// The app's name in the policy, nil when not started by appwarden.
+    public let appName: String?
+    /// The daemon's socket, nil when not started by appwarden.
+    public let connection: WardenConnection?
+    /// Why this process was launched: `user`, `fetch` or `push`.
+    public let launchReason: LaunchReason
+    /// Where to save and restore the app's state.
+    public let restorationDirectory: String?
+    /// Whether this launch should restore from `restorationDirectory`.
+    public let shouldRestore: Bool
+
+    let handlers = Mutex(Handlers())
+
+    struct Handlers {
+        var fetch: (@Sendable (@escaping @Sendable (CompletionResult) -> Void) -> Void)?
+        var push: (@Sendable (String, @escaping @Sendable (CompletionResult) -> Void) -> Void)?
+        var memoryWarning: (@Sendable () -> Void)?
+        var saveState: (@Sendable () -> Void)?
+        var expiration: [Int: @Sendable () -> Void] = [:]
+        var observers: [any AppStatusObserver & Sendable] = []
+        var statuses: [String: AppStatus] = [:]
+    }
+
+    /// An app talking to the daemon at `socketPath` as `appName`.
+    public init(
+        socketPath: String, appName: String, launchReason: LaunchReason = .user, restorationDirectory: String? = nil,
+        shouldRestore: Bool = false
+    ) {
+        self.appName = appName
+        self.connection = WardenConnection(socketPath: socketPath)
+        self.launchReason = launchReason
+        self.restorationDirectory = restorationDirectory
+        self.shouldRestore = shouldRestore
+    }
+
+    /// An app configured from environment variables as the daemon sets them.
+    public init(environment: [String: String]) {
+        let socket = environment["APPWARDEN_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+        let name = environment["APPWARDEN_APP"].flatMap { $0.isEmpty ? nil : $0 }
+        if let socket, let name {
+            appName = name
+            connection = WardenConnection(socketPath: socket)
+        } else {
+            appName = nil
+            connection = nil
+        }
+        launchReason = environment["APPWARDEN_LAUNCH_REASON"].flatMap(LaunchReason.init(rawValue:)) ?? .user
+        restorationDirectory = environment["APPWARDEN_RESTORATION_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        shouldRestore = environment["APPWARDEN_RESTORE"] == "1"
+    }
+
+    // MARK: App calls
+
+    /// Tells the daemon the app finished launching (`readiness = "notify"`).
+    public func ready() async throws {
+        _ = try await call("POST", "ready", ControlReplies.Done.self)
+    }
+
+    /// Begins a background task; `expirationHandler` runs when the daemon warns that the budget
+    /// is about to run out (end the task in it, or the app is terminated).
+    public func beginBackgroundTask(
+        withName name: String, expirationHandler: (@Sendable () -> Void)? = nil
+    ) async throws -> BackgroundTaskIdentifier {
+        let begun = try await call(
+            "POST", "begin-task", ControlReplies.TaskBegun.self, body: ControlRequests.BeginTask(name: name))
+        if let expirationHandler {
+            handlers.withLock { $0.expiration[begun.id] = expirationHandler }
+        }
+        return BackgroundTaskIdentifier(rawValue: begun.id)
+    }
+
+    /// Ends a background task.
+    public func endBackgroundTask(_ identifier: BackgroundTaskIdentifier) async throws {
+        _ = handlers.withLock { $0.expiration.removeValue(forKey: identifier.rawValue) }
+        _ = try await call(
+            "POST", "end-task", ControlReplies.Done.self, body: ControlRequests.EndTask(id: identifier.rawValue))
+    }
+
+    /// Seconds of background-task budget left; `.greatestFiniteMagnitude` in the foreground,
+    /// where no budget runs (as UIKit's `backgroundTimeRemaining`).
+    public var backgroundTimeRemaining: TimeInterval {
+        get async throws {
+            let answer = try await call("GET", "time-remaining", ControlReplies.TimeRemaining.self)
+            guard let millis = answer.remainingMillis else { return .greatestFiniteMagnitude }
+            return TimeInterval(millis) / 1000
+        }
+    }
+
+    /// Registers for silent pushes and returns the app's device token.
+    public func registerForRemoteNotifications() async throws -> String {
+        try await call("POST", "register-push", ControlReplies.DeviceToken.self).token
+    }
+
+    /// Sets the fetch interval: `"minimum"`, `"never"` or a duration such as `"15m"`.
+    public func setMinimumBackgroundFetchInterval(_ interval: String) async throws {
+        _ = try await call(
+            "POST", "fetch-interval", ControlReplies.Done.self, body: ControlRequests.FetchInterval(interval: interval))
+    }
+
+    /// Reports that a fetch window's work is done.
+    public func completeFetch(_ result: CompletionResult) async throws {
+        _ = try await call(
+            "POST", "complete-fetch", ControlReplies.Done.self,
+            body: ControlRequests.Completion(result: result.rawValue))
+    }
+
+    /// Reports that a push window's work is done.
+    public func completePush(_ result: CompletionResult) async throws {
+        _ = try await call(
+            "POST", "complete-push", ControlReplies.Done.self, body: ControlRequests.Completion(result: result.rawValue)
+        )
+    }
+
+    /// Acquires a shared resource declared in the policy (holding it at suspension terminates the app).
+    public func acquire(_ resource: String) async throws {
+        _ = try await call(
+            "POST", "acquire", ControlReplies.Done.self, body: ControlRequests.Resource(resource: resource))
+    }
+
+    /// Releases a shared resource.
+    public func release(_ resource: String) async throws {
+        _ = try await call(
+            "POST", "release", ControlReplies.Done.self, body: ControlRequests.Resource(resource: resource))
+    }
+
+    /// Reports the app's own status (`status_source = "reported"`): foreground or background.
+    public func reportStatus(_ status: AppStatus) async throws {
+        _ = try await call(
+            "POST", "report-status", ControlReplies.Done.self,
+            body: ControlRequests.StatusReport(status: status.description))
+    }
+
+    // MARK: Handlers
+
+    /// Sets the handler of fetch windows; it must call `completion` within the window.
+    public func onFetch(
+        _ handler: @escaping @Sendable (_ completion: @escaping @Sendable (CompletionResult) -> Void) -> Void
+    ) {
+        handlers.withLock { $0.fetch = handler }
+    }
+
+    /// Sets the handler of silent pushes (the payload's JSON text); it must call `completion`
+    /// within the window.
+    public func onPush(
+        _ handler:
+            @escaping @Sendable (_ payload: String, _ completion: @escaping @Sendable (CompletionResult) -> Void) ->
+            Void
+    ) {
+        handlers.withLock { $0.push = handler }
+    }
+
+    /// Sets the handler of memory warnings.
+    public func onMemoryWarning(_ handler: @escaping @Sendable () -> Void) {
+        handlers.withLock { $0.memoryWarning = handler }
+    }
+
+    /// Sets the handler of "save your state" requests (write to `restorationDirectory`).
+    public func onSaveState(_ handler: @escaping @Sendable () -> Void) {
+        handlers.withLock { $0.saveState = handler }
+    }
+
+    // MARK: Status notifier
+
+    /// Adds an observer, called in registration order on every status change seen on the event stream.
+    public func addObserver(_ observer: any AppStatusObserver & Sendable) {
+        handlers.withLock { $0.observers.append(observer) }
+    }
+
+    /// Removes an observer added before.
+    public func removeObserver(_ observer: any AppStatusObserver & Sendable) {
+        handlers.withLock { $0.observers.removeAll { $0 === observer } }
+    }
+
+    /// The last status seen for `app` on the event stream; `.unknown` before any.
+    public func status(of app: String) -> AppStatus {
+        handlers.withLock { $0.statuses[app] } ?? .unknown
+    }
+
+    /// Whether `app`'s last seen status is foreground.
+    public func isInForeground(_ app: String) -> Bool {
+        status(of: app) == .foreground
+    }
+
+    // MARK: Plumbing
+
+    /// Performs an app call on `/v1/apps/NAME/CALL` and decodes the answer.
+    func call<Answer: Decodable>(
+        _ method: String, _ call: String, _ answer: Answer.Type, body: (some Encodable)? = String?.none
+    ) async throws -> Answer {
+        let (connection, app) = try configured()
+        let path = "/v1/apps/\(Self.escape(app))/\(call)"
+        let bytes = try body.map { Array(try JSONEncoder().encode($0)) }
+        let response = try await connection.request(method: method, path: path, body: bytes)
+        guard (200..<300).contains(response.status) else {
+            throw WardenConnection.refusal(status: response.status, body: response.body, path: path)
+        }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: Data(response.body))
+        } catch {
+            throw WardenClientError(
+                .protocolViolation, "The answer to \(method) \(path) is not the expected JSON: \(error).",
+                status: response.status)
+        }
+    }
+
+    func configured() throws(WardenClientError) -> (WardenConnection, String) {
+        guard let connection, let appName else {
+            throw WardenClientError(
+                .notConfigured,
+                "APPWARDEN_SOCKET and APPWARDEN_APP are not set; the app was not started by appwarden.")
+        }
+        return (connection, appName)
+    }
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "&", "="])) ?? text
+    }
+}
