@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+public import WardenCgroup
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Notices the end of spawned processes at once: one thread polls every pidfd (and a pipe that
+/// wakes it when the set changes), reaps a process as soon as its pidfd becomes readable and
+/// reports the end on `exits`.
+public final class ProcessWatcher: Sendable {
+    /// A process that ended.
+    public struct Exit: Sendable, Equatable {
+        public var app: String
+        public var launch: Int
+        public var pid: Int32
+        /// How it ended; nil when it could not be reaped (it was not appwarden's child).
+        public var termination: SpawnedProcess.Termination?
+    }
+
+    private struct Watched {
+        var process: SpawnedProcess
+        var app: String
+        var launch: Int
+    }
+
+    private struct State {
+        var watched: [Watched] = []
+        var stopped = false
+    }
+
+    /// The ends of watched processes, in the order they were noticed.
+    public let exits: AsyncStream<Exit>
+    private let continuation: AsyncStream<Exit>.Continuation
+    private let state = Mutex(State())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    /// Starts the polling thread.
+    public init() {
+        (exits, continuation) = AsyncStream.makeStream(of: Exit.self)
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            }
+        } else {
+            fds = [-1, -1]
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        let thread = Thread { [self] in self.run() }
+        thread.name = "appwarden-process-watcher"
+        thread.start()
+    }
+
+    /// Watches `process`, launch `launch` of `app`, until it ends.
+    public func watch(_ process: SpawnedProcess, app: String, launch: Int) {
+        state.withLock { $0.watched.append(Watched(process: process, app: app, launch: launch)) }
+        wake()
+    }
+
+    /// How many processes are being watched.
+    public var count: Int { state.withLock { $0.watched.count } }
+
+    /// Stops watching: the thread closes the pidfds it holds (the processes keep running) and
+    /// `exits` ends.
+    public func stop() {
+        state.withLock { $0.stopped = true }
+        wake()
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    private func run() {
+        while true {
+            let (watched, stopped) = state.withLock { ($0.watched, $0.stopped) }
+            if stopped { break }
+            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var withoutPidfd = false
+            for entry in watched {
+                fds.append(pollfd(fd: entry.process.pidfd, events: Int16(POLLIN), revents: 0))
+                if entry.process.pidfd < 0 { withoutPidfd = true }
+            }
+            let timeout: Int32 = withoutPidfd || wakeRead < 0 ? 50 : -1
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready < 0 && errno != EINTR { usleep(10_000) }
+            if fds[0].revents != 0 {
+                var buffer = [UInt8](repeating: 0, count: 64)
+                while read(wakeRead, &buffer, buffer.count) > 0 {}
+            }
+            for (offset, entry) in watched.enumerated() {
+                let readable = fds[offset + 1].revents != 0
+                guard readable || entry.process.pidfd < 0 else { continue }
+                var termination: SpawnedProcess.Termination?
+                if readable {
+                    termination = try? entry.process.reapIfExited()
+                } else {
+                    guard let ended = try? entry.process.reapIfExited() else { continue }
+                    termination = ended
+                }
+                state.withLock { state in
+                    state.watched.removeAll { $0.process.pid == entry.process.pid }
+                }
+                entry.process.close()
+                continuation.yield(
+                    Exit(app: entry.app, launch: entry.launch, pid: entry.process.pid, termination: termination))
+            }
+        }
+        for entry in state.withLock({ $0.watched }) { entry.process.close() }
+        continuation.finish()
+    }
+
+    deinit {
+        if wakeRead >= 0 { close(wakeRead) }
+        if wakeWrite >= 0 { close(wakeWrite) }
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import Logging
+import WardenAPI
+import WardenCgroup
+import WardenCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Carrying out the core's actions.
+extension WardenDaemon {
+    /// Carries out `actions` in order; returns the reply among them, if any.
+    @discardableResult
+    func execute(_ actions: [LifecycleAction]) async -> Reply? {
+        var reply: Reply?
+        var killedForMemory = false
+        for action in actions {
+            switch action {
+            case .spawn(let app, let launch, let reason, let restore):
+                await spawn(app, launch: launch, reason: reason, restore: restore)
+            case .freeze(let app, let guardPaths):
+                await freeze(app, guardPaths: guardPaths)
+            case .thaw(let app):
+                await thaw(app)
+            case .terminate(let app, let reason):
+                await terminate(app, reason: reason)
+            case .kill(let app, let reason):
+                await kill(app, reason: reason)
+                killedForMemory = killedForMemory || reason == .memoryPressure
+            case .setOOMScore(let app, _, let score):
+                await setOOMScore(app, score: score)
+            case .deliver(let app, let message):
+                let content = JournalStore.content(of: message)
+                record(app: app, kind: content.kind, name: content.name, properties: content.properties)
+            case .armTimer(let timer, let deadline):
+                arm(timer, deadline: deadline)
+            case .cancelTimer(let timer):
+                cancel(timer)
+            case .publishStatus(let app, let status):
+                let content = JournalStore.content(of: status)
+                record(app: app, kind: content.kind, name: content.name, properties: content.properties)
+            case .scan(let app):
+                followUps.append(.scanResult(app: app, outcome: await scan(app)))
+            case .journal(let journalRecord):
+                do {
+                    let entries = try journalStore.append(
+                        [journalRecord], wallTimeMillis: wallMillis(journalRecord.time))
+                    for entry in entries { publish(entry) }
+                } catch {
+                    logger.error("Could not write to the journal: \(error)")
+                }
+            case .deleteRestorationState(let app):
+                deleteRestorationState(app)
+            case .reply(let answer):
+                reply = answer
+            }
+        }
+        if killedForMemory {
+            remeasure()
+        }
+        return reply
+    }
+
+    /// Appends an entry that is not a core record (a message, a status) and publishes it.
+    func record(app: String, kind: String, name: String, properties: [String: String]) {
+        do {
+            let entry = try journalStore.append(
+                app: app, kind: kind, name: name, properties: properties, wallTimeMillis: wallMillis(now()))
+            publish(entry)
+        } catch {
+            logger.error("Could not write to the journal: \(error)")
+        }
+    }
+
+    /// Hands `entry` to every subscriber of its app or of every app.
+    func publish(_ entry: JournalEntry) {
+        for (_, subscriber) in subscribers where subscriber.app == nil || subscriber.app == entry.app {
+            subscriber.continuation.yield(entry)
+        }
+    }
+
+    // MARK: Spawning
+
+    func spawn(_ app: String, launch: Int, reason: LaunchReason, restore: Bool) async {
+        guard let appPolicy = policy.app(named: app) else {
+            followUps.append(.spawnFailed(app: app, launch: launch, message: "The policy has no app \"\(app)\"."))
+            return
+        }
+        guard let command = appPolicy.command else {
+            followUps.append(
+                .spawnFailed(
+                    app: app, launch: launch, message: "App \"\(app)\" has no command in the policy to launch."))
+            return
+        }
+        let restoration = options.restorationDirectory(of: app)
+        try? FileManager.default.createDirectory(atPath: restoration, withIntermediateDirectories: true)
+        var environment: [String: String] = [:]
+        let inherited = ProcessInfo.processInfo.environment
+        for key in ["PATH", "HOME", "LANG", "TZ"] {
+            if let value = inherited[key] { environment[key] = value }
+        }
+        environment.merge(appPolicy.env) { _, new in new }
+        environment["APPWARDEN_SOCKET"] = options.socketPath
+        environment["APPWARDEN_APP"] = app
+        environment["APPWARDEN_LAUNCH_REASON"] = reason.rawValue
+        environment["APPWARDEN_RESTORATION_DIR"] = restoration
+        if restore {
+            environment["APPWARDEN_RESTORE"] = "1"
+        }
+        signalsSent[app] = []
+        do {
+            var group: AppGroup?
+            if let driver {
+                let created = try await driver.createGroup(named: app)
+                if appPolicy.memoryMax != nil || appPolicy.memoryHigh != nil {
+                    try await driver.setMemoryLimits(
+                        MemoryLimits(
+                            max: appPolicy.memoryMax.map { UInt64(max(0, $0)) },
+                            high: appPolicy.memoryHigh.map { UInt64(max(0, $0)) }), of: created)
+                }
+                group = created
+                groups[app] = created
+            }
+            let log = options.logPath(of: app)
+            let process = try ProcessSpawner().spawn(
+                SpawnRequest(
+                    executable: command, arguments: appPolicy.args, environment: environment,
+                    workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map { .name($0) },
+                    standardOutputPath: log, standardErrorPath: log, group: group))
+            running[app] = RunningProcess(launch: launch, pid: process.pid, process: process)
+            watcher.watch(process, app: app, launch: launch)
+            if let group { track(group) }
+            logger.info("Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(process.pid).")
+            if appPolicy.readiness == .immediate {
+                followUps.append(.ready(app: app))
+            }
+        } catch {
+            logger.error("Could not launch app \"\(app)\": \(error)")
+            followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
+        }
+    }
+
+    /// Samples the group's memory from now on.
+    func track(_ group: AppGroup) {
+        guard let source = layout?.memorySource, source != .procfs else { return }
+        do {
+            try sampler.track(group, source: source)
+        } catch {
+            logger.warning("Cannot sample the memory of app \"\(group.name)\": \(error)")
+        }
+    }
+
+    // MARK: Freezing
+
+    func freeze(_ app: String, guardPaths: [ResourcePath]) async {
+        guard let driver, let group = groups[app] else {
+            logger.warning("Cannot freeze app \"\(app)\": it has no group.")
+            return
+        }
+        if !guardPaths.isEmpty {
+            do {
+                let pids = try await driver.processes(in: group)
+                let holders = ResourceHolders()
+                for guarded in guardPaths {
+                    if let hold = try holders.holds(of: guarded.path, among: pids).first {
+                        logger.info("Not freezing app \"\(app)\": \(hold) (resource \"\(guarded.resource)\").")
+                        followUps.append(.heldAtSuspension(app: app, resource: guarded.resource))
+                        return
+                    }
+                }
+            } catch {
+                logger.warning("Could not check the resources of app \"\(app)\" before freezing: \(error)")
+            }
+        }
+        if options.dryRun {
+            logger.notice("Dry run: would freeze app \"\(app)\".")
+            return
+        }
+        do {
+            try await driver.freeze(group)
+        } catch {
+            logger.error("Could not freeze app \"\(app)\": \(error)")
+        }
+    }
+
+    func thaw(_ app: String) async {
+        guard let driver, let group = groups[app], !options.dryRun else { return }
+        do {
+            try await driver.thaw(group)
+        } catch {
+            logger.error("Could not thaw app \"\(app)\": \(error)")
+        }
+    }
+
+    // MARK: Ending processes
+
+    func terminate(_ app: String, reason: TerminationReason) async {
+        signalsSent[app, default: []].insert(SIGTERM)
+        for pid in await pids(of: app) {
+            if let process = running[app]?.process, process.pid == pid {
+                try? process.send(signal: SIGTERM)
+            } else {
+                _ = Glibc.kill(pid, SIGTERM)
+            }
+        }
+        logger.info("Asked app \"\(app)\" to stop (\(reason.rawValue)).")
+    }
+
+    func kill(_ app: String, reason: TerminationReason) async {
+        signalsSent[app, default: []].insert(SIGKILL)
+        if options.dryRun {
+            logger.notice("Dry run: would kill app \"\(app)\" (\(reason.rawValue)).")
+            return
+        }
+        if let driver, let group = groups[app] {
+            do {
+                try await driver.kill(group)
+            } catch {
+                logger.error("Could not kill app \"\(app)\": \(error)")
+            }
+        } else if let process = running[app]?.process {
+            try? process.send(signal: SIGKILL)
+        }
+        logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
+        await releaseGroup(app)
+    }
+
+    /// Forgets the app's group and removes it once it is empty.
+    func releaseGroup(_ app: String) async {
+        sampler.untrack(app)
+        guard let group = groups[app] else { return }
+        if let driver {
+            let left = (try? await driver.processes(in: group)) ?? []
+            guard left.isEmpty else { return }
+            do {
+                try await driver.remove(group)
+            } catch {
+                logger.debug("Could not remove the group of app \"\(app)\": \(error)")
+            }
+        }
+        groups[app] = nil
+    }
+
+    func setOOMScore(_ app: String, score: Int) async {
+        let pids = await pids(of: app)
+        guard !pids.isEmpty else { return }
+        do {
+            try OOMScoreAdjuster().set(score, for: pids)
+        } catch {
+            logger.warning("Could not set oom_score_adj \(score) for app \"\(app)\": \(error)")
+        }
+    }
+
+    /// The processes of the app: its group's, or its main process without a group.
+    func pids(of app: String) async -> [Int32] {
+        if let driver, let group = groups[app] {
+            return (try? await driver.processes(in: group)) ?? []
+        }
+        return running[app].map { [$0.pid] } ?? []
+    }
+
+    // MARK: Watchdog and state
+
+    /// What the watchdog finds: processes running and not frozen → foreground; frozen or
+    /// gone → background; the scan failing → error.
+    func scan(_ app: String) async -> ScanOutcome {
+        guard let driver, let group = groups[app] else {
+            guard let pid = running[app]?.pid else { return .background }
+            return Glibc.kill(pid, 0) == 0 ? .foreground : .background
+        }
+        do {
+            let pids = try await driver.processes(in: group)
+            if pids.isEmpty { return .background }
+            return try await driver.isFrozen(group) ? .background : .foreground
+        } catch {
+            return .error
+        }
+    }
+
+    func deleteRestorationState(_ app: String) {
+        let path = options.restorationDirectory(of: app)
+        do {
+            if FileManager.default.fileExists(atPath: path) {
+                try FileManager.default.removeItem(atPath: path)
+            }
+        } catch {
+            logger.warning("Could not delete the restoration directory \"\(path)\": \(error)")
+        }
+    }
+
+    // MARK: Timers
+
+    /// Arms (or re-arms) a timer: a task sleeps on the clock until the deadline and queues
+    /// `timerFired` unless the timer was cancelled or re-armed meanwhile.
+    func arm(_ timer: TimerID, deadline: Instant) {
+        timers[timer]?.task.cancel()
+        timerGeneration &+= 1
+        let generation = timerGeneration
+        let clock = clock
+        let task = Task { [weak self] in
+            try? await clock.sleep(untilElapsed: deadline.sinceOrigin)
+            guard !Task.isCancelled else { return }
+            await self?.timerDue(timer, generation: generation)
+        }
+        timers[timer] = (generation, task)
+    }
+
+    func cancel(_ timer: TimerID) {
+        timers.removeValue(forKey: timer)?.task.cancel()
+    }
+
+    func timerDue(_ timer: TimerID, generation: UInt64) {
+        guard timers[timer]?.generation == generation else { return }
+        timers[timer] = nil
+        submit(.timerFired(timer))
+    }
+}

@@ -1,0 +1,155 @@
+import Logging
+import WardenCgroup
+import WardenCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The loops that turn the outside world into events: process exits, memory samples and
+/// pressure notifications.
+extension WardenDaemon {
+    func startLoops() {
+        let exits = watcher.exits
+        loops.append(
+            Task { [weak self] in
+                for await exit in exits {
+                    await self?.processEnded(exit)
+                }
+            })
+        let interval = options.sampleInterval
+        let clock = clock
+        loops.append(
+            Task { [weak self] in
+                var next = clock.elapsed() + interval
+                while !Task.isCancelled {
+                    try? await clock.sleep(untilElapsed: next)
+                    guard !Task.isCancelled, let self else { return }
+                    await self.sampleMemory()
+                    next = max(next + interval, clock.elapsed())
+                }
+            })
+        startPressureMonitor()
+    }
+
+    /// A watched process ended: classified as exited or crashed and queued for the core.
+    func processEnded(_ exit: ProcessWatcher.Exit) async {
+        let end = classify(exit.termination, app: exit.app)
+        if running[exit.app]?.pid == exit.pid {
+            running[exit.app] = nil
+            await releaseGroup(exit.app)
+        }
+        logger.info(
+            "Process \(exit.pid) of app \"\(exit.app)\" ended: \(exit.termination?.description ?? "status unknown").")
+        submit(.processExited(app: exit.app, launch: exit.launch, end: end))
+    }
+
+    /// Exit 0 or a signal appwarden sent → exited; a non-zero status or another signal → crashed.
+    func classify(_ termination: SpawnedProcess.Termination?, app: String) -> ProcessEnd {
+        switch termination {
+        case nil: return .exited(code: 0)
+        case .exited(0): return .exited(code: 0)
+        case .exited(let status): return .crashed(description: "exited with status \(status)")
+        case .signaled(let signal):
+            if signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
+            return .crashed(description: "ended by signal \(signal)")
+        }
+    }
+
+    /// One sweep: every running app's footprint, then the host's available memory; apps
+    /// re-adopted after a restart are also checked for having ended.
+    func sampleMemory() async {
+        guard !isStopped else { return }
+        await checkAdoptedProcesses()
+        for (name, statistics) in sampler.sampleStatistics()
+        where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
+            submit(.footprint(app: name, bytes: Int64(clamping: statistics.footprint)))
+        }
+        if let host = try? HostMemory.read() {
+            submit(.memorySample(available: Int64(clamping: host.available), total: Int64(clamping: host.total)))
+        }
+    }
+
+    /// After a kill for memory: the group is empty (the driver waited), so measure again and
+    /// take a new sample, which kills the next victim while memory stays critical.
+    func remeasure() {
+        for (name, statistics) in sampler.sampleStatistics()
+        where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
+            followUps.append(.footprint(app: name, bytes: Int64(clamping: statistics.footprint)))
+        }
+        if let host = try? HostMemory.read() {
+            followUps.append(
+                .memorySample(available: Int64(clamping: host.available), total: Int64(clamping: host.total)))
+        }
+    }
+
+    /// Re-adopted processes are not appwarden's children's pidfds: their end is found here,
+    /// by reaping them if they are children or by finding their group empty.
+    func checkAdoptedProcesses() async {
+        for (app, entry) in running where entry.process == nil {
+            var status: Int32 = 0
+            let reaped = waitpid(entry.pid, &status, WNOHANG)
+            var termination: SpawnedProcess.Termination?
+            var ended = false
+            if reaped == entry.pid {
+                ended = true
+                termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+            } else if let driver, let group = groups[app] {
+                ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
+            } else {
+                ended = Glibc.kill(entry.pid, 0) != 0
+            }
+            if ended {
+                await processEnded(
+                    ProcessWatcher.Exit(app: app, launch: entry.launch, pid: entry.pid, termination: termination))
+            }
+        }
+    }
+
+    /// Watches PSI of appwarden's root group (and v1 pressure levels where the host has them);
+    /// a source that cannot be armed is logged and the memory samples carry on alone.
+    func startPressureMonitor() {
+        guard let driver else { return }
+        let probe = driver.group(named: "probe")
+        var sources: [PressureMonitor.Source] = []
+        if let unified = probe.unifiedPath.map(Self.parent) {
+            sources.append(
+                .psi(path: unified + "/memory.pressure", kind: .some, stall: .milliseconds(150), level: .medium))
+            sources.append(
+                .psi(path: unified + "/memory.pressure", kind: .full, stall: .milliseconds(150), level: .critical))
+        }
+        if let memory = probe.memoryPath.map(Self.parent) {
+            sources.append(.pressureLevel(group: memory, level: .critical))
+        }
+        var armed: [PressureMonitor] = []
+        for source in sources {
+            do {
+                armed.append(try PressureMonitor.start([source]))
+            } catch {
+                logger.info("Memory pressure source not armed (\(source)): \(error)")
+            }
+        }
+        for monitor in armed {
+            loops.append(
+                Task { [weak self] in
+                    for await event in monitor {
+                        let level: PressureLevel? =
+                            switch event.level {
+                            case .critical: .critical
+                            case .medium: .warning
+                            case .low, .normal: nil
+                            }
+                        if let level { await self?.submit(.pressure(level)) }
+                    }
+                })
+        }
+        monitors = armed
+    }
+
+    static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+}

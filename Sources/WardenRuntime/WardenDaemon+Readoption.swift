@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import WardenCgroup
+import WardenCore
+
+/// Saving the model after every event, and picking up the apps a previous daemon left running.
+extension WardenDaemon {
+    /// Saves the core's checkpoint and the running apps' processes and groups.
+    func saveCheckpoint() {
+        let now = now()
+        let runningApps = running.map { app, entry in
+            let group = groups[app]
+            return WardenCheckpoint.RunningApp(
+                app: app, launch: entry.launch, pid: entry.pid, unifiedPath: group?.unifiedPath,
+                memoryPath: group?.memoryPath, freezerPath: group?.freezerPath, v1ProcsFiles: group?.v1ProcsFiles ?? [])
+        }
+        let checkpoint = WardenCheckpoint(
+            lifecycle: lifecycle.checkpoint(at: now), running: runningApps.sorted { $0.app < $1.app })
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let json = String(decoding: try encoder.encode(checkpoint), as: UTF8.self)
+            try journalStore.saveCheckpoint(json, wallTimeMillis: wallMillis(now))
+        } catch {
+            logger.error("Could not save the checkpoint: \(error)")
+        }
+    }
+
+    /// Continues from the last checkpoint: apps whose groups still hold processes are adopted
+    /// with their state and deadlines (a suspended app stays frozen); apps whose processes are
+    /// gone are reported as exited; processes left in groups of apps the model does not run are
+    /// killed, so nothing runs twice or unsupervised.
+    func readopt() async {
+        let saved: (json: String, wallTimeMillis: Int64)?
+        do {
+            saved = try journalStore.checkpoint()
+        } catch {
+            logger.error("Could not read the checkpoint; starting afresh: \(error)")
+            saved = nil
+        }
+        if let saved {
+            do {
+                let checkpoint = try JSONDecoder().decode(WardenCheckpoint.self, from: Data(saved.json.utf8))
+                let now = now()
+                let then = now - .milliseconds(WardenClock.wallMillisNow() - saved.wallTimeMillis)
+                lifecycle = Lifecycle(policy: policy, checkpoint: checkpoint.lifecycle, at: then)
+                await adopt(checkpoint.running)
+            } catch {
+                logger.error("Could not read the checkpoint; starting afresh: \(error)")
+            }
+        }
+        await killStrays()
+        for (timer, deadline) in lifecycle.armedTimers() {
+            arm(timer, deadline: deadline)
+        }
+    }
+
+    private func adopt(_ registry: [WardenCheckpoint.RunningApp]) async {
+        var adopted: [String] = []
+        for (app, launch, state) in lifecycle.runningLaunches() {
+            let entry = registry.first { $0.app == app }
+            let group =
+                entry.map {
+                    AppGroup(
+                        name: app, unifiedPath: $0.unifiedPath, memoryPath: $0.memoryPath, freezerPath: $0.freezerPath,
+                        v1ProcsFiles: $0.v1ProcsFiles)
+                } ?? driver?.group(named: app)
+            var pids: [Int32] = []
+            if let driver, let group {
+                pids = (try? await driver.processes(in: group)) ?? []
+            }
+            guard !pids.isEmpty else {
+                logger.info("App \"\(app)\" ended while appwarden was not running.")
+                followUps.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
+                continue
+            }
+            groups[app] = group
+            let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
+            running[app] = RunningProcess(launch: launch, pid: mainPID, process: nil)
+            if let group { track(group) }
+            if let driver, let group, !options.dryRun {
+                let frozen = (try? await driver.isFrozen(group)) ?? false
+                if state == .suspended && !frozen {
+                    try? await driver.freeze(group)
+                } else if state != .suspended && frozen {
+                    try? await driver.thaw(group)
+                }
+            }
+            adopted.append(app)
+        }
+        if !adopted.isEmpty {
+            record(
+                app: Lifecycle.systemJournalName, kind: "decision", name: "decision",
+                properties: ["text": "Re-adopted after a restart: \(adopted.joined(separator: ", "))."])
+        }
+        // The exits found above go through the queue like any other event.
+        let gone = followUps
+        followUps.removeAll()
+        for event in gone { submit(event) }
+    }
+
+    /// Kills processes found in the groups of apps that the model does not run.
+    private func killStrays() async {
+        guard let driver else { return }
+        for app in policy.apps.map(\.name) where groups[app] == nil {
+            let group = driver.group(named: app)
+            guard let pids = try? await driver.processes(in: group), !pids.isEmpty else { continue }
+            logger.warning("Killing processes \(pids) left in the group of app \"\(app)\", which is not running.")
+            if !options.dryRun {
+                try? await driver.kill(group)
+                try? await driver.remove(group)
+            }
+        }
+    }
+}

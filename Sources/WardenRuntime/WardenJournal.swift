@@ -1,0 +1,21 @@
+public import WardenAPI
+public import WardenCore
+
+/// What the daemon needs of its durable journal: `JournalStore` in the state directory, or
+/// `WardenMemoryJournal` where nothing is kept on disk.
+public protocol WardenJournal: Sendable {
+    /// Appends core journal records (wall time given by the caller); returns the stored entries.
+    func append(_ records: [JournalRecord], wallTimeMillis: Int64) throws -> [JournalEntry]
+    /// Appends an already-formed entry (a message to an app, a status publication).
+    func append(
+        app: String, kind: String, name: String, properties: [String: String], wallTimeMillis: Int64
+    ) throws -> JournalEntry
+    /// Entries matching the query, oldest first.
+    func entries(_ query: JournalQuery) throws -> [JournalEntry]
+    /// Saves the daemon's checkpoint (JSON text) taken at `wallTimeMillis`.
+    func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws
+    /// The last checkpoint saved, if any.
+    func checkpoint() throws -> (json: String, wallTimeMillis: Int64)?
+}
+
+extension JournalStore: WardenJournal {}

@@ -1,0 +1,56 @@
+import Synchronization
+public import WardenAPI
+public import WardenCore
+
+/// A journal kept in memory only: for a daemon without a state directory to write to, and
+/// for tests of what does not depend on SQLite.
+public final class WardenMemoryJournal: WardenJournal {
+    private struct Contents {
+        var entries: [JournalEntry] = []
+        var checkpoint: (json: String, wallTimeMillis: Int64)?
+    }
+
+    private let contents = Mutex(Contents())
+
+    /// Makes an empty journal.
+    public init() {}
+
+    public func append(_ records: [JournalRecord], wallTimeMillis: Int64) throws -> [JournalEntry] {
+        records.map { record in
+            let content = JournalStore.content(of: record)
+            return append(
+                app: record.app, kind: content.kind, name: content.name, properties: content.properties,
+                wallTimeMillis: wallTimeMillis)
+        }
+    }
+
+    public func append(
+        app: String, kind: String, name: String, properties: [String: String], wallTimeMillis: Int64
+    ) -> JournalEntry {
+        contents.withLock { contents in
+            let entry = JournalEntry(
+                id: Int64(contents.entries.count + 1), app: app, wallTimeMillis: wallTimeMillis, kind: kind, name: name,
+                properties: properties)
+            contents.entries.append(entry)
+            return entry
+        }
+    }
+
+    public func entries(_ query: JournalQuery) -> [JournalEntry] {
+        contents.withLock { contents in
+            let matching = contents.entries.filter { entry in
+                (query.app == nil || entry.app == query.app) && entry.id > (query.sinceID ?? 0)
+                    && entry.wallTimeMillis >= (query.sinceMillis ?? Int64.min)
+            }
+            return Array(matching.prefix(max(0, query.limit)))
+        }
+    }
+
+    public func saveCheckpoint(_ json: String, wallTimeMillis: Int64) {
+        contents.withLock { $0.checkpoint = (json, wallTimeMillis) }
+    }
+
+    public func checkpoint() -> (json: String, wallTimeMillis: Int64)? {
+        contents.withLock { $0.checkpoint }
+    }
+}
