@@ -13,23 +13,30 @@ public struct AppFacts: Sendable, Equatable {
     /// How long after its process starts the app is ready (`launch_time`, default 0);
     /// nil when it never becomes ready (`"never"`).
     public var launchTime: Duration?
+    /// Shared resources whose paths the app's processes keep open (`holds_paths`): freezing
+    /// the app finds one of them held, and the runtime reports it instead (rule 7).
+    public var holdsPaths: Set<String>
 
     public init(
         footprint: Int64? = nil,
         onFetch: CompletionBehavior = .default,
         onPush: CompletionBehavior = .default,
         onExpiration: ExpirationBehavior = .endTasks,
-        launchTime: Duration? = .zero
+        launchTime: Duration? = .zero,
+        holdsPaths: Set<String> = []
     ) {
         self.footprint = footprint
         self.onFetch = onFetch
         self.onPush = onPush
         self.onExpiration = onExpiration
         self.launchTime = launchTime
+        self.holdsPaths = holdsPaths
     }
 
     /// The keys of an `[apps.NAME]` table that are simulation facts rather than policy keys.
-    public static let keys: Set<String> = ["footprint", "on_fetch", "on_push", "on_expiration", "launch_time"]
+    public static let keys: Set<String> = [
+        "footprint", "on_fetch", "on_push", "on_expiration", "launch_time", "holds_paths",
+    ]
 }
 
 /// How an app answers a fetch or push window: `"complete newData after 1s"` or `"never"`.

@@ -108,8 +108,19 @@ struct ScenarioReader {
             diagnostics += ScenarioError(error).diagnostics
         }
         var facts: [String: AppFacts] = [:]
-        for (app, keys) in rawFacts {
-            facts[app] = appFacts(keys)
+        for (app, keys) in rawFacts.sorted(by: { $0.key < $1.key }) {
+            let appFacts = appFacts(keys)
+            facts[app] = appFacts
+            let declared = policy?.resources.keys.sorted() ?? []
+            if let value = keys["holds_paths"] {
+                for name in appFacts.holdsPaths.sorted() where !declared.contains(name) {
+                    let list = declared.isEmpty ? "none are declared" : "declared: \(declared.joined(separator: ", "))"
+                    report(
+                        value,
+                        "key \"\(value.dottedKey)\" names the undeclared resource \"\(name)\" (\(list)); "
+                            + "declare it under [policy.resources.\(name)] with its paths.")
+                }
+            }
         }
 
         let steps = readSteps(header["steps"], apps: appNames)
@@ -185,6 +196,14 @@ struct ScenarioReader {
                 facts.launchTime = duration
             } else {
                 report(value, "key \"\(value.dottedKey)\" must be a duration such as \"2s\", or \"never\".")
+            }
+        }
+        if let value = keys["holds_paths"] {
+            let names = value.array?.compactMap(\.string)
+            if let names, names.count == value.array?.count {
+                facts.holdsPaths = Set(names)
+            } else {
+                report(value, "key \"\(value.dottedKey)\" must be an array of resource names such as [\"camera\"].")
             }
         }
         return facts

@@ -135,8 +135,14 @@ extension Simulator {
             } else {
                 queue.schedule(.ready(app: index, launch: launch), at: now + delay)
             }
-        case .freeze(let app, _):
-            if let index = appIndex[app] { apps[index].isFrozen = true }
+        case .freeze(let app, let guardPaths):
+            guard let index = appIndex[app] else { return }
+            if let held = guardPaths.first(where: { apps[index].facts.holdsPaths.contains($0.resource) }) {
+                // One of its processes has the resource's path open: not frozen, reported instead.
+                pending.append(.heldAtSuspension(app: app, resource: held.resource))
+            } else {
+                apps[index].isFrozen = true
+            }
         case .thaw(let app):
             if let index = appIndex[app] { apps[index].isFrozen = false }
         case .terminate(let app, _), .kill(let app, _):

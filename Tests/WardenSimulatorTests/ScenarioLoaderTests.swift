@@ -72,6 +72,14 @@ import WardenSimulator
             ])
     }
 
+    /// holds_paths must name resources the policy declares.
+    @Test func heldPathOfAnUndeclaredResourceIsReported() {
+        #expect(
+            messages(steps: [], extra: "holds_paths = [\"camera\"]") == [
+                #"Scenario "test.toml", line 10: key "apps.maps.holds_paths" names the undeclared resource "camera" (none are declared); declare it under [policy.resources.camera] with its paths."#
+            ])
+    }
+
     /// A time that is not a number with a unit names the step and its line.
     @Test func badTimeIsReported() {
         #expect(
