@@ -127,10 +127,17 @@ struct ScenarioReader {
         if let until, let last = steps.last, until < last.time, let value = header["until"] {
             report(
                 value,
-                "key \"scenario.until\" (\(until)) is earlier than the last step (\(last.label) at \(last.time)); "
+                "key \"scenario.until\" (\(TraceText.clock(until))) is earlier than the last step "
+                    + "(\(last.label) at \(TraceText.clock(last.time))); "
                     + "the run must reach every step.")
         }
         let expectations = readExpectations(root["expect"]?.table, apps: appNames)
+        if let until, let late = expectations.states.first(where: { $0.time > until }), let value = header["until"] {
+            report(
+                value,
+                "key \"scenario.until\" (\(TraceText.clock(until))) is earlier than the check \"\(late.text)\" "
+                    + "in expect.at; the run must reach every check.")
+        }
 
         guard let policy else { return nil }
         return Scenario(
