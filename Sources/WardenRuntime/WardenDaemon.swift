@@ -238,6 +238,8 @@ public actor WardenDaemon {
                     logger.warning("Could not stop app \"\(name)\": \(error)")
                 }
             }
+            groups.removeAll()
+            try? await driver.removeRoot()
         }
         for (name, _) in groups { sampler.untrack(name) }
         for (_, subscriber) in subscribers { subscriber.continuation.finish() }

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Dispatch
+import Logging
+import WardenRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `appwarden serve`: runs the daemon and its control API until SIGTERM or SIGINT.
+///
+/// Exit status: 0 after a clean stop, 2 when the policy, the state directory, the cgroups or
+/// the socket cannot be set up (the message says which and why).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the daemon: launch the policy's apps, drive their lifecycle, answer the control API.",
+        discussion: """
+            On SIGTERM or SIGINT it stops accepting calls, saves its state and removes the socket; \
+            the apps keep running and are re-adopted by the next start, unless --stop-apps-on-exit is given.
+            """
+    )
+
+    @Option(help: "The policy file (TOML).")
+    var policy: String
+
+    @Option(help: "The control socket.")
+    var socket = "/run/appwarden.sock"
+
+    @Option(name: .customLong("state-dir"), help: "Where the journal, app logs and restoration directories live.")
+    var stateDirectory = "/var/lib/appwarden"
+
+    @Option(name: .customLong("cgroup-root"), help: "The name of appwarden's group in each cgroup hierarchy.")
+    var cgroupRoot = "appwarden"
+
+    @Flag(help: "Log what would be frozen or killed, and do neither.")
+    var dryRun = false
+
+    @Flag(help: "Stop every app when the daemon stops.")
+    var stopAppsOnExit = false
+
+    @Option(help: "The group whose members may use operator verbs (default: \"appwarden\" if it exists).")
+    var adminGroup: String?
+
+    func validate() throws {
+        guard !cgroupRoot.isEmpty, !cgroupRoot.contains("/"), cgroupRoot != ".", cgroupRoot != ".." else {
+            throw ValidationError(
+                "--cgroup-root needs a plain group name such as \"appwarden\", not \"\(cgroupRoot)\".")
+        }
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "appwarden")
+        let options = WardenDaemonOptions(
+            policyPath: policy, socketPath: socket, stateDirectory: stateDirectory, cgroupRoot: cgroupRoot,
+            dryRun: dryRun, stopAppsOnExit: stopAppsOnExit)
+        let groupID: gid_t?
+        if let adminGroup {
+            guard let entry = getgrnam(adminGroup) else {
+                throw ValidationError("--admin-group names \"\(adminGroup)\", which is not a group on this system.")
+            }
+            groupID = entry.pointee.gr_gid
+        } else {
+            groupID = getgrnam("appwarden").map { $0.pointee.gr_gid }
+        }
+        let daemon: WardenDaemon
+        do {
+            daemon = try await WardenDaemon.start(options: options, logger: logger)
+        } catch {
+            Self.printError("appwarden serve: \(error.message)\n")
+            throw ExitCode(2)
+        }
+        let server = ControlServer(control: daemon, socketPath: socket, adminGroup: groupID, logger: logger)
+        logger.info("Serving on \(socket) with policy \(policy)\(dryRun ? " (dry run)" : "").")
+        let failure: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
+            group.addTask {
+                do {
+                    try await server.run()
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            group.addTask {
+                let signal = await Self.nextTerminationSignal()
+                logger.info("Stopping on signal \(signal).")
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        await daemon.stop()
+        unlink(socket)
+        if let failure {
+            Self.printError("appwarden serve: the control socket failed: \(failure)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Writes `text` to standard error.
+    private static func printError(_ text: String) {
+        _ = text.withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// Waits for SIGTERM or SIGINT and returns its number.
+    static func nextTerminationSignal() async -> Int32 {
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
+        let queue = DispatchQueue(label: "appwarden.signals")
+        return await withCheckedContinuation { continuation in
+            let fired = SignalLatch(continuation)
+            for number in [SIGTERM, SIGINT] {
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { fired.fire(number) }
+                source.resume()
+                fired.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation once, with the first signal, and keeps the signal sources alive.
+private final class SignalLatch: @unchecked Sendable {
+    private var continuation: CheckedContinuation<Int32, Never>?
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ continuation: CheckedContinuation<Int32, Never>) {
+        self.continuation = continuation
+    }
+
+    /// Called on the signal queue only.
+    func fire(_ number: Int32) {
+        continuation?.resume(returning: number)
+        continuation = nil
+    }
+
+    func keep(_ source: any DispatchSourceSignal) {
+        sources.append(source)
+    }
+}
