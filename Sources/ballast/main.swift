@@ -2,11 +2,20 @@
 //
 //   ballast --hold MIB [--touch-at-start] [--grow MIB --every DURATION] [--open PATH]
 //           [--lock PATH] [--fcntl-lock PATH] [--exit-after DURATION] [--crash-after DURATION]
+//           [--ready] [--begin-task NAME [--begin-when-backgrounded]] [--on-expiration end|ignore]
+//           [--fetch complete:RESULT:DELAY|never] [--push complete:RESULT:DELAY|never] [--register-push]
 //
 // It holds MIB mebibytes of anonymous memory and writes to every page of it, so all of it is
 // resident and charged to its cgroup. With --touch-at-start the memory is allocated and touched
 // before anything else, right after exec. It prints "ballast: ready" on standard output once
 // everything is set up, then runs until a timer ends it or it is killed.
+//
+// The app-call flags act through the control API when appwarden started ballast (APPWARDEN_SOCKET
+// and APPWARDEN_APP set): --ready reports readiness after start; --begin-task begins a background
+// task at start (or when the app goes to background, with --begin-when-backgrounded) and
+// --on-expiration says whether it ends the task on the expiration warning or ignores it; --fetch and
+// --push answer each window with RESULT (newData, noData, failed) after DELAY, or never;
+// --register-push prints the device token. Each event is printed as a "ballast: ..." line.
 
 #if canImport(Glibc)
     import Glibc
@@ -49,6 +58,7 @@ struct Options {
     var fcntlLockPaths: [String] = []
     var exitAfterMilliseconds: Int?
     var crashAfterMilliseconds: Int?
+    var appCalls = AppCallOptions()
 
     init(_ arguments: [String]) {
         var index = 0
@@ -69,6 +79,18 @@ struct Options {
             case "--fcntl-lock": fcntlLockPaths.append(value(flag))
             case "--exit-after": exitAfterMilliseconds = parseMilliseconds(value(flag), flag: flag)
             case "--crash-after": crashAfterMilliseconds = parseMilliseconds(value(flag), flag: flag)
+            case "--ready": appCalls.ready = true
+            case "--begin-task": appCalls.taskName = value(flag)
+            case "--begin-when-backgrounded": appCalls.taskStart = .whenBackgrounded
+            case "--on-expiration":
+                switch value(flag) {
+                case "end": appCalls.endTaskOnExpiration = true
+                case "ignore": appCalls.endTaskOnExpiration = false
+                case let other: failUsage("--on-expiration needs \"end\" or \"ignore\", not \"\(other)\".")
+                }
+            case "--fetch": appCalls.fetch = AppCallOptions.windowAnswer(value(flag), flag: flag)
+            case "--push": appCalls.push = AppCallOptions.windowAnswer(value(flag), flag: flag)
+            case "--register-push": appCalls.registerPush = true
             default: failUsage("unknown option \"\(flag)\"; see the usage at the top of Sources/ballast/main.swift.")
             }
             index += 1
@@ -138,6 +160,7 @@ if !options.touchAtStart { ballast.add(mebibytes: options.holdMiB) }
 
 let readyLine = "ballast: ready pid=\(getpid()) held=\(ballast.totalMiB)MiB\n"
 _ = readyLine.withCString { write(1, $0, strlen($0)) }
+AppCalls.start(options.appCalls)
 
 func nowMilliseconds() -> Int {
     var time = timespec()
