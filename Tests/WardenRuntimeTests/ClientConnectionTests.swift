@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import WardenAPI
+
+@testable import WardenClient
+
+@Suite struct ClientConnectionTests {
+    /// A request carries its method, path, JSON body and length, and the answer's status and body come back.
+    @Test func requestSendsBodyAndReadsContentLengthAnswer() async throws {
+        let server = try ClientTestServer { _ in
+            [ClientTestServer.response(201, #"{"id":7,"remainingMillis":null}"#)]
+        }
+        defer { server.stop() }
+        let connection = WardenConnection(socketPath: server.socketPath)
+        let answer = try await connection.request(
+            method: "POST", path: "/v1/apps/mail/begin-task", body: Array(#"{"name":"upload"}"#.utf8))
+        #expect(answer.status == 201)
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"id":7,"remainingMillis":null}"#)
+        let request = try #require(server.requests.first)
+        #expect(request.method == "POST")
+        #expect(request.path == "/v1/apps/mail/begin-task")
+        #expect(request.body == #"{"name":"upload"}"#)
+        #expect(request.headers["content-type"] == "application/json")
+        #expect(request.headers["content-length"] == "17")
+    }
+
+    /// A chunked answer split across writes is joined into one body.
+    @Test func chunkedAnswerIsJoined() async throws {
+        let server = try ClientTestServer { _ in
+            [
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", "lo\r\n", "6;ext=1\r\n world\r\n",
+                "0\r\n\r\n",
+            ]
+        }
+        defer { server.stop() }
+        let answer = try await WardenConnection(socketPath: server.socketPath).request(
+            method: "GET", path: "/v1/health")
+        #expect(answer.status == 200)
+        #expect(String(decoding: answer.body, as: UTF8.self) == "hello world")
+    }
+
+    /// An answer cut off before its declared length ends in a protocol error, not a short body.
+    @Test func truncatedAnswerIsAnError() async throws {
+        let server = try ClientTestServer { _ in ["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"] }
+        defer { server.stop() }
+        let error = await #expect(throws: WardenClientError.self) {
+            _ = try await WardenConnection(socketPath: server.socketPath).request(method: "GET", path: "/v1/apps")
+        }
+        #expect(error?.code == .protocolViolation)
+    }
+
+    /// Connecting to a socket that does not exist names the socket.
+    @Test func missingSocketIsNamed() async throws {
+        let path = NSTemporaryDirectory() + "appwarden-missing-\(UUID().uuidString.prefix(8)).sock"
+        let error = await #expect(throws: WardenClientError.self) {
+            _ = try await WardenConnection(socketPath: path).request(method: "GET", path: "/v1/health")
+        }
+        #expect(error?.code == .connection)
+        #expect(error?.message.contains(path) == true)
+    }
+
+    /// The event stream yields each journal entry of the SSE body, even when events and lines are split across chunks.
+    @Test func streamYieldsEntriesAcrossChunks() async throws {
+        let first =
+            #"{"id":1,"app":"mail","wallTimeMillis":5,"kind":"message","name":"fetchStart","properties":{"window_ms":"30000"}}"#
+        let second = #"{"id":2,"app":"mail","wallTimeMillis":6,"kind":"status","name":"background","properties":{}}"#
+        let body = ": hello\n\nid: 1\ndata: \(first)\n\nid: 2\r\ndata: \(second)\r\n\r\n"
+        let bytes = Array(body.utf8)
+        let cut = bytes.count / 3
+        let pieces = [Array(bytes[..<cut]), Array(bytes[cut..<(2 * cut)]), Array(bytes[(2 * cut)...])].map {
+            String(format: "%x\r\n", $0.count) + String(decoding: $0, as: UTF8.self) + "\r\n"
+        }
+        let server = try ClientTestServer { _ in
+            ["HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"] + pieces
+                + ["0\r\n\r\n"]
+        }
+        defer { server.stop() }
+        var entries: [JournalEntry] = []
+        for try await entry in WardenConnection(socketPath: server.socketPath).stream(
+            path: "/v1/events/stream?app=mail")
+        {
+            entries.append(entry)
+        }
+        #expect(entries.map(\.id) == [1, 2])
+        #expect(entries[0].properties == ["window_ms": "30000"])
+        #expect(entries[1].name == "background")
+        #expect(server.requests.first?.path == "/v1/events/stream?app=mail")
+        #expect(server.requests.first?.headers["accept"] == "text/event-stream")
+    }
+
+    /// A refused stream fails with the daemon's sentence and status.
+    @Test func refusedStreamFailsWithTheSentence() async throws {
+        let server = try ClientTestServer { _ in
+            [ClientTestServer.response(403, #"{"error":"forbidden","message":"Only maps may read its events."}"#)]
+        }
+        defer { server.stop() }
+        let error = await #expect(throws: WardenClientError.self) {
+            for try await _ in WardenConnection(socketPath: server.socketPath).stream(
+                path: "/v1/events/stream?app=maps")
+            {}
+        }
+        #expect(error?.status == 403)
+        #expect(error?.message == "Only maps may read its events.")
+    }
+
+    /// The SSE parser joins data lines, keeps ids and skips comments and empty events.
+    @Test func eventParserJoinsDataLines() {
+        var parser = ServerSentEventParser()
+        var events = parser.feed(Array("id: 9\nevent: entry\ndata: a\ndata:b\n".utf8))
+        #expect(events.isEmpty)
+        events = parser.feed(Array("\n:comment\n\ndata: c\r".utf8))
+        #expect(events == [.init(id: "9", event: "entry", data: "a\nb")])
+        events = parser.feed(Array("\n\r\n".utf8))
+        #expect(events == [.init(data: "c")])
+    }
+}
