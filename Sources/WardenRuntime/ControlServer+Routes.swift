@@ -79,3 +79,17 @@ extension ControlServer {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+extension ControlServer {
+    /// Every route the server answers, as `METHOD /path/{parameter}` — the form of
+    /// `docs/openapi.yaml`'s paths.
+    public var routes: [String] {
+        makeRouter().routes.map { route in
+            let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false).map {
+                $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
+            }
+            return "\(route.method) \(path.joined(separator: "/"))"
+        }
+        .sorted()
+    }
+}

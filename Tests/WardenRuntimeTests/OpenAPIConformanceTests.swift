@@ -1,0 +1,151 @@
+import Foundation
+import Logging
+import NIOHTTP1
+import Testing
+import WardenRuntime
+
+@Suite("docs/openapi.yaml against the running control server")
+struct OpenAPIConformanceTests {
+    static let documentPath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/openapi.yaml").path
+
+    static func document() throws -> [String: Any] {
+        var reader = OpenAPIYAMLReader(try String(contentsOfFile: documentPath, encoding: .utf8))
+        return try reader.read()
+    }
+
+    /// Every documented operation, as `METHOD /path`, with its description in the document.
+    static func operations(_ document: [String: Any]) throws -> [(route: String, operation: [String: Any])] {
+        let paths = try #require(document["paths"] as? [String: Any])
+        var result: [(String, [String: Any])] = []
+        for (path, item) in paths {
+            let methods = try #require(item as? [String: Any])
+            for (method, operation) in methods {
+                result.append(("\(method.uppercased()) \(path)", try #require(operation as? [String: Any])))
+            }
+        }
+        return result.sorted { $0.0 < $1.0 }
+    }
+
+    /// The document lists exactly the routes the server answers.
+    @Test func documentListsEveryRouteTheServerAnswers() throws {
+        let server = ControlServer(control: ControlServerDouble(apps: []), socketPath: "/unused", adminGroup: nil)
+        let documented = try Self.operations(try Self.document()).map(\.route)
+        #expect(Set(documented) == Set(server.routes))
+        #expect(documented.count == server.routes.count)
+    }
+
+    /// Every documented operation, called for real, answers a documented status with a body that
+    /// has the documented required fields and enumerated values.
+    @Test func realResponsesMatchTheDocument() async throws {
+        let document = try Self.document()
+        let operations = try Self.operations(document)
+        try await ControlServerHarness.run { harness in
+            _ = try await harness.request(.POST, "/v1/open/mail")
+            let (_, tokenBody) = try await harness.request(.POST, "/v1/apps/mail/register-push")
+            let token = try #require(try ControlServerHarness.object(tokenBody)["token"] as? String)
+            var successes: [String] = []
+            for (route, operation) in operations {
+                let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
+                let isAppCall = (operation["tags"] as? [Any])?.first as? String == "app"
+                let path = parts[1]
+                    .replacingOccurrences(of: "{app}", with: isAppCall || parts[0] == "GET" ? "mail" : "maps")
+                    .replacingOccurrences(of: "{token}", with: token)
+                let example = try Self.requestExample(operation)
+                let responses = try #require(operation["responses"] as? [String: Any], "\(route) lists no responses")
+                if path == "/v1/events/stream" {
+                    try await Self.checkStream(harness, responses: responses, document: document)
+                    successes.append(route)
+                    continue
+                }
+                let (status, body) = try await harness.request(HTTPMethod(rawValue: parts[0]), path, body: example)
+                let response = try #require(
+                    responses["\(status)"] as? [String: Any],
+                    "\(route) answered \(status), which is not documented: \(body)")
+                let schema = try Self.jsonSchema(of: response, document: document)
+                let value = try JSONSerialization.jsonObject(with: Data(body.utf8), options: .fragmentsAllowed)
+                try Self.check(value, against: schema, document: document, at: route)
+                if status == 200 { successes.append(route) }
+            }
+            let refused = operations.map(\.route).filter { !successes.contains($0) }
+            // App calls that need a fetch or push window, a declared resource or a reported status
+            // are refused for the plain test app; every other route succeeds.
+            #expect(refused.count <= 6, "These did not answer 200: \(refused)")
+            #expect(refused.allSatisfy { $0.hasPrefix("POST /v1/apps/{app}/") }, "Refused: \(refused)")
+        }
+    }
+
+    private static func checkStream(
+        _ harness: ControlServerHarness, responses: [String: Any], document: [String: Any]
+    ) async throws {
+        let response = try #require(responses["200"] as? [String: Any])
+        let content = try #require(response["content"] as? [String: Any])
+        #expect(content["text/event-stream"] != nil)
+    }
+
+    private static func requestExample(_ operation: [String: Any]) throws -> String? {
+        guard let body = operation["requestBody"] as? [String: Any],
+            let content = body["content"] as? [String: Any],
+            let json = content["application/json"] as? [String: Any], let example = json["example"]
+        else { return nil }
+        return String(decoding: try JSONSerialization.data(withJSONObject: example), as: UTF8.self)
+    }
+
+    private static func resolve(_ node: [String: Any], document: [String: Any]) throws -> [String: Any] {
+        guard let reference = node["$ref"] as? String else { return node }
+        var current: Any = document
+        for part in reference.dropFirst(2).split(separator: "/") {
+            current = try #require(
+                (current as? [String: Any])?[String(part)], "The reference \(reference) is dangling.")
+        }
+        return try resolve(try #require(current as? [String: Any]), document: document)
+    }
+
+    private static func jsonSchema(of response: [String: Any], document: [String: Any]) throws -> [String: Any] {
+        let resolved = try resolve(response, document: document)
+        let content = try #require(resolved["content"] as? [String: Any])
+        let json = try #require(content["application/json"] as? [String: Any])
+        return try resolve(try #require(json["schema"] as? [String: Any]), document: document)
+    }
+
+    private static func check(_ value: Any, against schema: [String: Any], document: [String: Any], at place: String)
+        throws
+    {
+        let schema = try resolve(schema, document: document)
+        switch schema["type"] as? String {
+        case "object":
+            let object = try #require(value as? [String: Any], "\(place): expected an object, got \(value)")
+            for field in schema["required"] as? [Any] ?? [] {
+                let name = try #require(field as? String)
+                #expect(object[name] != nil, "\(place): the required field \"\(name)\" is missing")
+            }
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            for (name, property) in properties {
+                guard let fieldValue = object[name] else { continue }
+                try check(
+                    fieldValue, against: try #require(property as? [String: Any]), document: document,
+                    at: "\(place).\(name)")
+            }
+        case "array":
+            let array = try #require(value as? [Any], "\(place): expected an array, got \(value)")
+            let items = try #require(schema["items"] as? [String: Any])
+            for (index, item) in array.enumerated() {
+                try check(item, against: items, document: document, at: "\(place)[\(index)]")
+            }
+        case "string":
+            let string = try #require(value as? String, "\(place): expected a string, got \(value)")
+            if let allowed = schema["enum"] as? [Any] {
+                #expect(
+                    allowed.contains { $0 as? String == string }, "\(place): \"\(string)\" is not one of \(allowed)")
+            }
+        case "integer":
+            let number = try #require(value as? NSNumber, "\(place): expected an integer, got \(value)")
+            #expect(number.doubleValue.rounded() == number.doubleValue, "\(place): expected an integer, got \(number)")
+        case "boolean":
+            #expect(value is Bool, "\(place): expected a boolean")
+        default:
+            break
+        }
+    }
+}
