@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import WardenAPI
+import WardenCgroup
+import WardenCore
+import WardenRuntime
+
+/// The daemon driving real apps in real groups through suspension, fetch windows and task budgets.
+@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+struct DaemonLifecycleTests {
+    /// An app holding its declared resource path open when suspended is terminated with
+    /// heldSharedResource; one that does not hold it is frozen and its CPU time stops.
+    @Test func anAppHoldingItsResourceAtSuspensionIsTerminatedAndOneThatClosedItIsFrozen() async throws {
+        let policy = """
+            foreground_slots = 2
+            [resources.camera]
+            paths = ["DIR/camera.lock"]
+            [apps.holder]
+            command = "BALLAST"
+            args = ["--hold", "1", "--open", "DIR/camera.lock"]
+            resources = ["camera"]
+            [apps.holder.background]
+            grace = "1s"
+            [apps.spinner]
+            command = "/bin/sh"
+            args = ["-c", "while :; do :; done"]
+            resources = ["camera"]
+            [apps.spinner.background]
+            grace = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["holder", "spinner"]) { harness in
+            let daemon = try await harness.start()
+            _ = try await daemon.perform(.open(app: "holder"))
+            _ = try await daemon.perform(.open(app: "spinner"))
+            #expect(await eventually { await daemon.app(named: "holder")?.pids.isEmpty == false })
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await daemon.perform(.home)
+            #expect(await eventually { await daemon.stateName(of: "holder") == "notRunning" })
+            #expect(try await daemon.terminationReasons(of: "holder") == ["heldSharedResource"])
+            #expect(await eventually { await daemon.stateName(of: "spinner") == "suspended" })
+            let (driver, group) = try harness.group(of: "spinner")
+            #expect(try await driver.isFrozen(group))
+            let before = try Self.cpuMicroseconds(of: group)
+            try await Task.sleep(for: .milliseconds(500))
+            let after = try Self.cpuMicroseconds(of: group)
+            #expect(after == before, "a frozen group used \(after - before) µs of CPU")
+            await daemon.stop()
+        }
+    }
+
+    /// A fetch that never completes ends in fetchTimeout; one that completes is frozen.
+    @Test func aFetchThatNeverCompletesTimesOutAndOneThatCompletesIsFrozen() async throws {
+        let policy = """
+            [apps.silent]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            background_modes = ["fetch"]
+            fetch_interval = "minimum"
+            [apps.silent.fetch]
+            window = "2s"
+            minimum_interval = "1s"
+            [apps.silent.background]
+            grace = "1s"
+            [apps.diligent]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            background_modes = ["fetch"]
+            fetch_interval = "minimum"
+            [apps.diligent.fetch]
+            window = "2s"
+            minimum_interval = "1s"
+            [apps.diligent.background]
+            grace = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["silent", "diligent"]) { harness in
+            let daemon = try await harness.start()
+            #expect(
+                await eventually {
+                    let started = try? await daemon.journal(JournalQuery(app: "diligent"))
+                    return started?.contains { $0.name == "fetchStart" } == true
+                })
+            _ = try await daemon.perform(.completeFetch(app: "diligent", result: .newData))
+            #expect(await eventually { await daemon.stateName(of: "diligent") == "suspended" })
+            let (driver, group) = try harness.group(of: "diligent")
+            #expect(try await driver.isFrozen(group))
+            #expect(await eventually { try! await daemon.terminationReasons(of: "silent").contains("fetchTimeout") })
+            #expect(try await !daemon.terminationReasons(of: "diligent").contains("fetchTimeout"))
+            await daemon.stop()
+        }
+    }
+
+    /// With a short task budget, an unended task ends in backgroundTaskExpired and an ended one
+    /// lets the app be frozen.
+    @Test func anUnendedTaskExpiresTheBudgetAndAnEndedOneLetsTheAppFreeze() async throws {
+        let policy = """
+            foreground_slots = 2
+            [apps.forgetful]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            [apps.forgetful.background]
+            grace = "1s"
+            task_budget = "3s"
+            expiration_warning = "1s"
+            [apps.tidy]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            [apps.tidy.background]
+            grace = "1s"
+            task_budget = "3s"
+            expiration_warning = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["forgetful", "tidy"]) { harness in
+            let daemon = try await harness.start()
+            _ = try await daemon.perform(.open(app: "forgetful"))
+            _ = try await daemon.perform(.open(app: "tidy"))
+            #expect(await eventually { await daemon.stateName(of: "tidy") == "active" })
+            _ = try await daemon.perform(.beginTask(app: "forgetful", name: "upload"))
+            let reply = try await daemon.perform(.beginTask(app: "tidy", name: "upload"))
+            guard case .taskBegun(let tidyTask, _)? = reply else {
+                Issue.record("begin-task answered \(String(describing: reply))")
+                return
+            }
+            _ = try await daemon.perform(.home)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(await daemon.stateName(of: "tidy") == "background")
+            _ = try await daemon.perform(.endTask(app: "tidy", taskID: tidyTask))
+            #expect(await eventually { await daemon.stateName(of: "tidy") == "suspended" })
+            #expect(
+                await eventually(within: .seconds(8)) {
+                    try! await daemon.terminationReasons(of: "forgetful") == ["backgroundTaskExpired"]
+                })
+            #expect(try await daemon.terminationReasons(of: "tidy").isEmpty)
+            await daemon.stop()
+        }
+    }
+
+    /// The CPU time the group has used, from the cgroup2 `cpu.stat`.
+    static func cpuMicroseconds(of group: AppGroup) throws -> Int {
+        let text = try String(contentsOfFile: (group.unifiedPath ?? "") + "/cpu.stat", encoding: .utf8)
+        for line in text.split(separator: "\n") where line.hasPrefix("usage_usec ") {
+            return Int(line.dropFirst("usage_usec ".count)) ?? -1
+        }
+        return -1
+    }
+}

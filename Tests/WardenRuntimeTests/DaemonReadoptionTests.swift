@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import WardenAPI
+import WardenCgroup
+import WardenCore
+import WardenRuntime
+
+/// A new daemon picks up the apps of one that ended without stopping them.
+@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+struct DaemonReadoptionTests {
+    /// Running and frozen apps are re-adopted with their processes, states and deadlines, and
+    /// no journal record is lost.
+    @Test func aRestartedDaemonReadoptsRunningAndFrozenAppsWithTheirDeadlines() async throws {
+        let policy = """
+            foreground_slots = 2
+            [apps.worker]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            [apps.worker.background]
+            grace = "1s"
+            task_budget = "4s"
+            expiration_warning = "1s"
+            [apps.sleeper]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            [apps.sleeper.background]
+            grace = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["worker", "sleeper"]) { harness in
+            let first = try await harness.start()
+            _ = try await first.perform(.open(app: "sleeper"))
+            _ = try await first.perform(.open(app: "worker"))
+            #expect(await eventually { await first.stateName(of: "worker") == "active" })
+            _ = try await first.perform(.beginTask(app: "worker", name: "upload"))
+            _ = try await first.perform(.home)
+            #expect(await eventually { await first.stateName(of: "sleeper") == "suspended" })
+            let pids = (await first.app(named: "worker")?.pids ?? [], await first.app(named: "sleeper")?.pids ?? [])
+            let before = try await first.journal(JournalQuery(limit: 100_000))
+            await first.stop()
+
+            let second = try await harness.start()
+            #expect(await second.stateName(of: "worker") == "background")
+            #expect(await second.stateName(of: "sleeper") == "suspended")
+            #expect(await second.app(named: "worker")?.pids == pids.0)
+            #expect(await second.app(named: "sleeper")?.pids == pids.1)
+            let (driver, group) = try harness.group(of: "sleeper")
+            #expect(try await driver.isFrozen(group))
+            let after = try await second.journal(JournalQuery(limit: 100_000))
+            #expect(Array(after.prefix(before.count)) == before)
+            // The task budget runs on from the first daemon's deadline.
+            #expect(
+                await eventually(within: .seconds(6)) {
+                    try! await second.terminationReasons(of: "worker") == ["backgroundTaskExpired"]
+                })
+            #expect(try await second.terminationReasons(of: "sleeper").isEmpty)
+            let apps = try await second.journal(JournalQuery(app: "worker")).filter { $0.name == "$AppStart" }
+            #expect(apps.count == 1, "the worker was launched again")
+            await second.stop()
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import Testing
+import WardenAPI
+import WardenCgroup
+import WardenCore
+import WardenRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the daemon tests need of the host: root, cgroups and the ballast workload.
+enum DaemonTestHost {
+    /// Whether the tests can run real apps in real groups.
+    static var isReady: Bool {
+        getuid() == 0 && ballastPath != nil && (try? CgroupLayout.read())?.freezeSource == .unified
+    }
+
+    /// The ballast executable: `APPWARDEN_BALLAST`, next to the test bundle, or in a build folder.
+    static let ballastPath: String? = {
+        if let override = ProcessInfo.processInfo.environment["APPWARDEN_BALLAST"] {
+            return access(override, X_OK) == 0 ? override : nil
+        }
+        var candidates: [String] = []
+        if let bundle = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let folder = (bundle as NSString).deletingLastPathComponent
+            candidates.append(folder + "/ballast")
+            candidates.append((folder as NSString).deletingLastPathComponent + "/ballast")
+        }
+        let root = ((#filePath as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        let repository = (root as NSString).deletingLastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: repository)) ?? []
+        for name in names.sorted() where name.hasPrefix(".build") {
+            candidates.append("\(repository)/\(name)/debug/ballast")
+        }
+        return candidates.first { access($0, X_OK) == 0 }
+    }()
+
+    private static let counter = Counter()
+
+    /// A cgroup root name no other test (or test run) uses.
+    static func uniqueRoot() -> String {
+        "appwarden-test-\(getpid())-\(counter.next())"
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+
+        func next() -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            value += 1
+            return value
+        }
+    }
+}
+
+/// A daemon on a temporary state directory and its own cgroup root, with everything it
+/// creates removed afterwards, whether the test passed or not.
+struct DaemonHarness: Sendable {
+    let directory: String
+    let options: WardenDaemonOptions
+    let appNames: [String]
+
+    /// Writes `policy` (with `BALLAST` replaced by the ballast path and `DIR` by the temporary
+    /// directory) and prepares options for a daemon on it.
+    init(policy: String, apps: [String]) throws {
+        let directory = NSTemporaryDirectory() + "appwarden-daemon-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let text = policy.replacingOccurrences(of: "BALLAST", with: DaemonTestHost.ballastPath ?? "ballast")
+            .replacingOccurrences(of: "DIR", with: directory)
+        try text.write(toFile: directory + "/policy.toml", atomically: true, encoding: .utf8)
+        self.directory = directory
+        self.appNames = apps
+        self.options = WardenDaemonOptions(
+            policyPath: directory + "/policy.toml", socketPath: directory + "/appwarden.sock",
+            stateDirectory: directory + "/state", cgroupRoot: DaemonTestHost.uniqueRoot(),
+            sampleInterval: .milliseconds(200))
+    }
+
+    /// Starts a daemon on the harness's state directory and cgroup root.
+    func start() async throws -> WardenDaemon {
+        var logger = Logger(label: "appwarden.test")
+        logger.logLevel = .warning
+        return try await WardenDaemon.start(options: options, logger: logger)
+    }
+
+    /// Runs `body`, then kills and removes every group and process of the cgroup root and the
+    /// temporary directory, even when `body` throws.
+    static func run(
+        policy: String, apps: [String], _ body: (DaemonHarness) async throws -> Void
+    ) async throws {
+        let harness = try DaemonHarness(policy: policy, apps: apps)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.cleanUp()
+            throw error
+        }
+        await harness.cleanUp()
+    }
+
+    func cleanUp() async {
+        if let layout = try? CgroupLayout.read(),
+            let driver = try? CgroupDrivers.make(
+                layout: layout, configuration: CgroupConfiguration(rootName: options.cgroupRoot))
+        {
+            for app in appNames {
+                let group = driver.group(named: app)
+                try? await driver.kill(group)
+                try? await driver.remove(group)
+            }
+            try? await driver.removeRoot()
+        }
+        var status: Int32 = 0
+        while waitpid(-1, &status, WNOHANG) > 0 {}
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The daemon's driver view of `app`'s group.
+    func group(of app: String) throws -> (any CgroupDriver, AppGroup) {
+        let driver = try CgroupDrivers.make(
+            layout: try CgroupLayout.read(), configuration: CgroupConfiguration(rootName: options.cgroupRoot))
+        return (driver, driver.group(named: app))
+    }
+}
+
+/// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.
+func eventually(
+    within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
+}
+
+extension WardenDaemon {
+    /// The app's state name, or "missing".
+    func stateName(of app: String) async -> String {
+        await self.app(named: app)?.state ?? "missing"
+    }
+
+    /// The `$AppTerminated` reasons journaled for `app`, oldest first.
+    func terminationReasons(of app: String) async throws -> [String] {
+        try await journal(JournalQuery(app: app, limit: 10_000)).filter { $0.name == "$AppTerminated" }
+            .compactMap { $0.properties["reason"] }
+    }
+}
