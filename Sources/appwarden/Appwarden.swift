@@ -5,7 +5,13 @@ import ArgumentParser
 struct Appwarden: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appwarden",
-        abstract: "Runs processes as mobile-style apps: foreground, background, suspension, and a memory-pressure killer.",
-        subcommands: [SimulateCommand.self, PolicyCommand.self, ServeCommand.self]
+        abstract:
+            "Runs processes as mobile-style apps: foreground, background, suspension, and a memory-pressure killer.",
+        subcommands: [
+            SimulateCommand.self, PolicyCommand.self, ServeCommand.self, OpenCommand.self, HomeCommand.self,
+            OverlayCommand.self, OverlayEndCommand.self, LockCommand.self, UnlockCommand.self, ForceQuitCommand.self,
+            ResetCommand.self, PushCommand.self, StatusCommand.self, WatchCommand.self, EventsCommand.self,
+            ExplainCommand.self, AppCommand.self,
+        ]
     )
 }

@@ -6,8 +6,8 @@ import WardenPolicy
 struct PolicyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policy",
-        abstract: "Check policy files.",
-        subcommands: [PolicyCheckCommand.self]
+        abstract: "Check policy files, and make the running daemon reload its policy.",
+        subcommands: [PolicyCheckCommand.self, PolicyReloadCommand.self]
     )
 }
 

@@ -1,0 +1,162 @@
+import ArgumentParser
+import Foundation
+import WardenAPI
+import WardenClient
+import WardenCore
+
+/// `appwarden status`: a table of the apps.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show every app: state, status, footprint, kill band, task time remaining and next wake.")
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "Only this app.") var app: String?
+
+    func run() async throws {
+        let apps: [AppInfo]
+        let bytes: [UInt8]
+        if let app {
+            bytes = try await client.call("GET", "/v1/apps/\(encoded(app))")
+            apps = [try JSONDecoder().decode(AppInfo.self, from: Data(bytes))]
+        } else {
+            bytes = try await client.call("GET", "/v1/apps")
+            apps = try JSONDecoder().decode([AppInfo].self, from: Data(bytes))
+        }
+        client.output(bytes, text: Self.table(apps, nowMillis: Int64(Date().timeIntervalSince1970 * 1000)))
+    }
+
+    /// A span of milliseconds in whole seconds, minutes and hours: `45s`, `14m58s`, `2h05m`.
+    static func span(_ milliseconds: Int64) -> String {
+        let seconds = (milliseconds + 999) / 1000
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m" + String(format: "%02llds", seconds % 60) }
+        return "\(seconds / 3600)h" + String(format: "%02lldm", seconds / 60 % 60)
+    }
+
+    /// The table, one row per app, columns padded to their widest cell.
+    static func table(_ apps: [AppInfo], nowMillis: Int64) -> String {
+        var rows = [["APP", "STATE", "STATUS", "FOOTPRINT", "BAND", "TIME LEFT", "NEXT WAKE", "TASKS"]]
+        for app in apps {
+            rows.append([
+                app.name + (app.forceQuit ? " (force-quit)" : ""),
+                app.state,
+                app.status,
+                app.state == "notRunning" ? "-" : DurationFormat.sizeString(app.footprintBytes),
+                app.band ?? "-",
+                app.timeRemainingMillis.map(Self.span) ?? "-",
+                app.nextWakeMillis.map { "in " + Self.span(max(0, $0 - nowMillis)) } ?? "-",
+                app.openTasks.isEmpty ? "-" : app.openTasks.map { "\($0.id):\($0.name)" }.joined(separator: ","),
+            ])
+        }
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            .joined(separator: "  ")
+        }
+        .joined(separator: "\n")
+    }
+}
+
+/// `appwarden explain APP`: why the app is in its state.
+struct ExplainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Explain an app: why it is in its state, why it did or did not run, why it was killed.")
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "The app.") var app: String
+
+    func run() async throws {
+        let bytes = try await client.call("GET", "/v1/apps/\(encoded(app))/explain")
+        let explanation = try JSONDecoder().decode(Explanation.self, from: Data(bytes))
+        let text = (["\(explanation.app) is \(explanation.state)."] + explanation.sentences.map { "  " + $0 })
+            .joined(separator: "\n")
+        client.output(bytes, text: text)
+    }
+}
+
+/// `appwarden events [--app APP] [--since ID|DURATION] [--limit N]`: the journal.
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events", abstract: "Print the event journal, oldest first.")
+    @OptionGroup var client: ClientOptions
+    @Option(help: "Only this app's events.") var app: String?
+    @Option(help: "Only events after this id (a number) or within this duration (\"10m\", \"2h\").") var since: String?
+    @Option(help: "At most this many events.") var limit: Int?
+
+    func validate() throws {
+        if let since, Int64(since) == nil, DurationFormat.parse(since) == nil {
+            throw ValidationError(
+                "--since must be an event id such as 42 or a duration such as \"10m\", not \"\(since)\".")
+        }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit).") }
+    }
+
+    func run() async throws {
+        var query: [String] = []
+        if let app { query.append("app=\(encoded(app))") }
+        if let since {
+            if let id = Int64(since) {
+                query.append("since=\(id)")
+            } else if let duration = DurationFormat.parse(since) {
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                query.append("sinceTime=\(max(0, now - ControlDurations.milliseconds(duration)))")
+            }
+        }
+        if let limit { query.append("limit=\(limit)") }
+        let path = "/v1/events" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        let bytes = try await client.call("GET", path)
+        let entries = try JSONDecoder().decode([JournalEntry].self, from: Data(bytes))
+        client.output(bytes, text: entries.map(EntryLine.text).joined(separator: "\n"))
+    }
+}
+
+/// `appwarden watch [--app APP]`: the live event stream.
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch", abstract: "Follow the event journal live until interrupted.")
+    @OptionGroup var client: ClientOptions
+    @Option(help: "Only this app's events.") var app: String?
+
+    func run() async throws {
+        let path = "/v1/events/stream" + (app.map { "?app=\(encoded($0))" } ?? "")
+        try await follow(client, path: path)
+    }
+}
+
+/// Prints every entry of a live stream, one line each (JSON lines with `--json`).
+func follow(_ client: ClientOptions, path: String) async throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    do {
+        for try await entry in client.connection.stream(path: path) {
+            let line = client.json ? String(decoding: try encoder.encode(entry), as: UTF8.self) : EntryLine.text(entry)
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+    } catch let error as WardenClientError where error.code == .refused {
+        throw ClientExit.refused(error.message)
+    } catch let error as WardenClientError {
+        throw ClientExit.unreachable(client.socketPath, error)
+    }
+}
+
+/// One journal entry as a line: time, id, app, kind, name and properties.
+enum EntryLine {
+    static func text(_ entry: JournalEntry) -> String {
+        let date = Date(timeIntervalSince1970: Double(entry.wallTimeMillis) / 1000)
+        var formatter = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        formatter.timeZone = .current
+        let properties = entry.properties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return ([date.formatted(formatter), "#\(entry.id)", entry.app, entry.kind, entry.name] + properties)
+            .joined(separator: "  ")
+    }
+}
+
+/// Durations as the control API's milliseconds.
+enum ControlDurations {
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import WardenAPI
+import WardenClient
+
+/// `appwarden open APP`: the user taps the app's icon.
+struct OpenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open", abstract: "Open an app: launch it, or bring it back from background.")
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "The app.") var app: String
+
+    func run() async throws {
+        client.output(try await client.call("POST", "/v1/open/\(encoded(app))"), text: "")
+    }
+}
+
+/// `appwarden force-quit APP`: the user swipes the app away.
+struct ForceQuitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "force-quit",
+        abstract: "Force-quit an app: terminate it, delete its saved state, and wake it no more until opened.")
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "The app.") var app: String
+
+    func run() async throws {
+        client.output(try await client.call("POST", "/v1/force-quit/\(encoded(app))"), text: "")
+    }
+}
+
+/// `appwarden reset APP`: the app is reinstalled.
+struct ResetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset",
+        abstract: "Reset an app as if reinstalled: terminate it, delete its state and fetch history, rotate its token.")
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "The app.") var app: String
+
+    func run() async throws {
+        client.output(try await client.call("POST", "/v1/reset/\(encoded(app))"), text: "")
+    }
+}
+
+/// A verb that names no app: `home`, `overlay`, `overlay-end`, `lock`, `unlock`.
+protocol ScreenVerbCommand: AsyncParsableCommand {
+    var client: ClientOptions { get }
+}
+
+extension ScreenVerbCommand {
+    func run() async throws {
+        let name = Self.configuration.commandName ?? ""
+        client.output(try await client.call("POST", "/v1/\(name)"), text: "")
+    }
+}
+
+/// `appwarden home`.
+struct HomeCommand: ScreenVerbCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "home", abstract: "Go to the home screen: every foreground app goes to background.")
+    @OptionGroup var client: ClientOptions
+}
+
+/// `appwarden overlay`.
+struct OverlayCommand: ScreenVerbCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "overlay", abstract: "Cover the screen (shade, app switcher): active apps become inactive.")
+    @OptionGroup var client: ClientOptions
+}
+
+/// `appwarden overlay-end`.
+struct OverlayEndCommand: ScreenVerbCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "overlay-end", abstract: "Uncover the screen: the apps under the overlay become active again.")
+    @OptionGroup var client: ClientOptions
+}
+
+/// `appwarden lock`.
+struct LockCommand: ScreenVerbCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock", abstract: "Lock the screen: foreground apps go to background and task clocks pause.")
+    @OptionGroup var client: ClientOptions
+}
+
+/// `appwarden unlock`.
+struct UnlockCommand: ScreenVerbCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock", abstract: "Unlock the screen: background-task clocks run again.")
+    @OptionGroup var client: ClientOptions
+}
+
+/// `appwarden push APP PAYLOAD [--id ID] [--token]`: a silent push.
+struct PushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Send a silent push: a JSON payload of at most 4096 bytes.",
+        discussion: """
+            Only a payload with {"aps":{"content-available":1}} wakes the app. PAYLOAD "-" reads the \
+            payload from standard input. Prints what became of the push: delivered, coalesced, \
+            pendingLaunch, notWoken or duplicate.
+            """
+    )
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "The app, or with --token a device token.") var target: String
+    @Argument(help: "The JSON payload, or - to read it from standard input.") var payload: String
+    @Option(help: "The notification id; a notification id is delivered once.") var id: String?
+    @Flag(help: "TARGET is a device token from register-push, not an app.") var token = false
+
+    func run() async throws {
+        let text =
+            payload == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : payload
+        var path = token ? "/v1/push-token/\(encoded(target))" : "/v1/push/\(encoded(target))"
+        if let id { path += "?id=\(encoded(id))" }
+        let bytes = try await client.call("POST", path, body: Array(text.utf8))
+        let answer = try? JSONDecoder().decode(ControlReplies.PushAccepted.self, from: Data(bytes))
+        client.output(bytes, text: answer?.disposition ?? "")
+    }
+}
+
+/// `appwarden policy reload`: the daemon re-reads its policy file.
+struct PolicyReloadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reload",
+        abstract:
+            "Make the running daemon re-read its policy file; a bad file is refused whole and the old policy stays."
+    )
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        let bytes = try await client.call("POST", "/v1/policy/reload")
+        let answer = try? JSONDecoder().decode(ControlReplies.PolicyReloaded.self, from: Data(bytes))
+        client.output(bytes, text: answer?.message ?? "")
+    }
+}
