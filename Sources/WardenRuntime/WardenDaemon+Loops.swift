@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import WardenCgroup
 import WardenCore
@@ -67,8 +68,8 @@ extension WardenDaemon {
         where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
             submit(.footprint(app: name, bytes: Int64(clamping: statistics.footprint)))
         }
-        if let host = try? HostMemory.read() {
-            submit(.memorySample(available: Int64(clamping: host.available), total: Int64(clamping: host.total)))
+        if let memory = deviceMemory() {
+            submit(.memorySample(available: memory.available, total: memory.total))
         }
     }
 
@@ -79,10 +80,40 @@ extension WardenDaemon {
         where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
             followUps.append(.footprint(app: name, bytes: Int64(clamping: statistics.footprint)))
         }
-        if let host = try? HostMemory.read() {
-            followUps.append(
-                .memorySample(available: Int64(clamping: host.available), total: Int64(clamping: host.total)))
+        if let memory = deviceMemory() {
+            followUps.append(.memorySample(available: memory.available, total: memory.total))
         }
+    }
+
+    /// The memory the apps share: when appwarden's root group has a memory limit below the
+    /// host's memory (a device modelled by a parent group), the limit and what is left under it;
+    /// otherwise the host's `MemAvailable` and `MemTotal`.
+    func deviceMemory() -> (available: Int64, total: Int64)? {
+        let host = try? HostMemory.read()
+        let hostTotal = host.map { Int64(clamping: $0.total) } ?? Int64.max
+        if let driver {
+            let probe = driver.group(named: "probe")
+            var files: [(limit: String, usage: String)] = []
+            if let memory = probe.memoryPath.map(Self.parent) {
+                files.append((memory + "/memory.limit_in_bytes", memory + "/memory.usage_in_bytes"))
+            }
+            if layout?.memorySource == .unified, let unified = probe.unifiedPath.map(Self.parent) {
+                files.append((unified + "/memory.max", unified + "/memory.current"))
+            }
+            for (limitFile, usageFile) in files {
+                guard let limit = Self.readNumber(limitFile), limit > 0, limit < hostTotal,
+                    let usage = Self.readNumber(usageFile)
+                else { continue }
+                return (max(0, limit - usage), limit)
+            }
+        }
+        return host.map { (Int64(clamping: $0.available), Int64(clamping: $0.total)) }
+    }
+
+    /// The number a cgroup file holds; nil when it is missing or says "max".
+    static func readNumber(_ path: String) -> Int64? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Re-adopted processes are not appwarden's children's pidfds: their end is found here,

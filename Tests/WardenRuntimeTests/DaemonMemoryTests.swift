@@ -52,4 +52,73 @@ struct DaemonMemoryTests {
             await daemon.stop()
         }
     }
+
+    /// A device made of a parent group with a memory limit: the foreground app grows until
+    /// memory is critical for real, and the daemon's own samples kill the largest suspended
+    /// apps first, one at a time, while the foreground app lives.
+    @Test(.enabled(if: access("/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK) == 0, "needs a v1 memory hierarchy"))
+    func aGrowingForegroundAppUnderAParentLimitPushesOutTheLargestSuspendedAppsFirst() async throws {
+        let policy = """
+            foreground_slots = 1
+            [memory]
+            warning_enter = "96MiB"
+            warning_exit = "112MiB"
+            critical_enter = "64MiB"
+            critical_exit = "80MiB"
+            kill_foreground = false
+            [apps.large]
+            command = "BALLAST"
+            args = ["--hold", "64"]
+            [apps.large.background]
+            grace = "1s"
+            [apps.medium]
+            command = "BALLAST"
+            args = ["--hold", "40"]
+            [apps.medium.background]
+            grace = "1s"
+            [apps.small]
+            command = "BALLAST"
+            args = ["--hold", "16"]
+            [apps.small.background]
+            grace = "1s"
+            [apps.front]
+            command = "BALLAST"
+            args = ["--hold", "4", "--grow", "4", "--every", "100ms"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["large", "medium", "small", "front"]) { harness in
+            let daemon = try await harness.start()
+            for name in ["small", "large", "medium"] {
+                _ = try await daemon.perform(.open(app: name))
+                #expect(await eventually { await daemon.app(named: name)?.pids.isEmpty == false })
+            }
+            _ = try await daemon.perform(.home)
+            for name in ["small", "large", "medium"] {
+                #expect(await eventually { await daemon.stateName(of: name) == "suspended" })
+            }
+            // The device: whatever is in use now, plus room for the foreground app to grow 48 MiB
+            // before less than the critical 64 MiB is left.
+            let root = "/sys/fs/cgroup/memory/" + harness.options.cgroupRoot
+            let usage =
+                Int(
+                    try String(contentsOfFile: root + "/memory.usage_in_bytes", encoding: .utf8)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            try String(usage + (112 << 20)).write(
+                toFile: root + "/memory.limit_in_bytes", atomically: false, encoding: .utf8)
+            _ = try await daemon.perform(.open(app: "front"))
+            var victims: [String] = []
+            let finished = await eventually(within: .seconds(30)) {
+                for name in ["small", "large", "medium"] where !victims.contains(name) {
+                    if await daemon.stateName(of: name) == "notRunning" { victims.append(name) }
+                }
+                return victims.count == 3
+            }
+            #expect(finished)
+            #expect(victims == ["large", "medium", "small"])
+            #expect(await daemon.stateName(of: "front") == "active")
+            for name in victims {
+                #expect(try await daemon.terminationReasons(of: name) == ["memoryPressure"])
+            }
+            await daemon.stop()
+        }
+    }
 }
