@@ -83,7 +83,10 @@ struct DaemonHarness: Sendable {
     }
 
     /// Starts a daemon on the harness's state directory and cgroup root.
-    func start() async throws -> WardenDaemon {
+    func start(dryRun: Bool = false, stopAppsOnExit: Bool = false) async throws -> WardenDaemon {
+        var options = options
+        options.dryRun = dryRun
+        options.stopAppsOnExit = stopAppsOnExit
         var logger = Logger(label: "appwarden.test")
         logger.logLevel = .warning
         return try await WardenDaemon.start(options: options, logger: logger)

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import WardenAPI
+import WardenCgroup
+import WardenCore
+import WardenRuntime
+
+/// How the daemon notices process ends, pretends in a dry run, and stops.
+@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+struct DaemonProcessTests {
+    /// A process that exits with status 0 is journaled as exited, one that aborts as crashed,
+    /// both within moments of ending.
+    @Test func aCleanExitIsJournaledAsExitedAndAnAbortAsCrashed() async throws {
+        let policy = """
+            foreground_slots = 2
+            [apps.quitter]
+            command = "BALLAST"
+            args = ["--exit-after", "300ms"]
+            [apps.crasher]
+            command = "BALLAST"
+            args = ["--crash-after", "300ms"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["quitter", "crasher"]) { harness in
+            let daemon = try await harness.start()
+            _ = try await daemon.perform(.open(app: "quitter"))
+            _ = try await daemon.perform(.open(app: "crasher"))
+            #expect(await eventually(within: .seconds(3)) { await daemon.stateName(of: "quitter") == "notRunning" })
+            #expect(await eventually(within: .seconds(3)) { await daemon.stateName(of: "crasher") == "notRunning" })
+            #expect(try await daemon.terminationReasons(of: "quitter") == ["exited"])
+            #expect(try await daemon.terminationReasons(of: "crasher") == ["crashed"])
+            await daemon.stop()
+        }
+    }
+
+    /// In a dry run the model suspends and kills as usual, but the group is neither frozen nor
+    /// killed.
+    @Test func aDryRunNeitherFreezesNorKills() async throws {
+        let policy = """
+            [apps.idle]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            [apps.idle.background]
+            grace = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["idle"]) { harness in
+            let daemon = try await harness.start(dryRun: true)
+            _ = try await daemon.perform(.open(app: "idle"))
+            #expect(await eventually { await daemon.app(named: "idle")?.pids.isEmpty == false })
+            _ = try await daemon.perform(.home)
+            #expect(await eventually { await daemon.stateName(of: "idle") == "suspended" })
+            let (driver, group) = try harness.group(of: "idle")
+            #expect(try await !driver.isFrozen(group))
+            _ = try await daemon.perform(.pressure(.critical))
+            #expect(try await daemon.terminationReasons(of: "idle") == ["memoryPressure"])
+            #expect(try await !driver.processes(in: group).isEmpty)
+            await daemon.stop()
+        }
+    }
+
+    /// With stop-apps-on-exit, stopping the daemon kills every app and removes the groups;
+    /// without it, the apps keep running.
+    @Test func stoppingTheDaemonLeavesAppsRunningUnlessAskedToStopThem() async throws {
+        let policy = """
+            [apps.steady]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["steady"]) { harness in
+            let (driver, group) = try harness.group(of: "steady")
+            let first = try await harness.start()
+            _ = try await first.perform(.open(app: "steady"))
+            #expect(await eventually { await first.app(named: "steady")?.pids.isEmpty == false })
+            await first.stop()
+            #expect(try await !driver.processes(in: group).isEmpty)
+
+            let second = try await harness.start(stopAppsOnExit: true)
+            #expect(await second.stateName(of: "steady") == "active")
+            await second.stop()
+            #expect(((try? await driver.processes(in: group)) ?? []).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: group.unifiedPath ?? "/"))
+        }
+    }
+}
