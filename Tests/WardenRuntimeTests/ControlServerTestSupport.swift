@@ -153,15 +153,24 @@ struct ControlServerHarness {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socketPath = directory + "/control.sock"
         let double = ControlServerDouble(apps: apps)
+        try await serve(double, on: socketPath) {
+            try await body(ControlServerHarness(socketPath: socketPath, double: double))
+        }
+    }
+
+    /// Runs a control server for `control` on `socketPath` while `body` runs.
+    static func serve(
+        _ control: any WardenControl, on socketPath: String, _ body: () async throws -> Void
+    ) async throws {
         let (listening, signal) = AsyncStream.makeStream(of: Void.self)
         let server = ControlServer(
-            control: double, socketPath: socketPath, adminGroup: nil, logger: quietLogger,
+            control: control, socketPath: socketPath, adminGroup: nil, logger: quietLogger,
             onListening: { signal.yield() })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             for await _ in listening { break }
             do {
-                try await body(ControlServerHarness(socketPath: socketPath, double: double))
+                try await body()
             } catch {
                 group.cancelAll()
                 throw error
@@ -173,6 +182,14 @@ struct ControlServerHarness {
     /// One request; returns the status and the body.
     func request(
         _ method: HTTPMethod, _ path: String, body: String? = nil, headers: [(String, String)] = []
+    ) async throws -> (status: Int, body: String) {
+        try await Self.request(socketPath: socketPath, method, path, body: body, headers: headers)
+    }
+
+    /// One request over the socket at `socketPath`; returns the status and the body.
+    static func request(
+        socketPath: String, _ method: HTTPMethod, _ path: String, body: String? = nil,
+        headers: [(String, String)] = []
     ) async throws -> (status: Int, body: String) {
         guard let url = URL(httpURLWithSocketPath: socketPath, uri: path) else {
             throw HarnessError(message: "The socket path \(socketPath) cannot form a URL.")
