@@ -14,6 +14,7 @@ enum CoreBenchmarks {
         ranking(apps: 10_000, rounds: 2_000)
         coreThroughput(apps: 50, cycles: 200_000)
         simulatorThroughput(apps: 50, cycles: 100_000)
+        simulatorUnderPressure(apps: 50, cycles: 100_000)
         simulatedDay(apps: 200)
     }
 
@@ -96,6 +97,43 @@ enum CoreBenchmarks {
         let seconds = start.elapsedSeconds
         print(
             "simulator throughput: \(result.eventCount) events (\(steps.count) steps) in "
+                + "\(format(seconds * 1000)) ms = \(format(Double(result.eventCount) / seconds / 1e6)) M events/s")
+    }
+
+    /// The simulator's memory model under constant pressure: available memory stays between
+    /// `critical_enter` and `warning_enter`, so every footprint change and every launch sends a
+    /// memory sample that looks at every app for a memory warning; every 50th cycle one app
+    /// swells past `critical_enter` and the killer chooses among all of them.
+    static func simulatorUnderPressure(apps count: Int, cycles: Int) {
+        let names = (0..<count).map { "app\($0)" }
+        var policy = Policy(apps: names.map { AppPolicy(name: $0, backgroundModes: [.fetch]) })
+        policy.settings.background.grace = .seconds(5)
+        let mebibyte: Int64 = 1 << 20
+        let memory = 4096 * mebibyte
+        // About 10% of memory available with every app at 8 MiB: warning, not critical.
+        let reserved = memory - 410 * mebibyte - Int64(count) * 8 * mebibyte
+        let facts = Dictionary(uniqueKeysWithValues: names.map { ($0, AppFacts(footprint: 8 * mebibyte)) })
+        var steps: [ScenarioStep] = []
+        var time = Instant.zero
+        for cycle in 0..<cycles {
+            let app = names[cycle % count]
+            time = time + .seconds(3)
+            let swell = cycle % 50 == 49 ? 300 * mebibyte : 9 * mebibyte
+            steps.append(ScenarioStep(time: time, verb: .open(app: app)))
+            steps.append(ScenarioStep(time: time, verb: .footprint(app: app, bytes: swell)))
+            steps.append(ScenarioStep(time: time + .seconds(1), verb: .home))
+            steps.append(ScenarioStep(time: time + .seconds(2), verb: .footprint(app: app, bytes: 8 * mebibyte)))
+            time = time + .seconds(2)
+        }
+        let scenario = Scenario(
+            name: "pressure", policy: policy, memory: memory, reserved: reserved, steps: steps, facts: facts)
+        var simulator = Simulator(scenario: scenario, tracing: false)
+        let start = Stopwatch()
+        let result = simulator.run()
+        let seconds = start.elapsedSeconds
+        print(
+            "simulator under memory pressure: \(result.eventCount) events (\(steps.count) steps, "
+                + "\(result.record.killOrder.count) kills) in "
                 + "\(format(seconds * 1000)) ms = \(format(Double(result.eventCount) / seconds / 1e6)) M events/s")
     }
 

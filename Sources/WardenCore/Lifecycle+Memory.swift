@@ -34,36 +34,70 @@ extension Lifecycle {
     /// Delivers a memory warning to every running, not suspended app not warned within its
     /// `warning_interval`.
     mutating func warnApps(at now: Instant, _ out: inout [LifecycleAction]) {
+        // Fields are read in place: copying whole records on every sample dominated pressure handling.
         for index in records.indices {
-            let record = records[index]
-            guard record.isRunning, record.state != .suspended, record.terminating == nil else { continue }
-            if let last = record.lastMemoryWarning, now - last < record.settings.memoryWarningInterval {
+            let state = records[index].state
+            guard state != .notRunning, state != .suspended, records[index].terminating == nil else { continue }
+            if let last = records[index].lastMemoryWarning,
+                now - last < records[index].settings.memoryWarningInterval
+            {
                 continue
             }
             records[index].lastMemoryWarning = now
-            out.append(.deliver(app: record.name, message: .memoryWarning))
+            out.append(.deliver(app: records[index].name, message: .memoryWarning))
         }
+    }
+
+    /// The candidate for the killer of the app at `index`.
+    func killCandidate(_ index: Int) -> KillCandidate {
+        KillCandidate(
+            app: records[index].name, band: records[index].band, footprint: records[index].footprint,
+            lastUsed: records[index].lastUsed, isProtected: records[index].isProtected)
+    }
+
+    /// Whether the app at `index` is a candidate for the killer: running and not already being terminated.
+    func isKillCandidate(_ index: Int) -> Bool {
+        records[index].isRunning && records[index].terminating == nil
     }
 
     /// The candidates for the killer: every running app not already being terminated.
     func killCandidates() -> [KillCandidate] {
         var candidates: [KillCandidate] = []
-        candidates.reserveCapacity(records.count)
-        for record in records where record.isRunning && record.terminating == nil {
-            candidates.append(
-                KillCandidate(
-                    app: record.name, band: record.band, footprint: record.footprint, lastUsed: record.lastUsed,
-                    isProtected: record.isProtected))
+        for index in records.indices where isKillCandidate(index) {
+            candidates.append(killCandidate(index))
         }
         return candidates
     }
 
+    /// The index of the first victim of rule 9, in one pass over the records without building
+    /// candidates; the same choice as `VictimRanking.victim(among: killCandidates(), ...)`.
+    func victimIndex() -> Int? {
+        let killForeground = policy.memory.killForeground
+        var best: Int?
+        var bestBand = KillBand.foreground
+        for index in records.indices where isKillCandidate(index) && !records[index].isProtected {
+            let band = records[index].band
+            guard band != .foreground || killForeground else { continue }
+            guard let current = best else {
+                best = index
+                bestBand = band
+                continue
+            }
+            if VictimRanking.precedes(
+                band: band, footprint: records[index].footprint, lastUsed: records[index].lastUsed,
+                app: records[index].name, bandOf: bestBand, footprint: records[current].footprint,
+                lastUsed: records[current].lastUsed, app: records[current].name)
+            {
+                best = index
+                bestBand = band
+            }
+        }
+        return best
+    }
+
     /// Kills exactly one victim (rule 9), or journals that nobody may be killed.
     mutating func killOneVictim(at now: Instant, _ out: inout [LifecycleAction]) {
-        guard
-            let victim = VictimRanking.victim(among: killCandidates(), killForeground: policy.memory.killForeground),
-            let index = indexByName[victim.app]
-        else {
+        guard let index = victimIndex() else {
             out.append(
                 .journal(
                     JournalRecord(
@@ -71,7 +105,7 @@ extension Lifecycle {
                         kind: .decision("Memory is critical but no app may be killed."))))
             return
         }
-        decide(index, Self.victimSentence(victim.band), at: now, &out)
+        decide(index, Self.victimSentence(records[index].band), at: now, &out)
         terminate(index, reason: .memoryPressure, because: "killed for memory pressure", at: now, &out)
     }
 

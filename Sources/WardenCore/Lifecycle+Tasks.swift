@@ -5,20 +5,21 @@ extension Lifecycle {
         _ app: String, name: String, at now: Instant, _ out: inout [LifecycleAction]
     ) throws(LifecycleError) {
         let index = try runningAppIndex(app, for: "begin a background task")
-        let record = records[index]
-        if record.state == .suspended {
+        // Fields are read one by one: a copy of the whole record would make the append below copy `tasks`.
+        let state = records[index].state
+        if state == .suspended {
             throw LifecycleError(.conflict, "App \"\(app)\" is suspended, so it cannot begin a background task.")
         }
-        let remaining = record.isInForeground ? nil : record.budgetLeft(at: now)
+        let remaining = records[index].isInForeground ? nil : records[index].budgetLeft(at: now)
         if let remaining, remaining <= .zero {
             throw LifecycleError(
                 .conflict, "App \"\(app)\" has spent its background-task budget, so it cannot begin task \"\(name)\".")
         }
-        let id = record.nextTaskID
+        let id = records[index].nextTaskID
         records[index].nextTaskID += 1
         records[index].tasks.append(AppRecord.OpenTask(id: id, name: name))
         out.append(.reply(.taskBegun(id: id, remaining: remaining)))
-        if record.state == .background {
+        if state == .background {
             settleBackground(index, at: now, &out)
             updateScore(index, force: false, &out)
         }

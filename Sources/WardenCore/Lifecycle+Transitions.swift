@@ -15,11 +15,10 @@ extension Lifecycle {
     /// throws `.notFound` or `.conflict` naming the call.
     func runningAppIndex(_ app: String, for call: String) throws(LifecycleError) -> Int {
         let index = try appIndex(app)
-        let record = records[index]
-        if record.state == .notRunning {
+        if records[index].state == .notRunning {
             throw LifecycleError(.conflict, "App \"\(app)\" is not running, so it cannot \(call).")
         }
-        if record.terminating != nil {
+        if records[index].terminating != nil {
             throw LifecycleError(.conflict, "App \"\(app)\" is being terminated, so it cannot \(call).")
         }
         return index

@@ -15,15 +15,33 @@ public enum VictimRanking {
 
     /// The first victim in O(n), without sorting; nil when nobody may be killed.
     public static func victim(among candidates: [KillCandidate], killForeground: Bool) -> KillCandidate? {
-        var best: KillCandidate?
-        for candidate in candidates where isEligible(candidate, killForeground: killForeground) {
-            if let current = best {
-                if precedes(candidate, current) { best = candidate }
-            } else {
-                best = candidate
+        // Fields are read in place through the buffer: no copies, so no reference counting of
+        // names in the loop; a name is only compared when everything else ties.
+        let best = candidates.withUnsafeBufferPointer { buffer -> Int? in
+            var best = -1
+            for index in buffer.indices {
+                let band = buffer[index].band
+                guard !buffer[index].isProtected, band != .foreground || killForeground else { continue }
+                if best < 0 {
+                    best = index
+                    continue
+                }
+                let bestBand = buffer[best].band
+                if band != bestBand {
+                    if band < bestBand { best = index }
+                    continue
+                }
+                let footprint = buffer[index].footprint
+                let bestFootprint = buffer[best].footprint
+                if footprint != bestFootprint {
+                    if footprint > bestFootprint { best = index }
+                    continue
+                }
+                if precedes(buffer[index], buffer[best]) { best = index }
             }
+            return best < 0 ? nil : best
         }
-        return best
+        return best.map { candidates[$0] }
     }
 
     /// Whether the killer may choose `candidate` at all.
@@ -34,9 +52,21 @@ public enum VictimRanking {
     /// Whether `first` is killed before `second`: lower band, then larger footprint, then
     /// less recently used, then app name ascending.
     public static func precedes(_ first: KillCandidate, _ second: KillCandidate) -> Bool {
-        if first.band != second.band { return first.band < second.band }
-        if first.footprint != second.footprint { return first.footprint > second.footprint }
-        if first.lastUsed != second.lastUsed { return first.lastUsed < second.lastUsed }
-        return first.app < second.app
+        precedes(
+            band: first.band, footprint: first.footprint, lastUsed: first.lastUsed, app: first.app,
+            bandOf: second.band, footprint: second.footprint, lastUsed: second.lastUsed, app: second.app)
+    }
+
+    /// `precedes` on the candidates' fields, for callers that keep them elsewhere.
+    @inline(__always)
+    static func precedes(
+        band: KillBand, footprint: Int64, lastUsed: Instant, app: String,
+        bandOf otherBand: KillBand, footprint otherFootprint: Int64, lastUsed otherLastUsed: Instant,
+        app otherApp: String
+    ) -> Bool {
+        if band != otherBand { return band < otherBand }
+        if footprint != otherFootprint { return footprint > otherFootprint }
+        if lastUsed != otherLastUsed { return lastUsed < otherLastUsed }
+        return app < otherApp
     }
 }

@@ -25,16 +25,23 @@ extension Simulator {
             }
             return result
         case .endTask(let app, let reference):
+            let taskID: Int
             switch reference {
             case .id(let id):
-                return dispatch(.endTask(app: app, taskID: id), what: what)
+                taskID = id
             case .name(let name):
                 guard let index = appIndex[app], let task = apps[index].tasks.first(where: { $0.name == name })
                 else {
                     return refuse(what, LifecycleError(.notFound, "\(app) has no open task named \"\(name)\"."))
                 }
-                return dispatch(.endTask(app: app, taskID: task.id), what: what)
+                taskID = task.id
             }
+            let result = dispatch(.endTask(app: app, taskID: taskID), what: what)
+            if case .success = result, let index = appIndex[app] {
+                // An ended task no longer answers to its name.
+                apps[index].tasks.removeAll { $0.id == taskID }
+            }
+            return result
         case .timeRemaining(let app): return dispatch(.timeRemaining(app: app), what: what)
         case .completeFetch(let app, let result): return dispatch(.completeFetch(app: app, result: result), what: what)
         case .completePush(let app, let result): return dispatch(.completePush(app: app, result: result), what: what)
