@@ -236,9 +236,9 @@ struct ControlServerTests {
     /// The socket is created with mode 0660.
     @Test func socketHasMode0660() async throws {
         try await ControlServerHarness.run { harness in
-            var info = stat()
-            #expect(lstat(harness.socketPath, &info) == 0)
-            #expect(info.st_mode & 0o777 == 0o660)
+            let attributes = try FileManager.default.attributesOfItem(atPath: harness.socketPath)
+            #expect(attributes[.type] as? FileAttributeType == .typeSocket)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o660)
         }
     }
 
