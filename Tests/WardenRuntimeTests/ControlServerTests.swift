@@ -224,6 +224,51 @@ struct ControlServerTests {
         }
     }
 
+    /// A stream opened with `since` first replays the stored entries after that id, in order.
+    @Test func streamWithSinceReplaysStoredEntries() async throws {
+        try await ControlServerHarness.run { harness in
+            _ = try await harness.request(.POST, "/v1/open/mail")
+            _ = try await harness.request(.POST, "/v1/home")
+            let stored = try await harness.double.journal(JournalQuery(app: "mail"))
+            #expect(stored.count >= 2)
+            let first = try #require(stored.first).id
+            guard
+                let url = URL(
+                    httpURLWithSocketPath: harness.socketPath, uri: "/v1/events/stream?app=mail&since=\(first)")
+            else { throw HarnessError(message: "No URL for the socket.") }
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))
+            var text = ""
+            for try await buffer in response.body {
+                text += String(buffer: buffer)
+                if text.components(separatedBy: "\ndata: ").count > stored.count - 1 && text.hasSuffix("\n\n") { break }
+            }
+            let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) }
+            #expect(ids == stored.dropFirst().map { "\($0.id)" })
+        }
+    }
+
+    /// With an admin group, the socket belongs to that group.
+    @Test(.enabled(if: getuid() == 0 && getgrnam("nogroup") != nil, "needs root and the group nogroup"))
+    func socketBelongsToTheAdminGroup() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aw-group-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let group = try #require(getgrnam("nogroup")).pointee.gr_gid
+        let path = directory + "/control.sock"
+        let (listening, signal) = AsyncStream.makeStream(of: Void.self)
+        let server = ControlServer(
+            control: ControlServerDouble(apps: []), socketPath: path, adminGroup: group, logger: quietLogger,
+            onListening: { signal.yield() })
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await server.run() }
+            for await _ in listening { break }
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.uint32Value == group)
+            tasks.cancelAll()
+        }
+    }
+
     /// An unknown route is a JSON 404 naming the route.
     @Test func unknownRouteIsJSONNotFound() async throws {
         try await ControlServerHarness.run { harness in
