@@ -51,13 +51,13 @@ extension Lifecycle {
     /// The candidate for the killer of the app at `index`.
     func killCandidate(_ index: Int) -> KillCandidate {
         KillCandidate(
-            app: records[index].name, band: records[index].band, footprint: records[index].footprint,
+            app: records[index].name, band: band(of: index), footprint: records[index].footprint,
             lastUsed: records[index].lastUsed, isProtected: records[index].isProtected)
     }
 
     /// Whether the app at `index` is a candidate for the killer: running and not already being terminated.
     func isKillCandidate(_ index: Int) -> Bool {
-        records[index].isRunning && records[index].terminating == nil
+        records[index].state != .notRunning && records[index].terminating == nil
     }
 
     /// The candidates for the killer: every running app not already being terminated.
@@ -76,7 +76,7 @@ extension Lifecycle {
         var best: Int?
         var bestBand = KillBand.foreground
         for index in records.indices where isKillCandidate(index) && !records[index].isProtected {
-            let band = records[index].band
+            let band = self.band(of: index)
             guard band != .foreground || killForeground else { continue }
             guard let current = best else {
                 best = index
@@ -105,7 +105,7 @@ extension Lifecycle {
                         kind: .decision("Memory is critical but no app may be killed."))))
             return
         }
-        decide(index, Self.victimSentence(records[index].band), at: now, &out)
+        decide(index, Self.victimSentence(band(of: index)), at: now, &out)
         terminate(index, reason: .memoryPressure, because: "killed for memory pressure", at: now, &out)
     }
 

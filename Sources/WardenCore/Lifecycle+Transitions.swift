@@ -43,6 +43,14 @@ extension Lifecycle {
 
     // MARK: Journal, status, score
 
+    /// The kill band of the app at `index`, read field by field: calling `AppRecord.band` on
+    /// `records[index]` copies the whole record.
+    @inline(__always) func band(of index: Int) -> KillBand {
+        AppRecord.band(
+            state: records[index].state, hasTasks: !records[index].tasks.isEmpty,
+            hasOpenWindow: records[index].fetchWindowOpen || records[index].pushWindowOpen)
+    }
+
     func journal(_ index: Int, _ kind: JournalRecord.Kind, at now: Instant, _ out: inout [LifecycleAction]) {
         out.append(.journal(JournalRecord(app: records[index].name, time: now, kind: kind)))
     }
@@ -62,7 +70,7 @@ extension Lifecycle {
     /// when the band or the score changed.
     mutating func updateScore(_ index: Int, force: Bool, _ out: inout [LifecycleAction]) {
         guard records[index].isRunning else { return }
-        let band = records[index].band
+        let band = self.band(of: index)
         let score = OOMScore.score(
             band: band, footprint: records[index].footprint, isProtected: records[index].isProtected)
         guard force || band != records[index].lastBand || score != records[index].lastScore else { return }
