@@ -160,6 +160,23 @@ extension Lifecycle {
         }
     }
 
+    /// Hands out the device tokens a previous core had handed out, so that they stay current:
+    /// `tokens` maps each app to its current token (`tok-APP-N`); earlier tokens of the app
+    /// become stale, as they were. Tokens of another form, or of unknown apps, are ignored.
+    public mutating func restoreDeviceTokens(_ tokens: [String: String]) {
+        for (app, token) in tokens.sorted(by: { $0.key < $1.key }) where indexByName[app] != nil {
+            let prefix = "tok-\(app)-"
+            guard token.hasPrefix(prefix), let number = Int(token.dropFirst(prefix.count)), number >= 1 else {
+                continue
+            }
+            guard case .unknown = pushRouter.lookup(token: token) else { continue }
+            _ = pushRouter.token(for: app)
+            for _ in 1..<number {
+                pushRouter.rotateToken(for: app)
+            }
+        }
+    }
+
     /// Every armed timer and its deadline, in app order.
     public func armedTimers() -> [(timer: TimerID, deadline: Instant)] {
         var result: [(timer: TimerID, deadline: Instant)] = []

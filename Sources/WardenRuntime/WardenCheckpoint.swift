@@ -12,8 +12,12 @@ public struct WardenCheckpoint: Codable, Sendable, Equatable {
         public var memoryPath: String?
         public var freezerPath: String?
         public var v1ProcsFiles: [String]
+        /// When it was launched, wall-clock milliseconds since the epoch.
+        public var startedWallMillis: Int64?
     }
 
     public var lifecycle: LifecycleCheckpoint
     public var running: [RunningApp]
+    /// Each app's current device token.
+    public var deviceTokens: [String: String]?
 }

@@ -130,7 +130,8 @@ extension WardenDaemon {
                     executable: command, arguments: appPolicy.args, environment: environment,
                     workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map { .name($0) },
                     standardOutputPath: log, standardErrorPath: log, group: group))
-            running[app] = RunningProcess(launch: launch, pid: process.pid, process: process)
+            running[app] = RunningProcess(
+                launch: launch, pid: process.pid, process: process, startedWallMillis: WardenClock.wallMillisNow())
             watcher.watch(process, app: app, launch: launch)
             if let group { track(group) }
             logger.info("Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(process.pid).")

@@ -12,10 +12,13 @@ extension WardenDaemon {
             let group = groups[app]
             return WardenCheckpoint.RunningApp(
                 app: app, launch: entry.launch, pid: entry.pid, unifiedPath: group?.unifiedPath,
-                memoryPath: group?.memoryPath, freezerPath: group?.freezerPath, v1ProcsFiles: group?.v1ProcsFiles ?? [])
+                memoryPath: group?.memoryPath, freezerPath: group?.freezerPath, v1ProcsFiles: group?.v1ProcsFiles ?? [],
+                startedWallMillis: entry.startedWallMillis)
         }
         let checkpoint = WardenCheckpoint(
-            lifecycle: lifecycle.checkpoint(at: now), running: runningApps.sorted { $0.app < $1.app })
+            lifecycle: lifecycle.checkpoint(at: now), running: runningApps.sorted { $0.app < $1.app },
+            deviceTokens: deviceTokens)
+        saveRegistry(runningApps)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
@@ -44,6 +47,8 @@ extension WardenDaemon {
                 let now = now()
                 let then = now - .milliseconds(WardenClock.wallMillisNow() - saved.wallTimeMillis)
                 lifecycle = Lifecycle(policy: policy, checkpoint: checkpoint.lifecycle, at: then)
+                deviceTokens = checkpoint.deviceTokens ?? [:]
+                lifecycle.restoreDeviceTokens(deviceTokens)
                 await adopt(checkpoint.running)
             } catch {
                 logger.error("Could not read the checkpoint; starting afresh: \(error)")
@@ -76,7 +81,9 @@ extension WardenDaemon {
             }
             groups[app] = group
             let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
-            running[app] = RunningProcess(launch: launch, pid: mainPID, process: nil)
+            running[app] = RunningProcess(
+                launch: launch, pid: mainPID, process: nil,
+                startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow())
             if let group { track(group) }
             if let driver, let group, !options.dryRun {
                 let frozen = (try? await driver.isFrozen(group)) ?? false
@@ -110,6 +117,58 @@ extension WardenDaemon {
                 try? await driver.kill(group)
                 try? await driver.remove(group)
             }
+        }
+    }
+
+    /// Brings the journal's registry of running apps up to date with what runs now.
+    private func saveRegistry(_ apps: [WardenCheckpoint.RunningApp]) {
+        var current: [String: RunningAppRecord] = [:]
+        for app in apps {
+            current[app.app] = RunningAppRecord(
+                app: app.app, launch: app.launch, pid: app.pid, unifiedPath: app.unifiedPath,
+                memoryPath: app.memoryPath, freezerPath: app.freezerPath,
+                state: lifecycle.state(of: app.app)?.rawValue ?? AppState.notRunning.rawValue,
+                startedWallMillis: app.startedWallMillis ?? 0)
+        }
+        do {
+            for (name, record) in current where savedRegistry[name] != record {
+                try journalStore.saveRunning(record)
+            }
+            for name in savedRegistry.keys where current[name] == nil {
+                try journalStore.removeRunning(app: name)
+            }
+            savedRegistry = current
+        } catch {
+            logger.error("Could not save the registry of running apps: \(error)")
+        }
+    }
+
+    /// Keeps the device token the core handed out (`register-push`), or the rotation a reset made.
+    func noteDeviceToken(_ event: LifecycleEvent, reply: Reply?) {
+        switch (event, reply) {
+        case (.registerPush(let app), .deviceToken(let token)?):
+            guard deviceTokens[app] != token else { return }
+            deviceTokens[app] = token
+        case (.reset(let app), _):
+            let prefix = "tok-\(app)-"
+            guard let token = deviceTokens[app], token.hasPrefix(prefix),
+                let number = Int(token.dropFirst(prefix.count))
+            else { return }
+            deviceTokens[app] = prefix + String(number + 1)
+        default:
+            return
+        }
+        do {
+            try journalStore.saveToken(app: app(of: event), token: deviceTokens[app(of: event)] ?? "")
+        } catch {
+            logger.error("Could not save a device token: \(error)")
+        }
+    }
+
+    private func app(of event: LifecycleEvent) -> String {
+        switch event {
+        case .registerPush(let app), .reset(let app): app
+        default: ""
         }
     }
 }

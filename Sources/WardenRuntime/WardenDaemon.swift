@@ -20,6 +20,8 @@ public actor WardenDaemon {
         var pid: Int32
         /// The spawned process (nil for one re-adopted after a restart).
         var process: SpawnedProcess?
+        /// When it was launched, wall-clock milliseconds since the epoch.
+        var startedWallMillis: Int64
     }
 
     /// An event waiting its turn, and whoever waits for its answer.
@@ -52,6 +54,10 @@ public actor WardenDaemon {
     /// Events that the actions of the event being handled led to, handled right after it.
     var followUps: [LifecycleEvent] = []
     var isStopped = false
+    /// Each app's current device token, as handed out by the core.
+    var deviceTokens: [String: String] = [:]
+    /// The registry of running apps as last saved to the journal.
+    var savedRegistry: [String: RunningAppRecord] = [:]
     var jobs: AsyncStream<Job>.Continuation?
     var processor: Task<Void, Never>?
 
@@ -190,6 +196,7 @@ public actor WardenDaemon {
             return .failure(error)
         }
         let reply = await execute(actions)
+        noteDeviceToken(event, reply: reply)
         var changed = !actions.isEmpty
         while !followUps.isEmpty && !isStopped {
             let next = followUps.removeFirst()

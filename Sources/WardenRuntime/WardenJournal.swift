@@ -16,6 +16,12 @@ public protocol WardenJournal: Sendable {
     func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws
     /// The last checkpoint saved, if any.
     func checkpoint() throws -> (json: String, wallTimeMillis: Int64)?
+    /// Records the app's current device token.
+    func saveToken(app: String, token: String) throws
+    /// Records (or updates) a running app in the registry.
+    func saveRunning(_ app: RunningAppRecord) throws
+    /// Removes an app from the registry of running apps.
+    func removeRunning(app: String) throws
 }
 
 extension JournalStore: WardenJournal {}

@@ -8,6 +8,8 @@ public final class WardenMemoryJournal: WardenJournal {
     private struct Contents {
         var entries: [JournalEntry] = []
         var checkpoint: (json: String, wallTimeMillis: Int64)?
+        var tokens: [String: String] = [:]
+        var running: [String: RunningAppRecord] = [:]
     }
 
     private let contents = Mutex(Contents())
@@ -52,5 +54,22 @@ public final class WardenMemoryJournal: WardenJournal {
 
     public func checkpoint() -> (json: String, wallTimeMillis: Int64)? {
         contents.withLock { $0.checkpoint }
+    }
+
+    public func saveToken(app: String, token: String) {
+        contents.withLock { $0.tokens[app] = token }
+    }
+
+    public func saveRunning(_ app: RunningAppRecord) {
+        contents.withLock { $0.running[app.app] = app }
+    }
+
+    public func removeRunning(app: String) {
+        contents.withLock { $0.running[app] = nil }
+    }
+
+    /// The registry of running apps, by name.
+    public func runningApps() -> [RunningAppRecord] {
+        contents.withLock { $0.running.values.sorted { $0.app < $1.app } }
     }
 }
