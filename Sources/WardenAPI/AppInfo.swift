@@ -90,7 +90,8 @@ public struct Health: Codable, Sendable, Equatable {
 
 /// The JSON body of every 4xx/5xx answer.
 public struct APIErrorBody: Codable, Sendable, Equatable {
-    /// `notFound`, `conflict`, `unregistered`, `payloadTooLarge`, `invalid`, `forbidden`, `internal`.
+    /// `notFound`, `conflict`, `unregistered`, `payloadTooLarge`, `invalid`, `forbidden`,
+    /// `methodNotAllowed`, `internal`.
     public var error: String
     /// A full sentence naming what was wrong.
     public var message: String

@@ -8,11 +8,15 @@ extension ControlServer {
     /// Builds the router of every route of `docs/openapi.yaml`.
     func makeRouter() -> Router<ControlServerContext> {
         let router = Router(context: ControlServerContext.self)
-        router.add(middleware: ControlServerErrorMiddleware())
+        router.add(middleware: ControlServerErrorMiddleware(routes: routes))
+        addRoutes(to: router)
+        return router
+    }
+
+    private func addRoutes(to router: Router<ControlServerContext>) {
         addOperatorVerbs(to: router)
         addAppCalls(to: router)
         addReads(to: router)
-        return router
     }
 
     /// Registers `handler` for `method path`; the handler receives the identified caller and
@@ -84,7 +88,9 @@ extension ControlServer {
     /// Every route the server answers, as `METHOD /path/{parameter}` — the form of
     /// `docs/openapi.yaml`'s paths.
     public var routes: [String] {
-        makeRouter().routes.map { route in
+        let router = Router(context: ControlServerContext.self)
+        addRoutes(to: router)
+        return router.routes.map { route in
             let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false).map {
                 $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
             }

@@ -1,10 +1,22 @@
 import Hummingbird
 import WardenAPI
 
-/// Turns Hummingbird's own refusals (no such route, wrong method) into JSON `APIErrorBody`
-/// answers like every other refusal of the control server.
+/// Turns Hummingbird's own refusals (no such route, body too large) into JSON `APIErrorBody`
+/// answers like every other refusal of the control server, and a known path called with the
+/// wrong method into 405 with the methods it answers.
 struct ControlServerErrorMiddleware: RouterMiddleware {
     typealias Context = ControlServerContext
+
+    /// Every route as method and path segments (`{app}` matches any segment).
+    let routes: [(method: String, segments: [Substring])]
+
+    init(routes: [String]) {
+        self.routes = routes.compactMap { route in
+            let parts = route.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { return nil }
+            return (String(parts[0]), parts[1].split(separator: "/", omittingEmptySubsequences: false))
+        }
+    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -12,18 +24,40 @@ struct ControlServerErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError {
-            let failure: ControlServerFailure =
-                if error.status == .notFound {
-                    ControlServerFailure(
-                        .notFound, "notFound",
-                        "The control API has no route \(request.method) \(request.uri.path); see docs/openapi.yaml.")
+            let route = "\(request.method) \(request.uri.path)"
+            let failure: ControlServerFailure
+            if error.status == .notFound {
+                let allowed = methods(answering: request.uri.path)
+                if allowed.isEmpty {
+                    failure = ControlServerFailure(
+                        .notFound, "notFound", "The control API has no route \(route); see docs/openapi.yaml.")
                 } else {
-                    ControlServerFailure(
-                        error.status, error.status == .contentTooLarge ? "payloadTooLarge" : "invalid",
-                        error.body
-                            ?? "The request \(request.method) \(request.uri.path) was refused (\(error.status.code)).")
+                    failure = ControlServerFailure(
+                        .methodNotAllowed, "methodNotAllowed",
+                        "\(request.uri.path) answers only \(allowed.joined(separator: " and ")), not \(request.method)"
+                            + (allowed == ["POST"] ? " (with curl: -X POST)." : ".")
+                    )
                 }
+                var response = failure.response()
+                if !allowed.isEmpty { response.headers[.allow] = allowed.joined(separator: ", ") }
+                return response
+            }
+            failure = ControlServerFailure(
+                error.status, error.status == .contentTooLarge ? "payloadTooLarge" : "invalid",
+                error.body ?? "The request \(route) was refused (\(error.status.code)).")
             return failure.response()
         }
+    }
+
+    /// The methods of the routes whose pattern matches `path`.
+    private func methods(answering path: String) -> [String] {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let matching = routes.filter { route in
+            route.segments.count == segments.count
+                && zip(route.segments, segments).allSatisfy { pattern, segment in
+                    pattern == segment || pattern.hasPrefix("{") && !segment.isEmpty
+                }
+        }
+        return Array(Set(matching.map(\.method))).sorted()
     }
 }

@@ -278,6 +278,19 @@ struct ControlServerTests {
         }
     }
 
+    /// A known path called with the wrong method is 405 and says which method it answers.
+    @Test func wrongMethodIsNotAllowed() async throws {
+        try await ControlServerHarness.run { harness in
+            let (status, body) = try await harness.request(.GET, "/v1/apps/mail/ready")
+            #expect(status == 405)
+            let error = try ControlServerHarness.error(body)
+            #expect(error.error == "methodNotAllowed")
+            #expect(error.message.contains("only POST"))
+            #expect(try await harness.request(.POST, "/v1/apps/mail").status == 405)
+            #expect(await harness.double.accepted.isEmpty)
+        }
+    }
+
     /// The socket is created with mode 0660.
     @Test func socketHasMode0660() async throws {
         try await ControlServerHarness.run { harness in
