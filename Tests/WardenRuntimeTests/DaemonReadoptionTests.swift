@@ -5,6 +5,10 @@ import WardenCgroup
 import WardenCore
 import WardenRuntime
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A new daemon picks up the apps of one that ended without stopping them.
 @Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
 struct DaemonReadoptionTests {
@@ -55,6 +59,42 @@ struct DaemonReadoptionTests {
             #expect(try await second.terminationReasons(of: "sleeper").isEmpty)
             let apps = try await second.journal(JournalQuery(app: "worker")).filter { $0.name == "$AppStart" }
             #expect(apps.count == 1, "the worker was launched again")
+            await second.stop()
+        }
+    }
+
+    /// An app whose process ended while no daemon ran is reported as exited by the next
+    /// daemon and not launched again; the other app is adopted with its process.
+    @Test func anAppThatEndedWhileNoDaemonRanIsReportedAsExitedAndNotRelaunched() async throws {
+        let policy = """
+            foreground_slots = 2
+            [apps.gone]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            [apps.kept]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["gone", "kept"]) { harness in
+            let first = try await harness.start()
+            _ = try await first.perform(.open(app: "gone"))
+            _ = try await first.perform(.open(app: "kept"))
+            #expect(await eventually { await first.app(named: "kept")?.pids.isEmpty == false })
+            let gonePID = try #require(await first.app(named: "gone")?.pids.first)
+            let keptPIDs = await first.app(named: "kept")?.pids
+            await first.stop()
+            kill(gonePID, SIGKILL)
+            var status: Int32 = 0
+            waitpid(gonePID, &status, 0)
+
+            let second = try await harness.start()
+            #expect(await eventually { await second.stateName(of: "gone") == "notRunning" })
+            #expect(try await second.terminationReasons(of: "gone") == ["exited"])
+            #expect(await second.app(named: "gone")?.pids == [])
+            #expect(await second.stateName(of: "kept") == "active")
+            #expect(await second.app(named: "kept")?.pids == keptPIDs)
+            let (driver, group) = try harness.group(of: "gone")
+            #expect(((try? await driver.processes(in: group)) ?? []).isEmpty)
             await second.stop()
         }
     }
