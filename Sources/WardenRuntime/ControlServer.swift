@@ -63,7 +63,7 @@ public struct ControlServer: Sendable {
                 }
                 await onListening()
             },
-            logger: logger
+            logger: Self.frameworkLogger(from: logger)
         )
         do {
             try await application.run()
@@ -71,5 +71,15 @@ public struct ControlServer: Sendable {
             // Cancellation is how the server is asked to stop.
         }
         SocketFile.remove(path: path)
+    }
+
+    /// The logger handed to Hummingbird: only critical messages. Its routine messages (the
+    /// listening line, the end of the accept loop on cancellation, which it reports as an error)
+    /// would only repeat or contradict the daemon's own; failures to bind are thrown, and the
+    /// server logs failed requests itself.
+    static func frameworkLogger(from logger: Logger) -> Logger {
+        var quiet = logger
+        quiet.logLevel = .critical
+        return quiet
     }
 }
