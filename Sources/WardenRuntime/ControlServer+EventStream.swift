@@ -19,9 +19,15 @@ extension ControlServer {
                 try await writer.write(ByteBuffer(string: ": appwarden event stream\n\n"))
                 var lastID: Int64 = -1
                 if query.sinceID != nil || query.sinceMillis != nil {
-                    for entry in try await control.journal(query) {
-                        try await writer.write(Self.serverSentEvent(entry))
-                        lastID = entry.id
+                    var page = query
+                    while true {
+                        let entries = try await control.journal(page)
+                        for entry in entries {
+                            try await writer.write(Self.serverSentEvent(entry))
+                            lastID = entry.id
+                        }
+                        guard entries.count == page.limit, let last = entries.last else { break }
+                        page.sinceID = last.id
                     }
                 }
                 for await entry in live where entry.id > lastID {

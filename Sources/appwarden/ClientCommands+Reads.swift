@@ -118,9 +118,13 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch", abstract: "Follow the event journal live until interrupted.")
     @OptionGroup var client: ClientOptions
     @Option(help: "Only this app's events.") var app: String?
+    @Option(help: "First replay the stored events after this id, then follow.") var since: Int64?
 
     func run() async throws {
-        let path = "/v1/events/stream" + (app.map { "?app=\(encoded($0))" } ?? "")
+        var query: [String] = []
+        if let app { query.append("app=\(encoded(app))") }
+        if let since { query.append("since=\(since)") }
+        let path = "/v1/events/stream" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         try await follow(client, path: path)
     }
 }

@@ -224,17 +224,18 @@ struct ControlServerTests {
         }
     }
 
-    /// A stream opened with `since` first replays the stored entries after that id, in order.
+    /// A stream opened with `since` first replays the stored entries after that id, in order,
+    /// page by page when there are more than `limit`.
     @Test func streamWithSinceReplaysStoredEntries() async throws {
         try await ControlServerHarness.run { harness in
             _ = try await harness.request(.POST, "/v1/open/mail")
             _ = try await harness.request(.POST, "/v1/home")
             let stored = try await harness.double.journal(JournalQuery(app: "mail"))
-            #expect(stored.count >= 2)
+            #expect(stored.count >= 3)
             let first = try #require(stored.first).id
             guard
                 let url = URL(
-                    httpURLWithSocketPath: harness.socketPath, uri: "/v1/events/stream?app=mail&since=\(first)")
+                    httpURLWithSocketPath: harness.socketPath, uri: "/v1/events/stream?app=mail&since=\(first)&limit=1")
             else { throw HarnessError(message: "No URL for the socket.") }
             let response = try await HTTPClient.shared.execute(
                 HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))
