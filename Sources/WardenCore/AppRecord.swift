@@ -160,9 +160,14 @@ struct AppRecord: Sendable {
 
     /// What is left of the task budget at `now`; nil when no background session is running.
     func budgetLeft(at now: Instant) -> Duration? {
-        guard budgetSession else { return nil }
-        guard let mark = budgetMark else { return budgetRemaining }
-        let left = budgetRemaining - (now - mark)
+        Self.budgetLeft(session: budgetSession, remaining: budgetRemaining, mark: budgetMark, at: now)
+    }
+
+    /// What is left at `now` of a budget that had `remaining` left at `mark` (nil: paused).
+    static func budgetLeft(session: Bool, remaining: Duration, mark: Instant?, at now: Instant) -> Duration? {
+        guard session else { return nil }
+        guard let mark else { return remaining }
+        let left = remaining - (now - mark)
         return left > .zero ? left : .zero
     }
 

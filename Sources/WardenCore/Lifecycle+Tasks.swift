@@ -10,7 +10,7 @@ extension Lifecycle {
         if state == .suspended {
             throw LifecycleError(.conflict, "App \"\(app)\" is suspended, so it cannot begin a background task.")
         }
-        let remaining = records[index].isInForeground ? nil : records[index].budgetLeft(at: now)
+        let remaining = state == .inactive || state == .active ? nil : budgetLeft(index, at: now)
         if let remaining, remaining <= .zero {
             throw LifecycleError(
                 .conflict, "App \"\(app)\" has spent its background-task budget, so it cannot begin task \"\(name)\".")
@@ -57,14 +57,20 @@ extension Lifecycle {
         out.append(.reply(.timeRemaining(record.isInForeground ? nil : record.budgetLeft(at: now))))
     }
 
+    /// What is left of the app's task budget at `now` (`AppRecord.budgetLeft`), read field by field.
+    func budgetLeft(_ index: Int, at now: Instant) -> Duration? {
+        AppRecord.budgetLeft(
+            session: records[index].budgetSession, remaining: records[index].budgetRemaining,
+            mark: records[index].budgetMark, at: now)
+    }
+
     /// Arms the expiration call and the end of the budget, if the clock is running and they are
     /// not armed yet.
     mutating func armBudgetTimers(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
-        let record = records[index]
-        guard record.budgetSession, let mark = record.budgetMark else { return }
-        let end = mark + record.budgetRemaining
+        guard records[index].budgetSession, let mark = records[index].budgetMark else { return }
+        let end = mark + records[index].budgetRemaining
         if !isArmed(index, .taskExpirationWarning) {
-            let warning = end - record.settings.background.expirationWarning
+            let warning = end - records[index].settings.background.expirationWarning
             arm(index, .taskExpirationWarning, at: max(warning, now), &out)
         }
         if !isArmed(index, .taskBudget) {

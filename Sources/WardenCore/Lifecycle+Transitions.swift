@@ -69,7 +69,7 @@ extension Lifecycle {
     /// Sets `oom_score_adj` for the app's band (rule 10): always when `force`, otherwise only
     /// when the band or the score changed.
     mutating func updateScore(_ index: Int, force: Bool, _ out: inout [LifecycleAction]) {
-        guard records[index].isRunning else { return }
+        guard records[index].state != .notRunning else { return }
         let band = self.band(of: index)
         let score = OOMScore.score(
             band: band, footprint: records[index].footprint, isProtected: records[index].isProtected)
@@ -170,7 +170,7 @@ extension Lifecycle {
     /// status, "save your state", a fresh task budget, then whatever keeps it awake or the grace.
     mutating func enterBackground(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction])
     {
-        guard records[index].isInForeground else { return }
+        guard records[index].state == .inactive || records[index].state == .active else { return }
         if let position = foreground.firstIndex(of: index) {
             foreground.remove(at: position)
         }
@@ -199,7 +199,7 @@ extension Lifecycle {
         if !records[index].tasks.isEmpty {
             cancel(index, .backgroundGrace, &out)
             armBudgetTimers(index, at: now, &out)
-        } else if records[index].hasOpenWindow {
+        } else if records[index].fetchWindowOpen || records[index].pushWindowOpen {
             cancel(index, .backgroundGrace, &out)
         } else if records[index].isManaged {
             arm(index, .backgroundGrace, at: now + records[index].settings.background.grace, &out)
@@ -208,7 +208,9 @@ extension Lifecycle {
 
     /// Suspends a background app with nothing keeping it awake at once.
     mutating func suspendIfIdle(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
-        guard records[index].tasks.isEmpty, !records[index].hasOpenWindow else { return }
+        guard records[index].tasks.isEmpty, !records[index].fetchWindowOpen, !records[index].pushWindowOpen else {
+            return
+        }
         suspend(index, because: reason, at: now, &out)
     }
 

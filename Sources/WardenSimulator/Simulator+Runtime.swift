@@ -18,7 +18,7 @@ extension Simulator {
         case .ready(let app): return dispatch(.ready(app: app), what: what)
         case .beginTask(let app, let name):
             let result = dispatch(.beginTask(app: app, name: name), what: what)
-            if case .success(let actions) = result, let index = appIndex[app] {
+            if case .success(let actions) = result, let index = index(of: app) {
                 for case .reply(.taskBegun(let id, _)) in actions {
                     apps[index].tasks.append((id, name))
                 }
@@ -30,14 +30,14 @@ extension Simulator {
             case .id(let id):
                 taskID = id
             case .name(let name):
-                guard let index = appIndex[app], let task = apps[index].tasks.first(where: { $0.name == name })
+                guard let index = index(of: app), let task = apps[index].tasks.first(where: { $0.name == name })
                 else {
                     return refuse(what, LifecycleError(.notFound, "\(app) has no open task named \"\(name)\"."))
                 }
                 taskID = task.id
             }
             let result = dispatch(.endTask(app: app, taskID: taskID), what: what)
-            if case .success = result, let index = appIndex[app] {
+            if case .success = result, let index = index(of: app) {
                 // An ended task no longer answers to its name.
                 apps[index].tasks.removeAll { $0.id == taskID }
             }
@@ -89,8 +89,10 @@ extension Simulator {
             return refuse(what ?? TraceText.event(event), error)
         }
         if isTracing, what == nil { trace.append(TraceEntry(time: now, kind: .event(event))) }
-        for action in actions {
-            carryOut(action)
+        actions.withUnsafeBufferPointer { buffer in
+            for action in buffer {
+                carryOut(action)
+            }
         }
         return .success(actions)
     }
@@ -129,7 +131,7 @@ extension Simulator {
         case .spawn(let app, let launch, let reason, let restore):
             record.launches.append(
                 SimulationRecord.Launch(time: now, app: app, launch: launch, reason: reason, restore: restore))
-            guard let index = appIndex[app] else { return }
+            guard let index = index(of: app) else { return }
             if apps[index].launch != nil { processEnded(index) }
             apps[index].launch = launch
             apps[index].tasks = []
@@ -143,7 +145,7 @@ extension Simulator {
                 queue.schedule(.ready(app: index, launch: launch), at: now + delay)
             }
         case .freeze(let app, let guardPaths):
-            guard let index = appIndex[app] else { return }
+            guard let index = index(of: app) else { return }
             if let held = guardPaths.first(where: { apps[index].facts.holdsPaths.contains($0.resource) }) {
                 // One of its processes has the resource's path open: not frozen, reported instead.
                 pending.append(.heldAtSuspension(app: app, resource: held.resource))
@@ -151,24 +153,39 @@ extension Simulator {
                 apps[index].isFrozen = true
             }
         case .thaw(let app):
-            if let index = appIndex[app] { apps[index].isFrozen = false }
+            if let index = index(of: app) { apps[index].isFrozen = false }
         case .terminate(let app, _), .kill(let app, _):
             // SIGTERM and SIGKILL both end a simulated process at once.
-            guard let index = appIndex[app], let launch = apps[index].launch else { return }
+            guard let index = index(of: app), let launch = apps[index].launch else { return }
             processEnded(index)
             pending.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
         case .deliver(let app, let message):
-            guard let index = appIndex[app] else { return }
-            deliver(message, to: index)
+            switch message {
+            case .stateChanged, .memoryWarning, .saveState:
+                // Simulated apps do nothing with these.
+                return
+            case .fetchStart, .pushPayload, .expirationWarning:
+                guard let index = index(of: app) else { return }
+                deliver(message, to: index)
+            }
         case .armTimer(let id, let deadline):
-            armed[id] = queue.schedule(.timer(id), at: deadline)
+            let sequence = queue.schedule(.timer(id), at: deadline)
+            if let slot = timerSlot(id) {
+                armedSequences[slot] = sequence
+            } else {
+                armed[id] = sequence
+            }
         case .cancelTimer(let id):
-            armed[id] = nil
+            if let slot = timerSlot(id) {
+                armedSequences[slot] = .max
+            } else {
+                armed[id] = nil
+            }
         case .publishStatus(let app, let status):
             notifier.publish(app: app, status: status)
             record.publications.append(SimulationRecord.Publication(time: now, app: app, status: status))
         case .scan(let app):
-            let outcome = appIndex[app].map { apps[$0].scanOutcome } ?? .error
+            let outcome = index(of: app).map { apps[$0].scanOutcome } ?? .error
             pending.append(.scanResult(app: app, outcome: outcome))
         case .journal(let journal):
             if case .analytics(let event) = journal.kind {
@@ -207,6 +224,36 @@ extension Simulator {
         }
     }
 
+    /// The index of the simulated app named `app`, through a one-entry cache of `appIndex`.
+    mutating func index(of app: String) -> Int? {
+        if let last = lastLookup, last.app == app { return last.index }
+        guard let index = appIndex[app] else { return nil }
+        lastLookup = (app, index)
+        return index
+    }
+
+    /// Where `armedSequences` keeps the live arming of `id`; nil for an app the simulator does not know.
+    mutating func timerSlot(_ id: TimerID) -> Int? {
+        guard let index = index(of: id.app) else { return nil }
+        let ordinal: Int
+        switch id.kind {
+        case .backgroundGrace: ordinal = 0
+        case .taskExpirationWarning: ordinal = 1
+        case .taskBudget: ordinal = 2
+        case .fetchWindow: ordinal = 3
+        case .pushWindow: ordinal = 4
+        case .fetchWake: ordinal = 5
+        case .pushSlot: ordinal = 6
+        case .launchTimeout: ordinal = 7
+        case .terminationGrace: ordinal = 8
+        case .watchdog: ordinal = 9
+        }
+        return index * Self.timerKindCount + ordinal
+    }
+
+    /// How many kinds of timer an app has.
+    static let timerKindCount = TimerID.Kind.allCases.count
+
     /// The app's process is gone: it leaves memory.
     mutating func processEnded(_ index: Int) {
         guard apps[index].launch != nil else { return }
@@ -221,8 +268,13 @@ extension Simulator {
     mutating func fire(_ entry: TimerQueue<Occurrence>.Entry) {
         switch entry.element {
         case .timer(let id):
-            guard armed[id] == entry.sequence else { return }
-            armed[id] = nil
+            if let slot = timerSlot(id) {
+                guard armedSequences[slot] == entry.sequence else { return }
+                armedSequences[slot] = .max
+            } else {
+                guard armed[id] == entry.sequence else { return }
+                armed[id] = nil
+            }
             _ = dispatch(.timerFired(id), what: nil)
         case .ready(let index, let launch):
             guard apps[index].launch == launch else { return }

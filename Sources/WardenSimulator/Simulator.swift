@@ -32,10 +32,16 @@ public struct Simulator {
     public let isTracing: Bool
 
     var queue = TimerQueue<Occurrence>()
-    /// The sequence number of the live arming of each core timer; older queue entries are stale.
+    /// The sequence number of the live arming of each core timer of a simulated app, at
+    /// `timerSlot(app, kind)`; older queue entries are stale. `UInt64.max`: not armed.
+    var armedSequences: [UInt64] = []
+    /// The same for timers of apps the simulator does not know.
     var armed: [TimerID: UInt64] = [:]
     var apps: [SimulatedApp] = []
     var appIndex: [String: Int] = [:]
+    /// The last name looked up in `appIndex` and its index: the actions of one event mostly
+    /// concern one app, so most lookups hash nothing.
+    var lastLookup: (app: String, index: Int)?
     var pending: [LifecycleEvent] = []
     var memoryChanged = false
     /// Σ footprints of the apps whose process runs.
@@ -55,6 +61,7 @@ public struct Simulator {
             appIndex[app.name] = apps.count
             apps.append(SimulatedApp(name: app.name, facts: facts, footprint: facts.footprint ?? 0))
         }
+        armedSequences = Array(repeating: .max, count: apps.count * TimerID.Kind.allCases.count)
     }
 
     /// Memory available to apps under the memory model: memory − reserved − Σ footprints in memory.
@@ -141,13 +148,15 @@ public struct Simulator {
             ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
         }.map(\.element)
         var nextCheck = 0
-        for step in scenario.steps {
-            while nextCheck < checks.count, checks[nextCheck].time < step.time {
+        let steps = scenario.steps
+        // Steps are handed on in place rather than copied one by one.
+        for position in steps.indices {
+            while nextCheck < checks.count, checks[nextCheck].time < steps[position].time {
                 advance(to: checks[nextCheck].time)
                 check(checks[nextCheck])
                 nextCheck += 1
             }
-            apply(step)
+            apply(steps[position])
         }
         while nextCheck < checks.count {
             advance(to: checks[nextCheck].time)

@@ -14,7 +14,18 @@ public struct TimerQueue<Element: Sendable>: Sendable {
         var key: Int64
     }
 
-    private var heap: [Entry] = []
+    /// A heap node: the order and where the entry is kept. Nodes hold no references, so
+    /// moving them up and down the heap is plain copying.
+    private struct Node {
+        var key: Int64
+        var sequence: UInt64
+        var slot: Int
+    }
+
+    private var heap: [Node] = []
+    /// The scheduled entries, at the slots their nodes name; nil slots are free.
+    private var entries: [Entry?] = []
+    private var freeSlots: [Int] = []
     private var nextSequence: UInt64 = 0
 
     public init() {}
@@ -25,14 +36,24 @@ public struct TimerQueue<Element: Sendable>: Sendable {
     public var isEmpty: Bool { heap.isEmpty }
 
     /// The earliest deadline, if any entry is waiting.
-    public var nextDeadline: Instant? { heap.first?.deadline }
+    public var nextDeadline: Instant? { heap.first.flatMap { entries[$0.slot]?.deadline } }
 
     /// Adds `element` due at `deadline`; returns its sequence number.
     @discardableResult
     public mutating func schedule(_ element: Element, at deadline: Instant) -> UInt64 {
         let sequence = nextSequence
         nextSequence &+= 1
-        heap.append(Entry(deadline: deadline, sequence: sequence, element: element, key: Self.key(deadline)))
+        let key = Self.key(deadline)
+        let entry = Entry(deadline: deadline, sequence: sequence, element: element, key: key)
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            entries[slot] = entry
+        } else {
+            slot = entries.count
+            entries.append(entry)
+        }
+        heap.append(Node(key: key, sequence: sequence, slot: slot))
         siftUp(heap.count - 1)
         return sequence
     }
@@ -45,15 +66,18 @@ public struct TimerQueue<Element: Sendable>: Sendable {
 
     /// Removes and returns the earliest entry.
     public mutating func pop() -> Entry? {
-        guard !heap.isEmpty else { return nil }
-        if heap.count == 1 { return heap.removeLast() }
-        let first = heap[0]
-        heap[0] = heap.removeLast()
-        siftDown(0)
-        return first
+        guard let first = heap.first else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            siftDown(0)
+        }
+        let entry = entries[first.slot].take()
+        freeSlots.append(first.slot)
+        return entry
     }
 
-    private static func precedes(_ lhs: Entry, _ rhs: Entry) -> Bool {
+    private static func precedes(_ lhs: Node, _ rhs: Node) -> Bool {
         lhs.key != rhs.key ? lhs.key < rhs.key : lhs.sequence < rhs.sequence
     }
 
