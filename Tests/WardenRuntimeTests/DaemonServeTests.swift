@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import WardenCgroup
+import WardenRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `appwarden serve` as operators run it: started, used through its socket, stopped with SIGTERM.
+@Suite(
+    .serialized,
+    .enabled(
+        if: DaemonTestHost.isReady && CommandLineHost.executablePath != nil,
+        "needs root, a cgroup2 mount, and the built appwarden and ballast executables"))
+struct DaemonServeTests {
+    /// SIGTERM stops the daemon with status 0 and removes the socket while the app keeps
+    /// running; the next daemon adopts it, and with --stop-apps-on-exit its SIGTERM stops it.
+    @Test func sigtermLeavesAppsRunningForTheNextDaemonUnlessAskedToStopThem() async throws {
+        let policy = """
+            [apps.steady]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["steady"]) { harness in
+            let options = harness.options
+            let arguments = [
+                "serve", "--policy", options.policyPath, "--socket", options.socketPath, "--state-dir",
+                options.stateDirectory, "--cgroup-root", options.cgroupRoot,
+            ]
+            let (driver, group) = try harness.group(of: "steady")
+
+            var launched: [Process] = []
+            do {
+                let first = try Self.launch(arguments)
+                launched.append(first)
+                #expect(await eventually { await Self.answers(options.socketPath) })
+                let open = try await CommandLineHost.run(["open", "steady", "--socket", options.socketPath])
+                #expect(open.code == 0, "open said: \(open.error)")
+                #expect(await eventually { !(((try? await driver.processes(in: group)) ?? []).isEmpty) })
+                let pids = try await driver.processes(in: group)
+                #expect(await Self.stop(first) == 0)
+                #expect(!FileManager.default.fileExists(atPath: options.socketPath))
+                #expect(try await driver.processes(in: group) == pids)
+
+                let second = try Self.launch(arguments + ["--stop-apps-on-exit"])
+                launched.append(second)
+                #expect(await eventually { await Self.answers(options.socketPath) })
+                let status = try await CommandLineHost.run([
+                    "status", "steady", "--json", "--socket", options.socketPath,
+                ])
+                #expect(status.output.contains("\"active\""), "status said: \(status.output) \(status.error)")
+                #expect(try await driver.processes(in: group) == pids)
+                #expect(await Self.stop(second) == 0)
+                #expect(((try? await driver.processes(in: group)) ?? []).isEmpty)
+            } catch {
+                for process in launched where process.isRunning {
+                    _ = await Self.stop(process)
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Starts the executable with `arguments`, its output discarded.
+    static func launch(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(CommandLineHost.executablePath))
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Whether a daemon answers on the socket.
+    static func answers(_ socket: String) async -> Bool {
+        guard FileManager.default.fileExists(atPath: socket) else { return false }
+        return (try? await CommandLineHost.run(["status", "--socket", socket]).code) == 0
+    }
+
+    /// Sends SIGTERM and waits (at most 10 s, then SIGKILL) for the exit status.
+    static func stop(_ process: Process) async -> Int32 {
+        process.terminate()
+        let stopped = await eventually { !process.isRunning }
+        if !stopped {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        return process.terminationStatus
+    }
+}
