@@ -89,9 +89,10 @@ extension Simulator {
             return refuse(what ?? TraceText.event(event), error)
         }
         if isTracing, what == nil { trace.append(TraceEntry(time: now, kind: .event(event))) }
+        // Each action is handed on in place rather than copied out of the array.
         actions.withUnsafeBufferPointer { buffer in
-            for action in buffer {
-                carryOut(action)
+            for position in buffer.indices {
+                carryOut(buffer[position])
             }
         }
         return .success(actions)
