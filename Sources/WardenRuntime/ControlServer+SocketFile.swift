@@ -8,6 +8,19 @@ extension ControlServer {
     enum SocketFile {
         /// Removes a socket file that nothing listens on; refuses a live socket or a non-socket.
         static func prepare(path: String) throws(ControlServerError) {
+            let length = path.utf8.count
+            guard length > 0, length < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+                throw ControlServerError(
+                    "The control socket path \"\(path)\" is \(length) bytes long; a Unix socket path must be 1 to \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes."
+                )
+            }
+            let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            var directoryInfo = stat()
+            guard directory.isEmpty || stat(directory, &directoryInfo) == 0 else {
+                throw ControlServerError(
+                    "The directory of the control socket \"\(path)\" does not exist; create it or choose another socket path."
+                )
+            }
             var info = stat()
             guard lstat(path, &info) == 0 else { return }
             guard info.st_mode & S_IFMT == S_IFSOCK else {

@@ -334,6 +334,19 @@ struct ControlServerTests {
         #expect(FileManager.default.fileExists(atPath: file))
     }
 
+    /// A socket path in a missing directory, or too long for a Unix socket, is refused with a sentence naming it.
+    @Test func impossibleSocketPathsAreRefused() async throws {
+        let missing = "/nonexistent-\(getpid())/control.sock"
+        let inMissingDirectory = ControlServer(
+            control: ControlServerDouble(apps: []), socketPath: missing, adminGroup: nil)
+        let missingError = await #expect(throws: ControlServerError.self) { try await inMissingDirectory.run() }
+        #expect(missingError?.message.contains(missing) == true)
+        let long = "/tmp/" + String(repeating: "x", count: 200) + ".sock"
+        let tooLong = ControlServer(control: ControlServerDouble(apps: []), socketPath: long, adminGroup: nil)
+        let longError = await #expect(throws: ControlServerError.self) { try await tooLong.run() }
+        #expect(longError?.message.contains("bytes long") == true)
+    }
+
     /// A second server on a socket that is in use refuses to start and leaves the first one serving.
     @Test func liveSocketIsNotTakenOver() async throws {
         try await ControlServerHarness.run { harness in
