@@ -64,6 +64,7 @@ extension WardenDaemon {
     func sampleMemory() async {
         guard !isStopped else { return }
         await checkAdoptedProcesses()
+        await reconcileFreezer()
         for (name, statistics) in sampler.sampleStatistics()
         where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
             submit(.footprint(app: name, bytes: Int64(clamping: statistics.footprint)))
@@ -82,6 +83,22 @@ extension WardenDaemon {
         }
         if let memory = deviceMemory() {
             followUps.append(.memorySample(available: memory.available, total: memory.total))
+        }
+    }
+
+    /// Finds groups frozen or thawed behind appwarden's back (a suspended app that runs, or a
+    /// running app that is frozen) and tells the core, which freezes or thaws them again.
+    /// Not in a dry run, where suspended apps are never frozen.
+    func reconcileFreezer() async {
+        guard let driver, !options.dryRun else { return }
+        for (app, group) in groups {
+            guard !isHandling, let state = lifecycle.state(of: app), state != .notRunning,
+                let frozen = try? await driver.isFrozen(group)
+            else { continue }
+            // Checked again after the await: an event may have been handled meanwhile.
+            guard !isHandling, lifecycle.state(of: app) == state, frozen != (state == .suspended) else { continue }
+            logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
+            submit(.observedFrozen(app: app, frozen: frozen))
         }
     }
 

@@ -54,6 +54,8 @@ public actor WardenDaemon {
     /// Events that the actions of the event being handled led to, handled right after it.
     var followUps: [LifecycleEvent] = []
     var isStopped = false
+    /// Whether an event's actions are being carried out (the model may be ahead of the groups).
+    var isHandling = false
     /// Each app's current device token, as handed out by the core.
     var deviceTokens: [String: String] = [:]
     /// The registry of running apps as last saved to the journal.
@@ -195,6 +197,8 @@ public actor WardenDaemon {
         } catch {
             return .failure(error)
         }
+        isHandling = true
+        defer { isHandling = false }
         let reply = await execute(actions)
         noteDeviceToken(event, reply: reply)
         var changed = !actions.isEmpty
