@@ -150,13 +150,15 @@ public struct Simulator {
         var nextCheck = 0
         let steps = scenario.steps
         // Steps are handed on in place rather than copied one by one.
-        for position in steps.indices {
-            while nextCheck < checks.count, checks[nextCheck].time < steps[position].time {
-                advance(to: checks[nextCheck].time)
-                check(checks[nextCheck])
-                nextCheck += 1
+        steps.withUnsafeBufferPointer { buffer in
+            for position in buffer.indices {
+                while nextCheck < checks.count, checks[nextCheck].time < buffer[position].time {
+                    advance(to: checks[nextCheck].time)
+                    check(checks[nextCheck])
+                    nextCheck += 1
+                }
+                apply(buffer[position])
             }
-            apply(steps[position])
         }
         while nextCheck < checks.count {
             advance(to: checks[nextCheck].time)
