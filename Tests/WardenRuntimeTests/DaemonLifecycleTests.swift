@@ -134,6 +134,89 @@ struct DaemonLifecycleTests {
         }
     }
 
+    /// A notify app that never calls ready ends in launchTimeout; one that calls it becomes active.
+    @Test func aNotifyAppThatNeverCallsReadyTimesOutAndOneThatCallsItBecomesActive() async throws {
+        let policy = """
+            foreground_slots = 2
+            [apps.mute]
+            command = "BALLAST"
+            readiness = "notify"
+            [apps.mute.launch]
+            timeout = "1s"
+            [apps.chatty]
+            command = "BALLAST"
+            readiness = "notify"
+            [apps.chatty.launch]
+            timeout = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["mute", "chatty"]) { harness in
+            let daemon = try await harness.start()
+            _ = try await daemon.perform(.open(app: "mute"))
+            _ = try await daemon.perform(.open(app: "chatty"))
+            #expect(await daemon.stateName(of: "chatty") == "inactive")
+            _ = try await daemon.perform(.ready(app: "chatty"))
+            #expect(await daemon.stateName(of: "chatty") == "active")
+            #expect(await eventually(within: .seconds(4)) { await daemon.stateName(of: "mute") == "notRunning" })
+            #expect(try await daemon.terminationReasons(of: "mute") == ["launchTimeout"])
+            #expect(await daemon.stateName(of: "chatty") == "active")
+            await daemon.stop()
+        }
+    }
+
+    /// Apps learn their socket, name, launch reason and restoration directory from the
+    /// environment; after a system termination the next launch is asked to restore, and a
+    /// force-quit deletes the restoration directory.
+    @Test func theEnvironmentCarriesTheRestorationDirectoryAndTheRestoreFlagAfterASystemTermination() async throws {
+        let policy = """
+            [apps.notes]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            [apps.notes.background]
+            grace = "1s"
+            [apps.notes.termination]
+            grace = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["notes"]) { harness in
+            let daemon = try await harness.start()
+            _ = try await daemon.perform(.open(app: "notes"))
+            let first = try #require(await daemon.app(named: "notes")?.pids.first)
+            let environment = try Self.environment(of: first)
+            let restoration = harness.options.restorationDirectory(of: "notes")
+            #expect(environment["APPWARDEN_APP"] == "notes")
+            #expect(environment["APPWARDEN_SOCKET"] == harness.options.socketPath)
+            #expect(environment["APPWARDEN_LAUNCH_REASON"] == "user")
+            #expect(environment["APPWARDEN_RESTORATION_DIR"] == restoration)
+            #expect(environment["APPWARDEN_RESTORE"] == nil)
+            #expect(FileManager.default.fileExists(atPath: restoration))
+
+            _ = try await daemon.perform(.home)
+            #expect(await eventually { await daemon.stateName(of: "notes") == "suspended" })
+            _ = try await daemon.perform(.pressure(.critical))
+            #expect(await daemon.stateName(of: "notes") == "notRunning")
+            _ = try await daemon.perform(.open(app: "notes"))
+            let second = try #require(await daemon.app(named: "notes")?.pids.first)
+            #expect(second != first)
+            #expect(try Self.environment(of: second)["APPWARDEN_RESTORE"] == "1")
+
+            _ = try await daemon.perform(.forceQuit(app: "notes"))
+            #expect(await eventually { await daemon.stateName(of: "notes") == "notRunning" })
+            #expect(!FileManager.default.fileExists(atPath: restoration))
+            await daemon.stop()
+        }
+    }
+
+    /// The environment of a running process, from /proc.
+    static func environment(of pid: Int32) throws -> [String: String] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+        var result: [String: String] = [:]
+        for entry in data.split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            guard let equals = text.firstIndex(of: "=") else { continue }
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        return result
+    }
+
     /// The CPU time the group has used, from the cgroup2 `cpu.stat`.
     static func cpuMicroseconds(of group: AppGroup) throws -> Int {
         let text = try String(contentsOfFile: (group.unifiedPath ?? "") + "/cpu.stat", encoding: .utf8)
