@@ -6,10 +6,13 @@ import WardenAPI
 extension ControlServer {
     /// `GET /v1/events/stream`: server-sent events, one per journal entry (`id: N`,
     /// `data: <JournalEntry JSON>`). With `since`, the entries after that id are sent first, then
-    /// the live ones, without gaps or repeats.
+    /// the live ones, without gaps or repeats. A comment line every `heartbeat` keeps idle
+    /// streams open through proxies and notices a client that went away, which ends its
+    /// subscription.
     func eventStream(_ query: JournalQuery) async -> Response {
         let live = await control.subscribe(app: query.app)
         let control = self.control
+        let heartbeat = self.heartbeat
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
@@ -30,8 +33,33 @@ extension ControlServer {
                         page.sinceID = last.id
                     }
                 }
-                for await entry in live where entry.id > lastID {
-                    try await writer.write(Self.serverSentEvent(entry))
+                let (events, relay) = AsyncStream.makeStream(of: StreamEvent.self)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await entry in live { relay.yield(.entry(entry)) }
+                        relay.finish()
+                    }
+                    group.addTask {
+                        while true {
+                            do {
+                                try await Task.sleep(for: heartbeat)
+                            } catch {
+                                return
+                            }
+                            relay.yield(.heartbeat)
+                        }
+                    }
+                    for await event in events {
+                        switch event {
+                        case .entry(let entry) where entry.id > lastID:
+                            try await writer.write(Self.serverSentEvent(entry))
+                        case .entry:
+                            continue
+                        case .heartbeat:
+                            try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                        }
+                    }
+                    group.cancelAll()
                 }
                 try await writer.finish(nil)
             }
@@ -46,4 +74,10 @@ extension ControlServer {
         buffer.writeString("\n\n")
         return buffer
     }
+}
+
+/// What the event stream writes next: a journal entry, or a heartbeat comment.
+enum StreamEvent: Sendable {
+    case entry(JournalEntry)
+    case heartbeat
 }

@@ -21,6 +21,8 @@ public struct ControlServer: Sendable {
     let adminGroup: gid_t?
     let logger: Logger
     let onListening: @Sendable () async -> Void
+    /// How often an idle event stream sends a heartbeat comment.
+    let heartbeat: Duration
 
     /// Creates a server for `control` on `socketPath`.
     ///
@@ -30,16 +32,20 @@ public struct ControlServer: Sendable {
     ///   - adminGroup: The group the socket is given, so that its members may connect.
     ///   - logger: Where the server logs.
     ///   - onListening: Called once the socket accepts connections with its mode set.
+    ///   - heartbeat: How often an idle event stream sends a comment line, so that a client
+    ///     that went away is noticed and its subscription ended.
     public init(
         control: any WardenControl, socketPath: String, adminGroup: gid_t?,
         logger: Logger = Logger(label: "appwarden.control"),
-        onListening: @escaping @Sendable () async -> Void = {}
+        onListening: @escaping @Sendable () async -> Void = {},
+        heartbeat: Duration = .seconds(15)
     ) {
         self.control = control
         self.socketPath = socketPath
         self.adminGroup = adminGroup
         self.logger = logger
         self.onListening = onListening
+        self.heartbeat = heartbeat
     }
 
     /// Serves until the surrounding task is cancelled, then returns.

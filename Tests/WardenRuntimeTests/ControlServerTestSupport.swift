@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import WardenAPI
 import WardenCore
 import WardenRuntime
@@ -117,9 +118,14 @@ actor ControlServerDouble: WardenControl {
 
     func subscribe(app: String?) async -> AsyncStream<JournalEntry> {
         let (stream, continuation) = AsyncStream.makeStream(of: JournalEntry.self)
+        let ended = endedSubscriptions
+        continuation.onTermination = { _ in ended.increment() }
         subscribers.append((app, continuation))
         return stream
     }
+
+    /// How many live subscriptions ended (their stream was dropped or cancelled).
+    nonisolated let endedSubscriptions = SubscriptionCounter()
 
     /// How many live subscriptions were opened.
     var subscriptionCount: Int { subscribers.count }
@@ -144,7 +150,7 @@ struct ControlServerHarness {
 
     /// Starts a server for `double`, runs `body`, then stops the server and removes the directory.
     static func run(
-        apps: [String] = ["mail", "maps"],
+        apps: [String] = ["mail", "maps"], heartbeat: Duration = .seconds(15),
         _ body: (ControlServerHarness) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory
@@ -153,19 +159,20 @@ struct ControlServerHarness {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socketPath = directory + "/control.sock"
         let double = ControlServerDouble(apps: apps)
-        try await serve(double, on: socketPath) {
+        try await serve(double, on: socketPath, heartbeat: heartbeat) {
             try await body(ControlServerHarness(socketPath: socketPath, double: double))
         }
     }
 
     /// Runs a control server for `control` on `socketPath` while `body` runs.
     static func serve(
-        _ control: any WardenControl, on socketPath: String, _ body: () async throws -> Void
+        _ control: any WardenControl, on socketPath: String, heartbeat: Duration = .seconds(15),
+        _ body: () async throws -> Void
     ) async throws {
         let (listening, signal) = AsyncStream.makeStream(of: Void.self)
         let server = ControlServer(
             control: control, socketPath: socketPath, adminGroup: nil, logger: quietLogger,
-            onListening: { signal.yield() })
+            onListening: { signal.yield() }, heartbeat: heartbeat)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             for await _ in listening { break }
@@ -226,6 +233,15 @@ let quietLogger: Logger = {
     logger.logLevel = .critical
     return logger
 }()
+
+/// A count that the subscription streams' termination handlers raise from any thread.
+final class SubscriptionCounter: Sendable {
+    private let count = Mutex(0)
+
+    func increment() { count.withLock { $0 += 1 } }
+
+    var value: Int { count.withLock { $0 } }
+}
 
 struct HarnessError: Error, CustomStringConvertible {
     var message: String

@@ -270,6 +270,44 @@ struct ControlServerTests {
         }
     }
 
+    /// An idle stream sends heartbeats, and a client that went away ends its subscription
+    /// without waiting for an event.
+    @Test func idleStreamSendsHeartbeatsAndEndsWhenTheClientLeaves() async throws {
+        try await ControlServerHarness.run(heartbeat: .milliseconds(50)) { harness in
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(harness.socketPath.utf8)) }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            #expect(connected == 0)
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let request = Array("GET /v1/events/stream?app=mail HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
+            #expect(write(descriptor, request, request.count) == request.count)
+            var received = ""
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !received.contains(": heartbeat") {
+                let count = read(descriptor, &buffer, buffer.count)
+                guard count > 0 else { break }
+                received += String(decoding: buffer[0..<count], as: UTF8.self)
+            }
+            #expect(received.contains(": heartbeat"))
+            #expect(await harness.double.subscriptionCount == 1)
+            #expect(harness.double.endedSubscriptions.value == 0)
+            close(descriptor)
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(5)
+            while harness.double.endedSubscriptions.value == 0 && clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(harness.double.endedSubscriptions.value == 1)
+        }
+    }
+
     /// An unknown route is a JSON 404 naming the route.
     @Test func unknownRouteIsJSONNotFound() async throws {
         try await ControlServerHarness.run { harness in
