@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 public import WardenAPI
 public import WardenCore
 

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import Foundation
 
 /// Maps a monotonic clock onto the core's instants (time since the daemon started) and onto
 /// wall-clock milliseconds for the journal.
@@ -35,9 +31,7 @@ public struct WardenClock: Sendable {
 
     /// The wall clock now, in milliseconds since the epoch.
     public static func wallMillisNow() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// A duration in whole milliseconds (rounded toward zero).
