@@ -64,10 +64,16 @@ extension WardenDaemon {
     func sampleMemory() async {
         guard !isStopped else { return }
         await checkAdoptedProcesses()
-        await reconcileFreezer()
+        sweeps &+= 1
+        if sweeps % 2 == 0 {
+            await reconcileFreezer()
+        }
         for (name, statistics) in sampler.sampleStatistics()
         where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
-            submit(.footprint(app: name, bytes: Int64(clamping: statistics.footprint)))
+            let bytes = Int64(clamping: statistics.footprint)
+            // An unchanged footprint changes nothing in the core.
+            guard lifecycle.snapshot(of: name, at: now())?.footprint != bytes else { continue }
+            submit(.footprint(app: name, bytes: bytes))
         }
         if let memory = deviceMemory() {
             submit(.memorySample(available: memory.available, total: memory.total))

@@ -56,6 +56,8 @@ public actor WardenDaemon {
     var isStopped = false
     /// Whether an event's actions are being carried out (the model may be ahead of the groups).
     var isHandling = false
+    /// How many memory sweeps have run.
+    var sweeps = 0
     /// Each app's current device token, as handed out by the core.
     var deviceTokens: [String: String] = [:]
     /// The registry of running apps as last saved to the journal.
