@@ -41,6 +41,7 @@ extension WardenDaemon {
             logger.error("Could not read the checkpoint; starting afresh: \(error)")
             saved = nil
         }
+        var registered: [String] = []
         if let saved {
             do {
                 let checkpoint = try JSONDecoder().decode(WardenCheckpoint.self, from: Data(saved.json.utf8))
@@ -49,12 +50,13 @@ extension WardenDaemon {
                 lifecycle = Lifecycle(policy: policy, checkpoint: checkpoint.lifecycle, at: then)
                 deviceTokens = checkpoint.deviceTokens ?? [:]
                 lifecycle.restoreDeviceTokens(deviceTokens)
+                registered = checkpoint.running.map(\.app)
                 await adopt(checkpoint.running)
             } catch {
                 logger.error("Could not read the checkpoint; starting afresh: \(error)")
             }
         }
-        await killStrays()
+        await killStrays(registered: registered)
         for (timer, deadline) in lifecycle.armedTimers() {
             arm(timer, deadline: deadline)
         }
@@ -106,10 +108,13 @@ extension WardenDaemon {
         for event in gone { submit(event) }
     }
 
-    /// Kills processes found in the groups of apps that the model does not run.
-    private func killStrays() async {
+    /// Kills processes found in the groups of apps that the model does not run: apps of the
+    /// policy, and apps of the last checkpoint that the policy no longer declares.
+    private func killStrays(registered: [String]) async {
         guard let driver else { return }
-        for app in policy.apps.map(\.name) where groups[app] == nil {
+        var names = policy.apps.map(\.name)
+        names += registered.filter { !names.contains($0) }
+        for app in names where groups[app] == nil {
             let group = driver.group(named: app)
             guard let pids = try? await driver.processes(in: group), !pids.isEmpty else { continue }
             logger.warning("Killing processes \(pids) left in the group of app \"\(app)\", which is not running.")
