@@ -123,6 +123,42 @@ struct ControlServerCommandLineTests {
         }
     }
 
+    /// `watch --json` prints each new entry of the live stream as a JSON line, across heartbeats.
+    @Test func watchPrintsLiveEntriesAsJSONLines() async throws {
+        try await ControlServerHarness.run(heartbeat: .milliseconds(30)) { harness in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try #require(CommandLineHost.executablePath))
+            process.arguments = ["watch", "--app", "mail", "--json", "--socket", harness.socketPath]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            let descriptor = output.fileHandleForReading.fileDescriptor
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(10)
+            while await harness.double.subscriptionCount == 0 && clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await harness.request(.POST, "/v1/open/maps")
+            _ = try await harness.request(.POST, "/v1/open/mail")
+            let expected = try await harness.double.journal(JournalQuery(app: "mail")).map(\.id)
+            #expect(!expected.isEmpty)
+            var text = ""
+            while text.filter({ $0 == "\n" }).count < expected.count && clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 { text += String(decoding: buffer[0..<count], as: UTF8.self) }
+            }
+            let lines = text.split(separator: "\n").map(String.init)
+            let entries = try lines.map { try JSONDecoder().decode(JournalEntry.self, from: Data($0.utf8)) }
+            #expect(entries.map(\.id) == expected)
+            #expect(process.isRunning)
+        }
+    }
+
     /// `push` sends the payload as given and prints what became of it.
     @Test func pushPrintsTheDisposition() async throws {
         try await ControlServerHarness.run { harness in
