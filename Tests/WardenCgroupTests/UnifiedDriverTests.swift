@@ -109,8 +109,10 @@ struct UnifiedDriverTests {
         try UnifiedHierarchy(logger: driver.logger).attach(process.pid, to: serviceDirectory)
         let group = try await driver.createGroup(named: "mail")
         #expect(try UnifiedHierarchy(logger: driver.logger).processes(in: serviceDirectory).isEmpty)
+        // The shell may have forked a `sleep` into the group too: both moved along.
         #expect(
-            try UnifiedHierarchy(logger: driver.logger).processes(in: serviceDirectory + "/daemon") == [process.pid])
+            try UnifiedHierarchy(logger: driver.logger).processes(in: serviceDirectory + "/daemon").contains(
+                process.pid))
         #expect(Syscalls.isDirectory(try #require(group.unifiedPath)))
         process.stop()
         try await driver.remove(group)
