@@ -21,6 +21,12 @@ extension WardenDaemon {
             switch action {
             case .spawn(let app, let launch, let reason, let restore):
                 await spawn(app, launch: launch, reason: reason, restore: restore)
+                // The launch takes the pushes kept for it.
+                do {
+                    try journalStore.deletePendingPushes(app: app)
+                } catch {
+                    logger.error("Could not forget the pending pushes of app \"\(app)\": \(error)")
+                }
             case .freeze(let app, let guardPaths):
                 await freeze(app, guardPaths: guardPaths)
             case .thaw(let app):

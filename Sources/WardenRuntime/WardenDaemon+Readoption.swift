@@ -57,6 +57,7 @@ extension WardenDaemon {
             }
         }
         await killStrays(registered: registered)
+        resubmitPendingPushes()
         for (timer, deadline) in lifecycle.armedTimers() {
             arm(timer, deadline: deadline)
         }
@@ -174,6 +175,44 @@ extension WardenDaemon {
         switch event {
         case .registerPush(let app), .reset(let app): app
         default: ""
+        }
+    }
+
+    /// Keeps a push the core holds for a force-quit app's next launch, so a restart keeps it too.
+    func notePendingPush(_ event: LifecycleEvent, reply: Reply?) {
+        if case .reset(let app) = event {
+            try? journalStore.deletePendingPushes(app: app)
+            return
+        }
+        guard case .push(let target, let payload, let id) = event, case .push(.pendingLaunch)? = reply else { return }
+        let app: String?
+        switch target {
+        case .app(let name): app = name
+        case .token(let token): app = deviceTokens.first { $0.value == token }?.key
+        }
+        guard let app else { return }
+        do {
+            try journalStore.savePendingPush(app: app, payload: payload, id: id)
+        } catch {
+            logger.error("Could not keep a push for app \"\(app)\": \(error)")
+        }
+    }
+
+    /// Hands the core again the pushes kept for launches before the restart (the core keeps
+    /// them again, and the journal with it).
+    private func resubmitPendingPushes() {
+        let pending: [(app: String, payload: String, id: String?)]
+        do {
+            pending = try journalStore.pendingPushes()
+        } catch {
+            logger.error("Could not read the pending pushes: \(error)")
+            return
+        }
+        for app in Set(pending.map(\.app)) {
+            try? journalStore.deletePendingPushes(app: app)
+        }
+        for push in pending {
+            submit(.push(target: .app(push.app), payload: push.payload, id: push.id))
         }
     }
 }

@@ -203,6 +203,7 @@ public actor WardenDaemon {
         defer { isHandling = false }
         let reply = await execute(actions)
         noteDeviceToken(event, reply: reply)
+        notePendingPush(event, reply: reply)
         var changed = !actions.isEmpty
         while !followUps.isEmpty && !isStopped {
             let next = followUps.removeFirst()

@@ -22,6 +22,12 @@ public protocol WardenJournal: Sendable {
     func saveRunning(_ app: RunningAppRecord) throws
     /// Removes an app from the registry of running apps.
     func removeRunning(app: String) throws
+    /// Keeps a push for the app's next launch.
+    func savePendingPush(app: String, payload: String, id: String?) throws
+    /// Every push kept for a launch, in arrival order.
+    func pendingPushes() throws -> [(app: String, payload: String, id: String?)]
+    /// Forgets the pushes kept for the app's next launch.
+    func deletePendingPushes(app: String) throws
 }
 
 extension JournalStore: WardenJournal {}

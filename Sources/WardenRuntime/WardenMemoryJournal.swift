@@ -10,6 +10,7 @@ public final class WardenMemoryJournal: WardenJournal {
         var checkpoint: (json: String, wallTimeMillis: Int64)?
         var tokens: [String: String] = [:]
         var running: [String: RunningAppRecord] = [:]
+        var pending: [(app: String, payload: String, id: String?)] = []
     }
 
     private let contents = Mutex(Contents())
@@ -66,6 +67,18 @@ public final class WardenMemoryJournal: WardenJournal {
 
     public func removeRunning(app: String) {
         contents.withLock { $0.running[app] = nil }
+    }
+
+    public func savePendingPush(app: String, payload: String, id: String?) {
+        contents.withLock { $0.pending.append((app, payload, id)) }
+    }
+
+    public func pendingPushes() -> [(app: String, payload: String, id: String?)] {
+        contents.withLock { $0.pending }
+    }
+
+    public func deletePendingPushes(app: String) {
+        contents.withLock { $0.pending.removeAll { $0.app == app } }
     }
 
     /// The registry of running apps, by name.

@@ -98,4 +98,33 @@ struct DaemonReadoptionTests {
             await second.stop()
         }
     }
+
+    /// A push kept for a force-quit app's next launch survives a restart and is delivered
+    /// when the app is opened under the new daemon.
+    @Test func aPushKeptForAForceQuitAppSurvivesARestart() async throws {
+        let policy = """
+            [apps.chat]
+            command = "BALLAST"
+            background_modes = ["remote-notification"]
+            [apps.chat.termination]
+            grace = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["chat"]) { harness in
+            let first = try await harness.start()
+            _ = try await first.perform(.open(app: "chat"))
+            _ = try await first.perform(.forceQuit(app: "chat"))
+            #expect(await eventually { await first.stateName(of: "chat") == "notRunning" })
+            let payload = #"{"aps":{"content-available":1},"note":"kept"}"#
+            let reply = try await first.perform(.push(target: .app("chat"), payload: payload, id: "kept-1"))
+            #expect(reply == .push(.pendingLaunch))
+            await first.stop()
+
+            let second = try await harness.start()
+            _ = try await second.perform(.open(app: "chat"))
+            let delivered = try await second.journal(JournalQuery(app: "chat")).filter { $0.name == "pushPayload" }
+            #expect(delivered.map { $0.properties["id"] } == ["kept-1"])
+            #expect(delivered.first?.properties["payload"] == payload)
+            await second.stop()
+        }
+    }
 }
