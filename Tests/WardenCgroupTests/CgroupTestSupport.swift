@@ -135,13 +135,19 @@ final class TestProcess {
     let pid: Int32
     private var reaped = false
 
-    /// Starts `/bin/sh -c script`.
+    /// Starts `/bin/sh -c script` in a process group of its own, so `stop()` also kills the
+    /// children the script forks (a `sleep` that would otherwise keep its cgroup busy).
     init(_ script: String) throws {
         var pid: pid_t = 0
         let arguments = ["/bin/sh", "-c", script]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let result = posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let result = posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ)
         guard result == 0 else { throw TestFailure("posix_spawn of /bin/sh failed with \(result)") }
         self.pid = pid
     }
@@ -162,6 +168,7 @@ final class TestProcess {
     /// Kills and reaps the child, thawing its v1 freezer group first (frozen v1 tasks cannot die).
     func stop() {
         if reaped { return }
+        kill(-pid, SIGKILL)
         kill(pid, SIGKILL)
         if case .success(let membership) = Syscalls.readText("/proc/\(pid)/cgroup") {
             for line in membership.split(separator: "\n") where line.contains(":freezer:") {

@@ -104,7 +104,14 @@ struct UnifiedDriverTests {
         let process = try TestProcess("while :; do sleep 1; done")
         defer {
             process.stop()
-            for leaf in ["/apps/mail", "/apps", "/daemon", ""] { _ = Syscalls.rmdir(serviceDirectory + leaf) }
+            for leaf in ["/apps/mail", "/apps", "/daemon", ""] {
+                // A killed child may take a moment to leave its group.
+                for _ in 0..<100 {
+                    if case .success = Syscalls.rmdir(serviceDirectory + leaf) { break }
+                    if !Syscalls.isDirectory(serviceDirectory + leaf) { break }
+                    usleep(10_000)
+                }
+            }
         }
         try UnifiedHierarchy(logger: driver.logger).attach(process.pid, to: serviceDirectory)
         let group = try await driver.createGroup(named: "mail")
