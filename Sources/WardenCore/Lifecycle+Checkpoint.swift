@@ -2,8 +2,9 @@
 ///
 /// Every instant is stored as milliseconds relative to the moment of the checkpoint, so the
 /// runtime can map it onto a new clock: it restores with the instant that moment has on the
-/// new clock (`now` minus the wall-clock time elapsed since the checkpoint). Fetch plans and
-/// push slots are not kept: fetch wakes are planned again from the restore.
+/// new clock (`now` minus the wall-clock time elapsed since the checkpoint). Fetch plans are
+/// not kept: fetch wakes are planned again from the restore. The push bookkeeping (delivered
+/// ids, coalesced pushes, the hour's wake slots) is kept with its slot timers.
 public struct LifecycleCheckpoint: Codable, Sendable, Equatable {
     /// One app's record.
     public struct App: Codable, Sendable, Equatable {
@@ -57,6 +58,9 @@ public struct LifecycleCheckpoint: Codable, Sendable, Equatable {
     public var isOverlaid: Bool
     /// The memory level at the checkpoint.
     public var pressure: String
+    /// The push bookkeeping, wake times relative to the checkpoint; nil in checkpoints that
+    /// predate it (their pushes start afresh).
+    public var pushes: PushRouter.State? = nil
 }
 
 extension Lifecycle {
@@ -99,7 +103,7 @@ extension Lifecycle {
         }
         return LifecycleCheckpoint(
             apps: apps, foreground: foreground.map { records[$0].name }, isLocked: isLocked, isOverlaid: isOverlaid,
-            pressure: memoryTracker.level.rawValue)
+            pressure: memoryTracker.level.rawValue, pushes: pushRouter.state(relativeTo: now))
     }
 
     /// A core for `policy` that continues from `checkpoint`, whose moment is `then` on the new clock.
@@ -147,12 +151,16 @@ extension Lifecycle {
             record.lastScore = app.lastScore
             record.publishedStatus = AppStatus(rawValue: app.publishedStatus) ?? .unknown
             record.believedStatus = AppStatus(rawValue: app.believedStatus) ?? .unknown
-            for kind in TimerID.Kind.allCases where kind != .fetchWake && kind != .pushSlot {
+            for kind in TimerID.Kind.allCases
+            where kind != .fetchWake && (kind != .pushSlot || checkpoint.pushes != nil) {
                 record.timers[kind] = app.timers[kind.rawValue].map(instant)
             }
             records[index] = record
         }
         foreground = checkpoint.foreground.compactMap { indexByName[$0] }.filter { records[$0].isInForeground }
+        if let pushes = checkpoint.pushes {
+            pushRouter = PushRouter(state: pushes, relativeTo: then)
+        }
         isLocked = checkpoint.isLocked
         isOverlaid = checkpoint.isOverlaid
         if let level = PressureLevel(rawValue: checkpoint.pressure) {

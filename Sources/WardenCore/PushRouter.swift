@@ -107,6 +107,59 @@ public struct PushRouter: Sendable {
 
     public init() {}
 
+    /// A copy of the router's bookkeeping that survives a restart: every app's tokens, wake
+    /// slots, delivered ids and held pushes, and every token ever handed out.
+    ///
+    /// Wake times are milliseconds relative to an origin chosen by whoever takes the copy
+    /// (`state(relativeTo:)`), so that they can be moved onto a new clock.
+    public struct State: Codable, Sendable, Equatable {
+        /// One app's bookkeeping.
+        public struct App: Codable, Sendable, Equatable {
+            public var tokenCount: Int
+            public var currentToken: String?
+            /// The wakes that may still occupy a slot, oldest first, relative to the origin.
+            public var wakeMillis: [Int64]
+            public var deliveredIDs: [String]
+            public var coalesced: Pending?
+            public var pendingLaunch: Pending?
+        }
+
+        public var apps: [String: App]
+        /// Every token ever handed out, and its app.
+        public var tokenOwners: [String: String]
+    }
+
+    /// The bookkeeping, with wake times relative to `origin`.
+    public func state(relativeTo origin: Instant) -> State {
+        State(
+            apps: apps.mapValues { app in
+                State.App(
+                    tokenCount: app.tokenCount, currentToken: app.currentToken,
+                    wakeMillis: app.wakes.map { Self.milliseconds($0 - origin) },
+                    deliveredIDs: app.deliveredIDs.sorted(),
+                    coalesced: app.coalesced, pendingLaunch: app.pendingLaunch)
+            }, tokenOwners: tokenOwners)
+    }
+
+    /// The bookkeeping, with wake times relative to the clock's origin.
+    public var state: State { state(relativeTo: .zero) }
+
+    /// A router that continues from `state`, whose origin is `origin` on the new clock.
+    public init(state: State, relativeTo origin: Instant = .zero) {
+        apps = state.apps.mapValues { app in
+            AppPushes(
+                tokenCount: app.tokenCount, currentToken: app.currentToken,
+                wakes: app.wakeMillis.sorted().map { origin + .milliseconds($0) }, deliveredIDs: Set(app.deliveredIDs),
+                coalesced: app.coalesced, pendingLaunch: app.pendingLaunch)
+        }
+        tokenOwners = state.tokenOwners
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
     /// The app's current device token (created on first use; unique per install; deterministic
     /// given the same sequence of calls, e.g. "tok-mail-1", so scenarios can be replayed).
     public mutating func token(for app: String) -> String {
@@ -146,7 +199,7 @@ public struct PushRouter: Sendable {
         return apps[app]?.currentToken == token ? .app(app) : .stale(app: app)
     }
 
-    public struct Pending: Sendable, Equatable {
+    public struct Pending: Codable, Sendable, Equatable {
         public var payload: String
         public var id: String?
 
