@@ -266,6 +266,10 @@ public struct AppPolicy: Sendable, Equatable {
     public var resources: [String]
     /// Global timing settings with this app's overrides applied.
     public var settings: TimingSettings
+    /// Signals sent to the app's main process along with messages on its event stream
+    /// (`signals`), by message kind: `expiration_warning`, `fetch_start`, `push_payload`,
+    /// `memory_warning`, `save_state`; each value is a Linux signal number. Empty by default.
+    public var signals: [String: Int32] = [:]
 
     public init(
         name: String,

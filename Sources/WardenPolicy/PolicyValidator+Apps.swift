@@ -5,6 +5,7 @@ extension PolicyValidator {
     static let appKeys = [
         "command", "args", "env", "working_directory", "user", "background_modes", "fetch_interval",
         "background_refresh", "protected", "readiness", "status_source", "memory_max", "memory_high", "resources",
+        "signals",
     ]
 
     /// Whether `name` can name an app or a resource: letters, digits, `-`, `_` and `.`, not
@@ -146,6 +147,8 @@ extension PolicyValidator {
                 memoryHighValue = entry
             case "resources":
                 app.resources = resourceNames(entry, declared: policy.resources)
+            case "signals":
+                app.signals = signals(entry)
             default:
                 if Self.timingSections.contains(key) || key == "memory" {
                     continue  // read below, as a whole
@@ -197,6 +200,44 @@ extension PolicyValidator {
             }
         }
         return environment
+    }
+
+    /// `signals`: a table from message kinds to signal names.
+    private mutating func signals(_ value: LocatedValue) -> [String: Int32] {
+        let kinds = SignalNames.messageKinds
+        guard let table = value.table else {
+            report(
+                value,
+                "key \"\(value.dottedKey)\" must be a table from message kinds to signal names such as { save_state = \"SIGUSR1\" }."
+            )
+            return [:]
+        }
+        var signals: [String: Int32] = [:]
+        for (kind, entry) in table.pairs {
+            guard kinds.contains(kind) else {
+                let hint = KeySuggestion.closest(to: kind, among: kinds).map { " (did you mean \"\($0)\"?)" } ?? ""
+                report(
+                    entry,
+                    "key \"\(entry.dottedKey)\" names an unknown message kind \"\(kind)\"\(hint); the known kinds are \(KeySuggestion.list(kinds, quoted: true))."
+                )
+                continue
+            }
+            guard let name = entry.string else {
+                report(entry, "key \"\(entry.dottedKey)\" must be a signal name such as \"SIGUSR1\".")
+                continue
+            }
+            guard let number = SignalNames.number(of: name) else {
+                let hint =
+                    KeySuggestion.closest(to: name, among: SignalNames.names).map { " (did you mean \"\($0)\"?)" } ?? ""
+                report(
+                    entry,
+                    "key \"\(entry.dottedKey)\" names an unknown signal \"\(name)\"\(hint); the known signals are \(KeySuggestion.list(SignalNames.names, quoted: true))."
+                )
+                continue
+            }
+            signals[kind] = number
+        }
+        return signals
     }
 
     /// `background_modes`: an array of known mode names.
