@@ -41,6 +41,7 @@ extension WardenDaemon {
             case .deliver(let app, let message):
                 let content = JournalStore.content(of: message)
                 record(app: app, kind: content.kind, name: content.name, properties: content.properties)
+                sendMappedSignal(app, for: message)
             case .armTimer(let timer, let deadline):
                 arm(timer, deadline: deadline)
             case .cancelTimer(let timer):
@@ -85,6 +86,38 @@ extension WardenDaemon {
     func publish(_ entry: JournalEntry) {
         for (_, subscriber) in subscribers where subscriber.app == nil || subscriber.app == entry.app {
             subscriber.continuation.yield(entry)
+        }
+    }
+
+    // MARK: Signals for messages
+
+    /// Sends the app's main process the signal its policy maps `message`'s kind to, if any
+    /// (`signals`), for apps that keep no connection to read their event stream.
+    func sendMappedSignal(_ app: String, for message: AppMessage) {
+        guard let kind = Self.signalKind(of: message), let signal = policy.app(named: app)?.signals[kind],
+            let main = running[app]
+        else { return }
+        signalsSent[app, default: []].insert(signal)
+        if let process = main.process {
+            do {
+                try process.send(signal: signal)
+            } catch {
+                logger.error("Could not send signal \(signal) to app \"\(app)\" for \(kind): \(error)")
+            }
+        } else if Glibc.kill(main.pid, signal) != 0 {
+            logger.error("Could not send signal \(signal) to app \"\(app)\" (process \(main.pid)) for \(kind).")
+        }
+    }
+
+    /// The name a policy's `signals` table gives `message`'s kind; nil for kinds it cannot map.
+    static func signalKind(of message: AppMessage) -> String? {
+        switch message {
+        case .stateChanged: nil
+        case .expirationWarning: "expiration_warning"
+        case .fetchStart: "fetch_start"
+        case .pushPayload: "push_payload"
+        case .memoryWarning: "memory_warning"
+        case .saveState: "save_state"
         }
     }
 
