@@ -41,9 +41,10 @@ enum DaemonTestHost {
 
     private static let counter = Counter()
 
-    /// A cgroup root name no other test (or test run) uses.
+    /// A cgroup root name no other test (or test run) uses; the cgroup tests in the same process
+    /// name theirs `appwarden-test-PID-N`, so these carry a `daemon-` of their own.
     static func uniqueRoot() -> String {
-        "appwarden-test-\(getpid())-\(counter.next())"
+        "appwarden-test-daemon-\(getpid())-\(counter.next())"
     }
 
     private final class Counter: @unchecked Sendable {
