@@ -7,7 +7,11 @@ extension WardenApplication {
     /// observers for each event, until the daemon closes the stream or the task is cancelled.
     public func run() async throws {
         let (connection, app) = try configured()
-        for try await entry in connection.stream(path: "/v1/events/stream?app=\(Self.escape(app))") {
+        // From the journal id the daemon gave at launch, so that the event that launched the
+        // app (a push, a fetch) is received even though it was delivered before this call.
+        var path = "/v1/events/stream?app=\(Self.escape(app))"
+        if let eventsSince { path += "&since=\(eventsSince)" }
+        for try await entry in connection.stream(path: path) {
             handle(entry)
         }
     }

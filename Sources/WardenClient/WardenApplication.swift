@@ -24,6 +24,8 @@ public final class WardenApplication: Sendable {
     public let restorationDirectory: String?
     /// Whether this launch should restore from `restorationDirectory`.
     public let shouldRestore: Bool
+    /// The journal id the app's event stream starts after (`APPWARDEN_EVENTS_SINCE`); nil: live only.
+    public let eventsSince: Int64?
 
     let handlers = Mutex(Handlers())
 
@@ -40,13 +42,14 @@ public final class WardenApplication: Sendable {
     /// An app talking to the daemon at `socketPath` as `appName`.
     public init(
         socketPath: String, appName: String, launchReason: LaunchReason = .user, restorationDirectory: String? = nil,
-        shouldRestore: Bool = false
+        shouldRestore: Bool = false, eventsSince: Int64? = nil
     ) {
         self.appName = appName
         self.connection = WardenConnection(socketPath: socketPath)
         self.launchReason = launchReason
         self.restorationDirectory = restorationDirectory
         self.shouldRestore = shouldRestore
+        self.eventsSince = eventsSince
     }
 
     /// An app configured from environment variables as the daemon sets them.
@@ -63,6 +66,7 @@ public final class WardenApplication: Sendable {
         launchReason = environment["APPWARDEN_LAUNCH_REASON"].flatMap(LaunchReason.init(rawValue:)) ?? .user
         restorationDirectory = environment["APPWARDEN_RESTORATION_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         shouldRestore = environment["APPWARDEN_RESTORE"] == "1"
+        eventsSince = environment["APPWARDEN_EVENTS_SINCE"].flatMap { Int64($0) }
     }
 
     // MARK: App calls

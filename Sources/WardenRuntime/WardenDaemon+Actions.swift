@@ -146,6 +146,9 @@ extension WardenDaemon {
         environment["APPWARDEN_APP"] = app
         environment["APPWARDEN_LAUNCH_REASON"] = reason.rawValue
         environment["APPWARDEN_RESTORATION_DIR"] = restoration
+        // The app's event stream starts here, so that what is delivered before the process
+        // connects (the push or fetch that launched it) is not lost.
+        environment["APPWARDEN_EVENTS_SINCE"] = String((try? journalStore.lastEntryID()) ?? 0)
         if restore {
             environment["APPWARDEN_RESTORE"] = "1"
         }

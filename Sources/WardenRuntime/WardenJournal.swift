@@ -12,6 +12,8 @@ public protocol WardenJournal: Sendable {
     ) throws -> JournalEntry
     /// Entries matching the query, oldest first.
     func entries(_ query: JournalQuery) throws -> [JournalEntry]
+    /// The id of the newest entry (0 when the journal is empty).
+    func lastEntryID() throws -> Int64
     /// Saves the daemon's checkpoint (JSON text) taken at `wallTimeMillis`.
     func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws
     /// The last checkpoint saved, if any.

@@ -49,6 +49,10 @@ public final class WardenMemoryJournal: WardenJournal {
         }
     }
 
+    public func lastEntryID() -> Int64 {
+        contents.withLock { $0.entries.last?.id ?? 0 }
+    }
+
     public func saveCheckpoint(_ json: String, wallTimeMillis: Int64) {
         contents.withLock { $0.checkpoint = (json, wallTimeMillis) }
     }
