@@ -66,7 +66,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "WardenBenchmarks",
-            dependencies: ["WardenCore", "WardenPolicy", "WardenSimulator", "WardenCgroup"]
+            dependencies: [
+                "WardenCore", "WardenPolicy", "WardenSimulator", "WardenCgroup", "WardenRuntime", "WardenClient",
+                "WardenAPI",
+            ]
         ),
         .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore"]),
         .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup"]),

@@ -1,11 +1,11 @@
-// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|all]`.
+// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|all]`.
 #if canImport(Glibc)
     import Glibc
 #endif
 let arguments = CommandLine.arguments.dropFirst()
 let which = arguments.first ?? "all"
-guard ["core", "cgroup", "all"].contains(which) else {
-    print("usage: WardenBenchmarks [core|cgroup|all]")
+guard ["core", "cgroup", "daemon", "all"].contains(which) else {
+    print("usage: WardenBenchmarks [core|cgroup|daemon|all]")
     exit(2)
 }
 if which == "core" || which == "all" {
@@ -13,4 +13,7 @@ if which == "core" || which == "all" {
 }
 if which == "cgroup" || which == "all" {
     try await CgroupBenchmarks.run()
+}
+if which == "daemon" || which == "all" {
+    try await DaemonBenchmarks.run()
 }
