@@ -1,9 +1,10 @@
-/// Finds the known name closest to a misspelt one, for "did you mean" hints.
-enum KeySuggestion {
+/// Finds the known name closest to a misspelt one, for "did you mean" hints in policy and
+/// scenario files.
+public enum KeySuggestion {
     /// The candidate closest to `name` when it is close enough to be a likely typo
     /// (case and `-`/`_` differences count as nothing; otherwise at most 1 edit for short
     /// names and 2 for longer ones).
-    static func closest(to name: String, among candidates: [String]) -> String? {
+    public static func closest(to name: String, among candidates: [String]) -> String? {
         let normalized = normalize(name)
         let limit = normalized.count <= 4 ? 1 : 2
         var best: (candidate: String, distance: Int)?
@@ -20,19 +21,25 @@ enum KeySuggestion {
         Array(name.lowercased().map { $0 == "-" ? "_" : $0 })
     }
 
-    /// Levenshtein distance between two character arrays.
+    /// The optimal string alignment distance between two character arrays: insertions,
+    /// deletions, substitutions and swaps of neighbouring characters each count one.
     static func editDistance(_ lhs: [Character], _ rhs: [Character]) -> Int {
         if lhs.isEmpty { return rhs.count }
         if rhs.isEmpty { return lhs.count }
+        var beforePrevious = [Int](repeating: 0, count: rhs.count + 1)
         var previous = Array(0...rhs.count)
         var current = [Int](repeating: 0, count: rhs.count + 1)
-        for (i, left) in lhs.enumerated() {
-            current[0] = i + 1
-            for (j, right) in rhs.enumerated() {
-                let substitution = previous[j] + (left == right ? 0 : 1)
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, substitution)
+        for i in 1...lhs.count {
+            current[0] = i
+            for j in 1...rhs.count {
+                let cost = lhs[i - 1] == rhs[j - 1] ? 0 : 1
+                var best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, lhs[i - 1] == rhs[j - 2], lhs[i - 2] == rhs[j - 1] {
+                    best = min(best, beforePrevious[j - 2] + 1)
+                }
+                current[j] = best
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[rhs.count]
     }

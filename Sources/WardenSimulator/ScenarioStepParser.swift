@@ -1,4 +1,5 @@
 public import WardenCore
+import WardenPolicy
 
 /// Parses scenario steps, `"TIME VERB ARGS"`, against the apps a scenario knows.
 ///
@@ -256,14 +257,7 @@ public struct ScenarioStepParser: Sendable {
     /// `" (did you mean "open"?)"` when a choice is close to the word, else empty.
     static func suggestion(for word: String, among choices: [String]) -> String {
         guard !word.isEmpty else { return "" }
-        var best: (String, Int)?
-        for choice in choices {
-            let distance = EditDistance.between(word, choice)
-            if EditDistance.isClose(distance, length: word.count), distance < (best?.1 ?? .max) {
-                best = (choice, distance)
-            }
-        }
-        return best.map { " (did you mean \"\($0.0)\"?)" } ?? ""
+        return KeySuggestion.closest(to: word, among: choices).map { " (did you mean \"\($0)\"?)" } ?? ""
     }
 }
 
