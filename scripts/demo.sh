@@ -4,7 +4,8 @@
 # Ctrl-C; the apps keep running and the next start re-adopts them (add --stop-apps-on-exit
 # to stop them too). The README's tour drives it from a second terminal.
 #
-# Without root, or with --simulate, it replays the demo day in virtual time instead.
+# Without root (once the packages are installed), or with --simulate, it replays the demo
+# day in virtual time instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -21,5 +22,4 @@ fi
 export PATH="$bin:$PATH"
 mkdir -p /tmp/appwarden-demo
 touch /tmp/appwarden-demo/camera.lock
-shift $(( $# > 0 ? 1 : 0 )) || true
 exec "$bin/appwarden" serve --policy policies/demo.toml --state-dir /tmp/appwarden-demo/state "$@"

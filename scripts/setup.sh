@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Installs what appwarden needs to build on a Debian machine with Swift already installed:
-# libcgroup (the cgroup library) and pkg-config. Safe to run again.
+# Installs what appwarden needs to build and test on a Debian machine with Swift already
+# installed: libcgroup (the cgroup library), SQLite, pkg-config, and curl (the tests call the
+# control socket with it, as an app's shell script would). Safe to run again.
 set -euo pipefail
 
 need=()
 dpkg -s libcgroup-dev >/dev/null 2>&1 || need+=(libcgroup-dev)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "== installing ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then
-    echo "appwarden needs ${need[*]}; run this script as root or install them with apt-get." >&2
+    echo "appwarden needs ${need[*]} to build; run this once as root, or install them with apt-get." >&2
     exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive

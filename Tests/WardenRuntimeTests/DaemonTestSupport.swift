@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import WardenAPI
 import WardenCgroup
@@ -66,6 +67,8 @@ struct DaemonHarness: Sendable {
     let directory: String
     let options: WardenDaemonOptions
     let appNames: [String]
+    /// Every daemon `start` made, stopped by `cleanUp` even when the test did not get to it.
+    private let started = StartedDaemons()
 
     /// Writes `policy` (with `BALLAST` replaced by the ballast path and `DIR` by the temporary
     /// directory) and prepares options for a daemon on it.
@@ -90,7 +93,9 @@ struct DaemonHarness: Sendable {
         options.stopAppsOnExit = stopAppsOnExit
         var logger = Logger(label: "appwarden.test")
         logger.logLevel = .warning
-        return try await WardenDaemon.start(options: options, logger: logger)
+        let daemon = try await WardenDaemon.start(options: options, logger: logger)
+        started.add(daemon)
+        return daemon
     }
 
     /// Runs `body`, then kills and removes every group and process of the cgroup root and the
@@ -109,11 +114,25 @@ struct DaemonHarness: Sendable {
     }
 
     func cleanUp() async {
+        for daemon in started.all() { await daemon.stop() }
         if let layout = try? CgroupLayout.read(),
             let driver = try? CgroupDrivers.make(
                 layout: layout, configuration: CgroupConfiguration(rootName: options.cgroupRoot))
         {
-            for app in appNames {
+            // The apps named by the test, and any other group found under the root.
+            var names = Set(appNames)
+            for path in driver.group(named: "probe").allPaths {
+                let root = (path as NSString).deletingLastPathComponent
+                for entry in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+                    var isDirectory: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: root + "/" + entry, isDirectory: &isDirectory),
+                        isDirectory.boolValue
+                    {
+                        names.insert(entry)
+                    }
+                }
+            }
+            for app in names.sorted() {
                 let group = driver.group(named: app)
                 try? await driver.kill(group)
                 try? await driver.remove(group)
@@ -156,5 +175,18 @@ extension WardenDaemon {
     func terminationReasons(of app: String) async throws -> [String] {
         try await journal(JournalQuery(app: app, limit: 10_000)).filter { $0.name == "$AppTerminated" }
             .compactMap { $0.properties["reason"] }
+    }
+}
+
+/// The daemons a harness started.
+final class StartedDaemons: Sendable {
+    private let daemons = Mutex<[WardenDaemon]>([])
+
+    func add(_ daemon: WardenDaemon) {
+        daemons.withLock { $0.append(daemon) }
+    }
+
+    func all() -> [WardenDaemon] {
+        daemons.withLock { $0 }
     }
 }
