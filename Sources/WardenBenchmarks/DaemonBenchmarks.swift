@@ -213,6 +213,7 @@ enum DaemonBenchmarks {
             do {
                 let device = try workspace.limitDevice(to: deviceLimit)
                 var toDeath: [Double] = []
+                var byApp: [String: [Double]] = [:]
                 var toReturn: [Double] = []
                 var orders: [String: Int] = [:]
                 var misses = 0
@@ -232,6 +233,7 @@ enum DaemonBenchmarks {
                         }
                         order.append(death.key)
                         toDeath.append(seconds(death.value - start) * 1000)
+                        byApp[death.key, default: []].append(seconds(death.value - start) * 1000)
                         toReturn.append(seconds(returned - start) * 1000)
                     }
                     watch.stop()
@@ -244,7 +246,9 @@ enum DaemonBenchmarks {
                         + "p50 \(format(percentile(toDeath, 0.5))) ms, p99 \(format(percentile(toDeath, 0.99))) ms, "
                         + "max \(format(toDeath.last ?? 0)) ms over \(toDeath.count) kills (goal p99 < 10 ms); "
                         + "event handled (group empty, memory re-measured): p50 \(format(percentile(toReturn, 0.5))) ms, "
-                        + "p99 \(format(percentile(toReturn, 0.99))) ms; kill orders \(describe(orders))"
+                        + "p99 \(format(percentile(toReturn, 0.99))) ms; median to death by victim "
+                        + suspendedApps.map { "\($0) \(format(percentile((byApp[$0] ?? []).sorted(), 0.5))) ms" }
+                        .joined(separator: ", ") + "; kill orders \(describe(orders))"
                         + (misses > 0 ? "; \(misses) events killed nothing" : ""))
                 _ = try await daemon.perform(.forceQuit(app: "front"))
                 try await realPressure(daemon, device: device)
