@@ -145,9 +145,12 @@ extension Lifecycle {
             out.append(.reply(.push(.delivered)))
             return
         }
+        // A force-quit app, or one being stopped (reset, policy change), is not woken: the push
+        // waits for its next launch.
         let admission = pushRouter.admit(
             app: app, payload: payload, id: notificationID, contentAvailable: parsed.contentAvailable,
-            isForceQuit: records[index].isForceQuit, now: now, settings: settings)
+            isForceQuit: records[index].isForceQuit || records[index].terminating != nil, now: now,
+            settings: settings)
         switch admission {
         case .deliver:
             cancel(index, .pushSlot, &out)
@@ -160,7 +163,11 @@ extension Lifecycle {
             }
             out.append(.reply(.push(.coalesced)))
         case .pendingLaunch:
-            decide(index, "Push kept for the next launch: the app was force-quit.", at: now, &out)
+            decide(
+                index,
+                records[index].isForceQuit
+                    ? "Push kept for the next launch: the app was force-quit."
+                    : "Push kept for the next launch: the app is being stopped.", at: now, &out)
             out.append(.reply(.push(.pendingLaunch)))
         case .notWoken:
             decide(index, "Push wakes nothing: it has no content-available.", at: now, &out)

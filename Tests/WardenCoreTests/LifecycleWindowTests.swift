@@ -170,6 +170,21 @@ import WardenCore
         #expect(delivered == ["p0", "p1", "p2", "p4"])
     }
 
+    /// A push to an app being stopped (reset: SIGTERM sent, not yet exited) wakes nothing and
+    /// publishes nothing after its `terminating`; it waits for the next launch.
+    @Test func aPushToAnAppBeingStoppedWakesNothingAndWaitsForItsNextLaunch() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        harness.stubborn = ["chat"]
+        try harness.send(.open(app: "chat"), at: 0)
+        try harness.send(.ready(app: "chat"), at: 0)
+        try harness.send(.reset(app: "chat"), at: 1)
+        #expect(harness.state("chat") == .active)  // SIGTERM sent; the process has not exited yet
+        let out = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "a"), id: nil), at: 2)
+        #expect(out.contains(.reply(.push(.pendingLaunch))))
+        #expect(!out.contains { if case .deliver = $0 { true } else { false } })
+        #expect(!out.contains { if case .publishStatus = $0 { true } else { false } })
+    }
+
     /// A push to a force-quit app wakes nothing; the newest is delivered at the next launch.
     @Test func forceQuitAppKeepsTheNewestPushForItsNextLaunch() throws {
         var harness = Harness(Policy(apps: [Self.chat]))
