@@ -6,8 +6,8 @@ import WardenCgroup
     import Musl
 #endif
 
-/// Benchmarks of the cgroup layer on the real kernel: sampling sweeps, freeze → frozen and
-/// kill → empty. Needs root and a writable cgroup tree; prints a line per figure.
+/// Benchmarks of the cgroup layer on the real kernel: sampling sweeps, freeze → frozen,
+/// kill → empty, spawn into a group and pressure event → userspace. Needs root and a writable cgroup tree; prints a line per figure.
 enum CgroupBenchmarks {
     /// Runs every cgroup benchmark and prints its figures; skips with a note when cgroups are not writable.
     static func run() async throws {
@@ -25,6 +25,8 @@ enum CgroupBenchmarks {
         try await freezing(driver, rounds: 200)
         try await killing(driver, processes: 10, rounds: 20)
         try await killing(driver, processes: 100, rounds: 5)
+        try await spawning(driver, rounds: 300)
+        try await pressureEvents(driver, rounds: 100)
         try await driver.removeRoot()
     }
 
