@@ -27,6 +27,7 @@ struct DaemonCheckpointTests {
         }
         _ = try core.handle(.registerPush(app: "chat"), at: t0)
         _ = try core.handle(.reset(app: "chat"), at: t0)
+        _ = try core.handle(.processExited(app: "chat", launch: 1, end: .exited(code: 0)), at: t0)
         _ = try core.handle(.registerPush(app: "chat"), at: t0)
         _ = try core.handle(.timerFired(TimerID(app: "notes", kind: .backgroundGrace)), at: t0 + .seconds(6))
         return core
