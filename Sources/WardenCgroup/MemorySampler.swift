@@ -97,14 +97,15 @@ public final class MemorySampler {
         return result
     }
 
-    /// Full statistics (and so the footprint) of every tracked group.
+    /// Full statistics (and so the footprint) of every tracked group, or of those `include`
+    /// accepts.
     ///
     /// Groups whose files cannot be read any more are dropped; a `memory.stat` that cannot be
     /// understood is logged and the group skipped for this sweep.
-    public func sampleStatistics() -> [String: MemoryStatistics] {
+    public func sampleStatistics(where include: (String) -> Bool = { _ in true }) -> [String: MemoryStatistics] {
         var result: [String: MemoryStatistics] = [:]
         result.reserveCapacity(tracked.count)
-        for (name, entry) in tracked {
+        for (name, entry) in tracked where include(name) {
             // memory.current first: the stat text must stay in the buffer while it is scanned.
             let current = readNumber(entry.current)
             let read = buffer.withUnsafeMutableBytes { Syscalls.pread(entry.stat, into: $0, at: 0) }

@@ -68,8 +68,14 @@ extension WardenDaemon {
         if sweeps % 2 == 0 {
             await reconcileFreezer()
         }
-        for (name, statistics) in sampler.sampleStatistics()
-        where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
+        // A frozen app cannot grow: suspended apps are measured on every tenth sweep only,
+        // which keeps an idle device with many suspended apps cheap.
+        let everyone = sweeps % 10 == 0
+        let sampled = sampler.sampleStatistics { name in
+            guard let state = self.lifecycle.state(of: name), state != .notRunning else { return false }
+            return everyone || state != .suspended
+        }
+        for (name, statistics) in sampled {
             let bytes = Int64(clamping: statistics.footprint)
             // An unchanged footprint changes nothing in the core.
             guard lifecycle.snapshot(of: name, at: now())?.footprint != bytes else { continue }
