@@ -4,40 +4,44 @@ import WardenAPI
 import WardenClient
 
 /// `appwarden open APP`: the user taps the app's icon.
-struct OpenCommand: AsyncParsableCommand {
+struct OpenCommand: AppVerbCommand {
     static let configuration = CommandConfiguration(
         commandName: "open", abstract: "Open an app: launch it, or bring it back from background.")
     @OptionGroup var client: ClientOptions
     @Argument(help: "The app.") var app: String
 
-    func run() async throws {
-        client.output(try await client.call("POST", "/v1/open/\(encoded(app))"), text: "")
-    }
 }
 
 /// `appwarden force-quit APP`: the user swipes the app away.
-struct ForceQuitCommand: AsyncParsableCommand {
+struct ForceQuitCommand: AppVerbCommand {
     static let configuration = CommandConfiguration(
         commandName: "force-quit",
         abstract: "Force-quit an app: terminate it, delete its saved state, and wake it no more until opened.")
     @OptionGroup var client: ClientOptions
     @Argument(help: "The app.") var app: String
 
-    func run() async throws {
-        client.output(try await client.call("POST", "/v1/force-quit/\(encoded(app))"), text: "")
-    }
 }
 
 /// `appwarden reset APP`: the app is reinstalled.
-struct ResetCommand: AsyncParsableCommand {
+struct ResetCommand: AppVerbCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset",
         abstract: "Reset an app as if reinstalled: terminate it, delete its state and fetch history, rotate its token.")
     @OptionGroup var client: ClientOptions
     @Argument(help: "The app.") var app: String
 
+}
+
+/// An operator verb that names one app: `open`, `force-quit`, `reset`.
+protocol AppVerbCommand: AsyncParsableCommand {
+    var client: ClientOptions { get }
+    var app: String { get }
+}
+
+extension AppVerbCommand {
     func run() async throws {
-        client.output(try await client.call("POST", "/v1/reset/\(encoded(app))"), text: "")
+        let name = Self.configuration.commandName ?? ""
+        client.output(try await client.call("POST", "/v1/\(name)/\(encoded(app))"), text: "")
     }
 }
 
