@@ -1,35 +1,76 @@
 /// Parsing and printing of the durations and sizes used in policies and scenarios.
 ///
-/// Durations are written as a number followed by `ms`, `s`, `m` or `h` (`"500ms"`,
-/// `"30s"`, `"10m"`, `"1h"`); a decimal number is allowed (`"1.5s"`). Sizes are a number
-/// followed by `B`, `KiB`, `MiB`, `GiB` or `TiB` (also `K`, `M`, `G`, `T`, `KB`, `MB`,
-/// `GB`, `TB`, which mean the binary units as well).
+/// A duration is one or more parts, each a number followed by `h`, `m`, `s` or `ms`, with the
+/// units in that order and each at most once: `"500ms"`, `"30s"`, `"10m"`, `"1h30m"`,
+/// `"15m5s"`, `"2h0m5s"`, `"1h0m1.25s"`. A part may be a decimal number (`"1.5m"`). This is
+/// exactly what `string(_:)` prints, and what the simulator's trace prints for times, so every
+/// printed duration can be read back. Sizes are a number followed by `B`, `KiB`, `MiB`, `GiB`
+/// or `TiB` (also `K`, `M`, `G`, `T`, `KB`, `MB`, `GB`, `TB`, which mean the binary units as well).
 public enum DurationFormat {
-    /// Parses a duration such as `"30s"`; returns `nil` when the text is not one.
+    /// The units of a duration's parts, largest first, with their length in milliseconds.
+    static let durationUnits: [(suffix: String, millis: Double)] = [
+        ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1),
+    ]
+
+    /// Parses a duration such as `"30s"` or `"1h30m"`; returns `nil` when the text is not one.
+    ///
+    /// A leading `-` makes the whole duration negative (callers that need a positive one say so).
     public static func parse(_ text: String) -> Duration? {
-        let trimmed = text.trimmingWhitespace()
-        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
-        for (suffix, millis) in units where trimmed.hasSuffix(suffix) {
-            let number = String(trimmed.dropLast(suffix.count))
-            // "ms" also ends in "s" and "m": make sure the remaining text is a number.
-            guard let value = Double(number), value.isFinite, !number.isEmpty,
-                number.first != "+", !number.contains("e"), !number.contains("E")
-            else { continue }
-            let total = (value * Double(millis)).rounded()
-            guard total.magnitude < 9.2e15 else { return nil }
-            return .milliseconds(Int64(total))
+        var rest = Substring(text.trimmingWhitespace())
+        var sign = 1.0
+        if rest.first == "-" {
+            sign = -1
+            rest = rest.dropFirst()
         }
-        return nil
+        guard !rest.isEmpty else { return nil }
+        var total = 0.0
+        // Each part's unit must come after the previous part's in `durationUnits`.
+        var nextUnit = 0
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+            guard !number.isEmpty, number.first != ".", number.last != ".", let value = Double(number),
+                value.isFinite
+            else { return nil }
+            rest = rest.dropFirst(number.count)
+            let letters = rest.prefix { $0.isASCII && $0.isLetter }
+            guard
+                let unit = durationUnits.indices.first(where: { $0 >= nextUnit && durationUnits[$0].suffix == letters })
+            else { return nil }
+            rest = rest.dropFirst(letters.count)
+            total += value * durationUnits[unit].millis
+            nextUnit = unit + 1
+        }
+        let millis = (sign * total).rounded()
+        guard millis.magnitude < 9.2e15 else { return nil }
+        return .milliseconds(Int64(millis))
     }
 
-    /// Prints a duration in the shortest exact form: `"30s"`, `"10m"`, `"1500ms"`, `"1h"`.
+    /// Prints a duration in its largest units, as the trace prints times: `"30s"`, `"10m"`,
+    /// `"1h30m"`, `"15m5s"`, `"2h0m5s"`, `"1.5s"`; below a second `"500ms"`; zero is `"0s"`.
+    /// `parse(_:)` reads every printed form back.
     public static func string(_ duration: Duration) -> String {
         let millis = duration.milliseconds
         if millis == 0 { return "0s" }
-        if millis % 3_600_000 == 0 { return "\(millis / 3_600_000)h" }
-        if millis % 60_000 == 0 { return "\(millis / 60_000)m" }
-        if millis % 1000 == 0 { return "\(millis / 1000)s" }
-        return "\(millis)ms"
+        if millis < 0 { return "-" + string(.milliseconds(-millis)) }
+        if millis < 1000 { return "\(millis)ms" }
+        let hours = millis / 3_600_000
+        let minutes = millis / 60_000 % 60
+        let seconds = millis / 1000 % 60
+        let fraction = millis % 1000
+        var text = ""
+        if hours > 0 { text += "\(hours)h" }
+        if minutes > 0 || (hours > 0 && (seconds > 0 || fraction > 0)) { text += "\(minutes)m" }
+        if seconds > 0 || fraction > 0 {
+            if fraction == 0 {
+                text += "\(seconds)s"
+            } else {
+                var digits = String(fraction)
+                digits = String(repeating: "0", count: 3 - digits.count) + digits
+                while digits.hasSuffix("0") { digits.removeLast() }
+                text += "\(seconds).\(digits)s"
+            }
+        }
+        return text
     }
 
     /// Parses a size such as `"512MiB"` into bytes; returns `nil` when the text is not one.

@@ -52,7 +52,7 @@ extension ScenarioReader {
         _ = entries(table["at"], example: "[\"9s mail suspended\"]") { reader, words, line in
             guard words.count == 3 else { return "must be \"TIME APP STATE\", such as \"9s mail suspended\"" }
             guard let time = try? ScenarioStepParser.parseTime(words[0]) else {
-                return "has the time \"\(words[0])\", which must be a number followed by ms, s, m or h, such as \"9s\""
+                return "has the time \"\(words[0])\", which must be a duration such as \"9s\" or \"15m5s\""
             }
             if let problem = reader.unknownApp(words[1], apps: apps) { return problem }
             if let problem = reader.unknownChoice(

@@ -44,11 +44,11 @@ public struct ScenarioStepParser: Sendable {
         return ScenarioStep(time: time, verb: verb, index: index, line: line, text: String(trimmed))
     }
 
-    /// Parses a step time such as `"10s"`, `"1.5m"` or `"250ms"`.
+    /// Parses a step time such as `"10s"`, `"1.5m"`, `"250ms"` or `"15m5s"` (`DurationFormat.parse`).
     public static func parseTime(_ text: String) throws(ScenarioStepError) -> Instant {
         guard let duration = DurationFormat.parse(text), !text.hasPrefix("-") else {
             throw ScenarioStepError(
-                "the time \"\(text)\" must be a number followed by ms, s, m or h, such as \"10s\" or \"1.5m\"."
+                "the time \"\(text)\" must be a duration: numbers followed by h, m, s or ms, such as \"10s\", \"1.5m\" or \"15m5s\"."
             )
         }
         guard duration >= .zero else {

@@ -163,28 +163,10 @@ public enum TraceText {
         }
     }
 
-    /// A time on the virtual clock in its largest units: `"12s"`, `"2m30s"`, `"1h0m5s"`, `"1.25s"`.
+    /// A time on the virtual clock in its largest units: `"12s"`, `"2m30s"`, `"1h0m5s"`, `"1.25s"`
+    /// (`DurationFormat.string`, which scenario steps and `at` times read back).
     public static func clock(_ instant: Instant) -> String {
-        let millis = instant.sinceOrigin.milliseconds
-        guard millis >= 0 else { return DurationFormat.string(instant.sinceOrigin) }
-        let hours = millis / 3_600_000
-        let minutes = millis / 60_000 % 60
-        let seconds = millis / 1000 % 60
-        let fraction = millis % 1000
-        var text = ""
-        if hours > 0 { text += "\(hours)h" }
-        if minutes > 0 || (hours > 0 && (seconds > 0 || fraction > 0)) { text += "\(minutes)m" }
-        if seconds > 0 || fraction > 0 || text.isEmpty {
-            if fraction == 0 {
-                text += "\(seconds)s"
-            } else {
-                var digits = String(fraction)
-                digits = String(repeating: "0", count: 3 - digits.count) + digits
-                while digits.hasSuffix("0") { digits.removeLast() }
-                text += "\(seconds).\(digits)s"
-            }
-        }
-        return text
+        DurationFormat.string(instant.sinceOrigin)
     }
 
     static func pad(_ text: String, to width: Int, left: Bool = false) -> String {

@@ -108,11 +108,11 @@ private func describe(_ changes: [(app: String, wake: Instant?)]) -> [String] {
         var scheduler = FetchScheduler()
         _ = plan(&scheduler, "mail", every: 900, at: 0)
         _ = scheduler.plan(app: "mail", requested: .never, enabled: true, settings: settings, now: at(300))
-        #expect(plan(&scheduler, "mail", every: 900, at: 3600) == ["mail@75m"])
+        #expect(plan(&scheduler, "mail", every: 900, at: 3600) == ["mail@1h15m"])
         // After a fetch, turning fetches off and on again still counts from that fetch.
         scheduler.recordFetch(app: "mail", result: .newData, at: at(4502))
         _ = scheduler.plan(app: "mail", requested: .never, enabled: true, settings: settings, now: at(4600))
-        #expect(plan(&scheduler, "mail", every: 900, at: 4700) == ["mail@90m"])
+        #expect(plan(&scheduler, "mail", every: 900, at: 4700) == ["mail@1h30m"])
     }
 
     /// A planned wake that has come due counts as taken even if the app did not fetch.
@@ -145,8 +145,8 @@ private func describe(_ changes: [(app: String, wake: Instant?)]) -> [String] {
     /// A wake due shortly before another joins it later, by less than the coalescing span.
     @Test func aWakeJoinsALaterWakeWithinTheSpan() {
         var scheduler = FetchScheduler()
-        #expect(plan(&scheduler, "news", every: 630, at: 0) == ["news@630s"])
-        #expect(plan(&scheduler, "mail", every: 600, at: 0) == ["mail@630s"])
+        #expect(plan(&scheduler, "news", every: 630, at: 0) == ["news@10m30s"])
+        #expect(plan(&scheduler, "mail", every: 600, at: 0) == ["mail@10m30s"])
         #expect(scheduler.plannedWake(app: "news") == at(630))
     }
 
@@ -154,7 +154,7 @@ private func describe(_ changes: [(app: String, wake: Instant?)]) -> [String] {
     @Test func anEarlierWakeMovesLaterToJoin() {
         var scheduler = FetchScheduler()
         #expect(plan(&scheduler, "mail", every: 600, at: 0) == ["mail@10m"])
-        #expect(plan(&scheduler, "news", every: 630, at: 0) == ["mail@630s", "news@630s"])
+        #expect(plan(&scheduler, "news", every: 630, at: 0) == ["mail@10m30s", "news@10m30s"])
         #expect(scheduler.plannedWake(app: "mail") == at(630))
         // Planning a batch member again changes nothing.
         #expect(plan(&scheduler, "news", every: 630, at: 10) == [])
@@ -164,14 +164,14 @@ private func describe(_ changes: [(app: String, wake: Instant?)]) -> [String] {
     @Test func batchesNeverDelayAWakeBeyondTheSpan() {
         var scheduler = FetchScheduler()
         _ = plan(&scheduler, "mail", every: 600, at: 0)
-        #expect(plan(&scheduler, "maps", every: 800, at: 0) == ["maps@800s"])
-        #expect(plan(&scheduler, "news", every: 650, at: 0) == ["mail@650s", "news@650s"])
+        #expect(plan(&scheduler, "maps", every: 800, at: 0) == ["maps@13m20s"])
+        #expect(plan(&scheduler, "news", every: 650, at: 0) == ["mail@10m50s", "news@10m50s"])
         // The batch at 650 s cannot move to 690 s: mail may wait only until 660 s.
-        #expect(plan(&scheduler, "chat", every: 690, at: 0) == ["chat@690s"])
+        #expect(plan(&scheduler, "chat", every: 690, at: 0) == ["chat@11m30s"])
         #expect(scheduler.plannedWake(app: "mail") == at(650))
         #expect(scheduler.plannedWake(app: "maps") == at(800))
         // A wake due within the span before maps joins it.
-        #expect(plan(&scheduler, "feed", every: 760, at: 0) == ["feed@800s"])
+        #expect(plan(&scheduler, "feed", every: 760, at: 0) == ["feed@13m20s"])
     }
 
     /// With a zero coalescing span every wake stays at its due time.
@@ -179,7 +179,7 @@ private func describe(_ changes: [(app: String, wake: Instant?)]) -> [String] {
         var scheduler = FetchScheduler()
         let settings = FetchSettings(coalesce: .zero)
         _ = plan(&scheduler, "mail", every: 600, at: 0, settings: settings)
-        #expect(plan(&scheduler, "news", every: 601, at: 0, settings: settings) == ["news@601s"])
+        #expect(plan(&scheduler, "news", every: 601, at: 0, settings: settings) == ["news@10m1s"])
     }
 
     /// Reset forgets the app's history: a fresh factor and a wake one interval after the next plan.
@@ -190,6 +190,6 @@ private func describe(_ changes: [(app: String, wake: Instant?)]) -> [String] {
         scheduler.reset(app: "mail")
         #expect(scheduler.plannedWake(app: "mail") == nil)
         #expect(scheduler.stretchFactor(app: "mail") == 1)
-        #expect(plan(&scheduler, "mail", every: 600, at: 3600) == ["mail@70m"])
+        #expect(plan(&scheduler, "mail", every: 600, at: 3600) == ["mail@1h10m"])
     }
 }

@@ -15,6 +15,21 @@ import WardenPolicy
         #expect(policy == Policy())
     }
 
+    /// Policy durations accept the compound forms the trace prints.
+    @Test func compoundDurationsAreAcceptedInPolicies() throws {
+        let text = """
+            [background]
+            task_budget = "15m5s"
+            [fetch]
+            maximum_interval = "2h0m5s"
+            minimum_interval = "1.5m"
+            """
+        let policy = try PolicyLoader.parse(text, file: "compound.toml")
+        #expect(policy.settings.background.taskBudget == .seconds(905))
+        #expect(policy.settings.fetch.maximumInterval == .seconds(7205))
+        #expect(policy.settings.fetch.minimumInterval == .seconds(90))
+    }
+
     /// Every global key lands in its field of the policy model.
     @Test func everyGlobalKeySetsItsField() throws {
         let text = """

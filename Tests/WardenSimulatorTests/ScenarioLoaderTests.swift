@@ -30,6 +30,18 @@ import WardenSimulator
         }
     }
 
+    /// Step times and `at` times accept the compound forms the trace prints.
+    @Test func compoundTimesAreAcceptedInStepsAndExpectations() throws {
+        let scenario = try load(
+            steps: ["1m30s open mail", "15m5s home", "1h0m5s open maps"],
+            extra: """
+                [expect]
+                at = ["2h0m5s mail suspended"]
+                """)
+        #expect(scenario.steps.map(\.time.sinceOrigin) == [.seconds(90), .seconds(905), .seconds(3605)])
+        #expect(scenario.expectations.states.map(\.time.sinceOrigin) == [.seconds(7205)])
+    }
+
     /// Steps parse into verbs, times, indices and lines; equal times keep file order.
     @Test func stepsParseIntoVerbsWithTheirLines() throws {
         let scenario = try load(
@@ -84,11 +96,11 @@ import WardenSimulator
     @Test func badTimeIsReported() {
         #expect(
             messages(steps: ["0s open mail", "ten open mail"]) == [
-                #"Scenario "test.toml", line 5: step 2 ("ten open mail"): the time "ten" must be a number followed by ms, s, m or h, such as "10s" or "1.5m"."#
+                #"Scenario "test.toml", line 5: step 2 ("ten open mail"): the time "ten" must be a duration: numbers followed by h, m, s or ms, such as "10s", "1.5m" or "15m5s"."#
             ])
         #expect(
             messages(steps: ["10 open mail"]) == [
-                #"Scenario "test.toml", line 4: step 1 ("10 open mail"): the time "10" must be a number followed by ms, s, m or h, such as "10s" or "1.5m"."#
+                #"Scenario "test.toml", line 4: step 1 ("10 open mail"): the time "10" must be a duration: numbers followed by h, m, s or ms, such as "10s", "1.5m" or "15m5s"."#
             ])
     }
 
