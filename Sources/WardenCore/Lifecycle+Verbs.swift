@@ -2,13 +2,17 @@
 /// cold launch.
 extension Lifecycle {
     /// `open APP`: a cold launch, a hot start, or just making a foreground app the most recent.
+    /// Refused (`conflict`) while the screen is locked.
     mutating func open(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
         let index = try appIndex(app)
         if records[index].terminating != nil {
             throw LifecycleError(.conflict, "App \"\(app)\" is being terminated and cannot be opened until it exits.")
         }
-        // Tapping an icon happens on an unlocked, uncovered screen.
-        if isLocked { unlock(at: now, &out) }
+        // Tapping an icon needs an unlocked screen; it uncovers an overlaid one.
+        if isLocked {
+            throw LifecycleError(
+                .conflict, "The screen is locked, so app \"\(app)\" cannot be opened: unlock the screen first.")
+        }
         if isOverlaid { overlayEnd(at: now, &out) }
 
         if records[index].isForceQuit {

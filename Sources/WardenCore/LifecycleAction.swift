@@ -144,7 +144,7 @@ public struct LifecycleError: Error, Sendable, Equatable, CustomStringConvertibl
         self.message = message
     }
 
-    public enum Code: String, Sendable, Equatable {
+    public enum Code: String, Sendable, Equatable, CaseIterable {
         /// No such app, task or resource (HTTP 404).
         case notFound
         /// The app's state does not allow this call (HTTP 409).

@@ -14,6 +14,9 @@ public struct ScenarioExpectations: Sendable, Equatable {
     /// `launches`: every process launch as `"APP reason"`, with ` restore` when the launch is told
     /// to restore its preserved state (`"mail user restore"`), in order.
     public var launches: [String]?
+    /// `refused`: every refused step or event as `"TIME STEP CODE"`, such as
+    /// `"30s open mail conflict"`, in order.
+    public var refused: [String]?
     /// `at`: states at given times, each checked after everything due at its time has run.
     public var states: [StateExpectation]
 
@@ -23,6 +26,7 @@ public struct ScenarioExpectations: Sendable, Equatable {
         analytics: [String]? = nil,
         status: [String]? = nil,
         launches: [String]? = nil,
+        refused: [String]? = nil,
         states: [StateExpectation] = []
     ) {
         self.killOrder = killOrder
@@ -30,6 +34,7 @@ public struct ScenarioExpectations: Sendable, Equatable {
         self.analytics = analytics
         self.status = status
         self.launches = launches
+        self.refused = refused
         self.states = states
     }
 }

@@ -3,7 +3,7 @@ import WardenPolicy
 
 extension ScenarioReader {
     /// The keys of `[expect]`.
-    static let expectKeys = ["kill_order", "terminations", "analytics", "status", "launches", "at"]
+    static let expectKeys = ["kill_order", "terminations", "analytics", "status", "launches", "refused", "at"]
 
     /// The analytics events `[expect] analytics` may list (`$AppTerminated` goes in `terminations`).
     static let analyticsNames = ["$AppStart", "$AppEnd", "$AppStartPassively"]
@@ -47,6 +47,23 @@ extension ScenarioReader {
             }
             if let problem = reader.unknownApp(words[0], apps: apps) { return problem }
             return reader.unknownChoice(words[1], what: "launch reason", among: LaunchReason.allCases.map(\.rawValue))
+        }
+        expectations.refused = entries(table["refused"], example: "[\"30s open mail conflict\"]") {
+            reader, words, _ in
+            guard words.count >= 3 else {
+                return "must be \"TIME STEP CODE\", such as \"30s open mail conflict\""
+            }
+            guard (try? ScenarioStepParser.parseTime(words[0])) != nil else {
+                return "has the time \"\(words[0])\", which must be a duration such as \"9s\" or \"15m5s\""
+            }
+            return reader.unknownChoice(
+                words[words.count - 1], what: "error code", among: LifecycleError.Code.allCases.map(\.rawValue))
+        }
+        // Times as the record prints them, so that "0.5s" and "500ms" compare equal.
+        expectations.refused = expectations.refused?.map { entry in
+            var words = entry.split(separator: " ").map(String.init)
+            if let time = try? ScenarioStepParser.parseTime(words[0]) { words[0] = TraceText.clock(time) }
+            return words.joined(separator: " ")
         }
         var states: [StateExpectation] = []
         _ = entries(table["at"], example: "[\"9s mail suspended\"]") { reader, words, line in

@@ -80,6 +80,18 @@ public struct SimulationRecord: Sendable, Equatable {
         launches.map { "\($0.app) \($0.reason.rawValue)\($0.restore ? " restore" : "")" }
     }
 
+    /// Refusals as `[expect] refused` writes them: the time, the step without its time, and the
+    /// error's code, such as `"30s open mail conflict"`.
+    public var refusalLines: [String] {
+        refusals.map { refusal in
+            var words = refusal.what.split(whereSeparator: \.isWhitespace).map(String.init)
+            if let first = words.first, (try? ScenarioStepParser.parseTime(first)) != nil {
+                words.removeFirst()
+            }
+            return ([TraceText.clock(refusal.time)] + words + [refusal.error.code.rawValue]).joined(separator: " ")
+        }
+    }
+
     /// Status publications as `[expect] status` writes them: `"mail background"`.
     public var statusLines: [String] {
         publications.map { "\($0.app) \($0.status)" }

@@ -40,6 +40,9 @@ public struct SimulationResult: Sendable {
         if let expected = expectations.launches {
             checks.append(ExpectationCheck(key: "launches", expected: expected, actual: record.launchLines))
         }
+        if let expected = expectations.refused {
+            checks.append(ExpectationCheck(key: "refused", expected: expected, actual: record.refusalLines))
+        }
         for check in record.stateChecks {
             checks.append(
                 ExpectationCheck(

@@ -239,14 +239,21 @@ func seconds(_ value: Double) -> Instant { Harness.seconds(value) }
         #expect(harness.statuses == ["mail foreground"])
     }
 
-    /// Opening while locked unlocks first: a paused task clock resumes before the open.
-    @Test func openWhileLockedUnlocksFirst() throws {
+    /// Opening while locked is refused with a conflict that says to unlock first, and changes nothing.
+    @Test func openWhileLockedIsRefused() throws {
         var harness = Harness(policy([AppPolicy(name: "mail"), AppPolicy(name: "maps")]))
         try harness.send(.open(app: "mail"), at: 0)
         try harness.send(.beginTask(app: "mail", name: "sync"), at: 1)
         try harness.send(.lock, at: 2)
         #expect(harness.deadline("mail", .taskBudget) == nil)
+        let error = #expect(throws: LifecycleError.self) { try harness.send(.open(app: "maps"), at: 100) }
+        #expect(error?.code == .conflict)
+        #expect(error?.message.contains("unlock the screen first") == true)
+        #expect(harness.state("maps") == .notRunning)
+        #expect(harness.deadline("mail", .taskBudget) == nil)
+        try harness.send(.unlock, at: 100)
         try harness.send(.open(app: "maps"), at: 100)
+        #expect(harness.state("maps") == .active)
         #expect(harness.deadline("mail", .taskBudget) == seconds(700))
     }
 

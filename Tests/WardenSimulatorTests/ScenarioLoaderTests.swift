@@ -42,6 +42,15 @@ import WardenSimulator
         #expect(scenario.expectations.states.map(\.time.sinceOrigin) == [.seconds(7205)])
     }
 
+    /// A `refused` entry must end with a known error code; its time is read like a step's.
+    @Test func refusedEntriesNeedAKnownCode() throws {
+        let scenario = try load(steps: [], extra: "[expect]\nrefused = [\"0.5s open mail conflict\"]")
+        #expect(scenario.expectations.refused == ["500ms open mail conflict"])
+        let problems = messages(steps: [], extra: "[expect]\nrefused = [\"30s open mail conflit\"]")
+        #expect(problems.count == 1)
+        #expect(problems.first?.contains("unknown error code \"conflit\"") == true)
+    }
+
     /// Steps parse into verbs, times, indices and lines; equal times keep file order.
     @Test func stepsParseIntoVerbsWithTheirLines() throws {
         let scenario = try load(
@@ -160,7 +169,7 @@ import WardenSimulator
                 #"Scenario "test.toml", line 15: key "expect.terminations" entry 1 ("maps memPressure") has the unknown termination reason "memPressure"; expected one of exited, crashed, userForceQuit, memoryPressure, backgroundTaskExpired, fetchTimeout, pushTimeout, heldSharedResource, launchTimeout, policyRemoved."#,
                 #"Scenario "test.toml", line 16: key "expect.analytics" entry 1 ("$AppTerminated maps") lists $AppTerminated, which is checked by "terminations" ("APP reason") instead."#,
                 #"Scenario "test.toml", line 17: key "expect.at" entry 1 ("9s mail sleeping") has the unknown state "sleeping"; expected one of notRunning, inactive, active, background, suspended."#,
-                #"Scenario "test.toml", line 18: key "expect.kill_ordre" is unknown (did you mean "kill_order"?); [expect] takes kill_order, terminations, analytics, status, launches, at."#,
+                #"Scenario "test.toml", line 18: key "expect.kill_ordre" is unknown (did you mean "kill_order"?); [expect] takes kill_order, terminations, analytics, status, launches, refused, at."#,
             ])
     }
 
