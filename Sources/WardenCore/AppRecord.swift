@@ -18,6 +18,8 @@ struct AppRecord: Sendable {
     /// Whether appwarden drives the app's lifecycle (`status_source = "managed"`).
     var isManaged: Bool
     var hasFetchMode: Bool
+    /// Whether silent pushes may wake or launch the app (`remote-notification`).
+    var hasRemoteNotificationMode: Bool
     var backgroundRefresh: Bool
     /// The policy's `fetch_interval`, which `reset` restores.
     var policyFetchInterval: FetchInterval
@@ -67,7 +69,9 @@ struct AppRecord: Sendable {
     var pushWindowOpen = false
     /// Shared resources acquired through the API and not released, in acquisition order.
     var heldResources: [String] = []
-    var isForceQuit = false
+    /// Why fetch and push wakes may not launch or wake the app until the user opens it; nil
+    /// when they may.
+    var wakeBlock: WakeBlock?
     /// Whether the app has been asked to save its state and that state has not been deleted.
     var hasPreservedState = false
     /// Whether the app's last termination was a system one (its next launch restores).
@@ -102,6 +106,7 @@ struct AppRecord: Sendable {
         self.readiness = policy.readiness
         self.isManaged = policy.statusSource == .managed
         self.hasFetchMode = policy.backgroundModes.contains(.fetch)
+        self.hasRemoteNotificationMode = policy.backgroundModes.contains(.remoteNotification)
         self.backgroundRefresh = policy.backgroundRefresh
         self.policyFetchInterval = policy.fetchInterval
         self.requestedFetchInterval = policy.fetchInterval
@@ -118,10 +123,14 @@ struct AppRecord: Sendable {
         readiness = policy.readiness
         isManaged = policy.statusSource == .managed
         hasFetchMode = policy.backgroundModes.contains(.fetch)
+        hasRemoteNotificationMode = policy.backgroundModes.contains(.remoteNotification)
         backgroundRefresh = policy.backgroundRefresh
         policyFetchInterval = policy.fetchInterval
         inPolicy = true
     }
+
+    /// Whether the user force-quit the app and has not opened it since.
+    var isForceQuit: Bool { wakeBlock == .forceQuit }
 
     /// Whether a process of the app is running (or frozen).
     @inline(__always) var isRunning: Bool { state != .notRunning }
@@ -134,7 +143,7 @@ struct AppRecord: Sendable {
 
     /// Whether the app may be woken for background fetches now.
     @inline(__always) var wantsFetch: Bool {
-        inPolicy && hasFetchMode && backgroundRefresh && !isForceQuit && requestedFetchInterval != .never
+        inPolicy && hasFetchMode && backgroundRefresh && wakeBlock == nil && requestedFetchInterval != .never
     }
 
     /// The kill band of a running app (rule 9).
@@ -193,5 +202,21 @@ struct AppRecord: Sendable {
             lastUsed = now
         }
         return restore
+    }
+}
+
+/// Why fetch and push wakes leave an app alone until the user opens it (rules 4 and 5).
+enum WakeBlock: Sendable, Equatable {
+    /// The user force-quit the app.
+    case forceQuit
+    /// The system terminated it for this reason (unless `wake_after_system_termination`).
+    case systemTermination(TerminationReason)
+
+    /// The end of a sentence saying why a push waits for the next launch.
+    var pushSentence: String {
+        switch self {
+        case .forceQuit: "the app was force-quit"
+        case .systemTermination(let reason): "the system terminated the app (\(reason.rawValue))"
+        }
     }
 }

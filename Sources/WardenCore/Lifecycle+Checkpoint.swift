@@ -37,6 +37,9 @@ public struct LifecycleCheckpoint: Codable, Sendable, Equatable {
         public var pushWindowOpen: Bool
         public var heldResources: [String]
         public var isForceQuit: Bool
+        /// The system termination that blocks wakes until the app is opened; nil when none
+        /// does (and in checkpoints that predate it).
+        public var wakeBlockedBy: String? = nil
         public var hasPreservedState: Bool
         public var lastTerminationWasSystem: Bool
         public var requestedFetchInterval: String
@@ -93,7 +96,8 @@ extension Lifecycle {
                     budgetRemainingMillis: Self.milliseconds(record.budgetRemaining),
                     budgetMark: record.budgetMark.map(relative), fetchWindowOpen: record.fetchWindowOpen,
                     pushWindowOpen: record.pushWindowOpen, heldResources: record.heldResources,
-                    isForceQuit: record.isForceQuit, hasPreservedState: record.hasPreservedState,
+                    isForceQuit: record.isForceQuit, wakeBlockedBy: wakeBlockReason(record.wakeBlock),
+                    hasPreservedState: record.hasPreservedState,
                     lastTerminationWasSystem: record.lastTerminationWasSystem,
                     requestedFetchInterval: record.requestedFetchInterval.description,
                     deliveredPushIDs: record.deliveredPushIDs.sorted(), footprint: record.footprint,
@@ -139,7 +143,11 @@ extension Lifecycle {
             record.fetchWindowOpen = app.fetchWindowOpen
             record.pushWindowOpen = app.pushWindowOpen
             record.heldResources = app.heldResources
-            record.isForceQuit = app.isForceQuit
+            if app.isForceQuit {
+                record.wakeBlock = .forceQuit
+            } else if let reason = app.wakeBlockedBy.flatMap(TerminationReason.init(rawValue:)) {
+                record.wakeBlock = .systemTermination(reason)
+            }
             record.hasPreservedState = app.hasPreservedState
             record.lastTerminationWasSystem = app.lastTerminationWasSystem
             record.requestedFetchInterval =
@@ -201,6 +209,11 @@ extension Lifecycle {
     /// The launch number of every running app.
     public func runningLaunches() -> [(app: String, launch: Int, state: AppState)] {
         records.filter { $0.inPolicy && $0.isRunning }.map { ($0.name, $0.launch, $0.state) }
+    }
+
+    private func wakeBlockReason(_ block: WakeBlock?) -> String? {
+        guard case .systemTermination(let reason)? = block else { return nil }
+        return reason.rawValue
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

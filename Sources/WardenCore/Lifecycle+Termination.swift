@@ -29,6 +29,13 @@ extension Lifecycle {
         records[index].pendingStart = nil
         records[index].awaitingReady = false
         records[index].lastTerminationWasSystem = reason.isSystemTermination
+        let blocksWakes =
+            reason.isSystemTermination && !record.settings.background.wakeAfterSystemTermination
+            && record.wakeBlock == nil
+        if blocksWakes {
+            records[index].wakeBlock = .systemTermination(reason)
+            decide(index, "Fetch and push wakes will not launch it until the user opens it.", at: now, &out)
+        }
         if processGone {
             setState(index, .notRunning, because: sentence, at: now, &out)
         } else if reason.isGraceful {
@@ -43,7 +50,8 @@ extension Lifecycle {
             setState(index, .notRunning, because: sentence, at: now, &out)
         }
         // A fetch cut short by the termination: the next wake counts from the one just taken.
-        if record.fetchWindowOpen {
+        // A wake block cancels the planned wake.
+        if record.fetchWindowOpen || (blocksWakes && record.hasFetchMode) {
             planFetch(index, at: now, &out)
         }
     }

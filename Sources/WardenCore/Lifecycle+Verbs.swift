@@ -15,8 +15,8 @@ extension Lifecycle {
         }
         if isOverlaid { overlayEnd(at: now, &out) }
 
-        if records[index].isForceQuit {
-            records[index].isForceQuit = false
+        if records[index].wakeBlock != nil {
+            records[index].wakeBlock = nil
             decide(index, "Opened by the user: fetch and push wakes are allowed again.", at: now, &out)
         }
         if records[index].hasFetchMode {
@@ -135,13 +135,13 @@ extension Lifecycle {
         if records[index].isRunning {
             terminate(index, reason: .userForceQuit, because: "force-quit by the user", at: now, &out)
         }
-        records[index].isForceQuit = true
+        records[index].wakeBlock = .forceQuit
         deletePreservedState(index, &out)
         planFetch(index, at: now, &out)
     }
 
     /// `reset APP`: a reinstall. Terminated if running, preserved state and fetch history
-    /// deleted, device token rotated, force-quit mark cleared.
+    /// deleted, device token rotated, force-quit or system-termination wake block cleared.
     mutating func reset(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
         let index = try appIndex(app)
         if records[index].isRunning {
@@ -149,7 +149,7 @@ extension Lifecycle {
         }
         deletePreservedState(index, &out)
         records[index].lastTerminationWasSystem = false
-        records[index].isForceQuit = false
+        records[index].wakeBlock = nil
         records[index].requestedFetchInterval = records[index].policyFetchInterval
         records[index].lastMemoryWarning = nil
         fetchScheduler.reset(app: app)

@@ -140,16 +140,26 @@ extension Lifecycle {
             return
         }
         // A foreground app is awake already: the payload is handed over without taking a slot.
-        if records[index].isInForeground && parsed.contentAvailable && records[index].terminating == nil {
+        if records[index].isInForeground && parsed.contentAvailable && records[index].hasRemoteNotificationMode
+            && records[index].terminating == nil
+        {
             deliverPush(index, PushRouter.Pending(payload: payload, id: notificationID), at: now, &out)
             out.append(.reply(.push(.delivered)))
             return
         }
-        // A force-quit app, or one being stopped (reset, policy change), is not woken: the push
-        // waits for its next launch.
+        // Without the remote-notification mode a push is accepted but wakes nothing.
+        if parsed.contentAvailable && !records[index].hasRemoteNotificationMode {
+            decide(
+                index, "Push wakes nothing: the app does not have the remote-notification background mode.", at: now,
+                &out)
+            out.append(.reply(.push(.notWoken)))
+            return
+        }
+        // A force-quit app, one the system terminated, or one being stopped (reset, policy
+        // change), is not woken: the push waits for its next launch.
         let admission = pushRouter.admit(
             app: app, payload: payload, id: notificationID, contentAvailable: parsed.contentAvailable,
-            isForceQuit: records[index].isForceQuit || records[index].terminating != nil, now: now,
+            isForceQuit: records[index].wakeBlock != nil || records[index].terminating != nil, now: now,
             settings: settings)
         switch admission {
         case .deliver:
@@ -163,11 +173,8 @@ extension Lifecycle {
             }
             out.append(.reply(.push(.coalesced)))
         case .pendingLaunch:
-            decide(
-                index,
-                records[index].isForceQuit
-                    ? "Push kept for the next launch: the app was force-quit."
-                    : "Push kept for the next launch: the app is being stopped.", at: now, &out)
+            let why = records[index].wakeBlock?.pushSentence ?? "the app is being stopped"
+            decide(index, "Push kept for the next launch: \(why).", at: now, &out)
             out.append(.reply(.push(.pendingLaunch)))
         case .notWoken:
             decide(index, "Push wakes nothing: it has no content-available.", at: now, &out)
@@ -182,7 +189,7 @@ extension Lifecycle {
     mutating func pushSlotFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         let record = records[index]
         let settings = record.settings.push
-        if record.isForceQuit || record.terminating != nil {
+        if record.wakeBlock != nil || record.terminating != nil {
             if let next = pushRouter.nextSlot(app: record.name, now: now, settings: settings), next > now {
                 arm(index, .pushSlot, at: next, &out)
             }

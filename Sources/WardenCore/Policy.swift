@@ -83,13 +83,18 @@ public struct BackgroundSettings: Sendable, Equatable {
     public var taskBudget: Duration
     /// How long before the budget ends open tasks get their expiration call (`expiration_warning`, 5 s).
     public var expirationWarning: Duration
+    /// Whether fetch and push wakes may launch an app the system terminated before the user
+    /// opens it again (`wake_after_system_termination`, false).
+    public var wakeAfterSystemTermination: Bool
 
     public init(
-        grace: Duration = .seconds(5), taskBudget: Duration = .seconds(600), expirationWarning: Duration = .seconds(5)
+        grace: Duration = .seconds(5), taskBudget: Duration = .seconds(600), expirationWarning: Duration = .seconds(5),
+        wakeAfterSystemTermination: Bool = false
     ) {
         self.grace = grace
         self.taskBudget = taskBudget
         self.expirationWarning = expirationWarning
+        self.wakeAfterSystemTermination = wakeAfterSystemTermination
     }
 }
 
@@ -308,17 +313,19 @@ public struct AppPolicy: Sendable, Equatable {
     }
 }
 
-/// iOS background modes (`background_modes`).
+/// The background modes appwarden accepts (`background_modes`); each one is enforced by the core.
 public enum BackgroundMode: String, Sendable, Hashable, CaseIterable {
+    /// Background fetch wakes (rule 4): without it the app is never woken for a fetch.
     case fetch
+    /// Silent pushes (rule 5): without it a push is accepted but wakes and launches nothing.
     case remoteNotification = "remote-notification"
-    case processing
-    case audio
-    case location
-    case voip
-    case externalAccessory = "external-accessory"
-    case bluetoothCentral = "bluetooth-central"
-    case bluetoothPeripheral = "bluetooth-peripheral"
+
+    /// iOS modes that appwarden does not implement, which a policy may not name: background
+    /// tasks need no mode here, and nothing keeps an app unfrozen for audio, location, VoIP or
+    /// accessories.
+    public static let unsupported = [
+        "processing", "audio", "location", "voip", "external-accessory", "bluetooth-central", "bluetooth-peripheral",
+    ]
 }
 
 /// `fetch_interval` and `set-fetch-interval`: `never`, `minimum` or a duration.

@@ -240,7 +240,8 @@ extension PolicyValidator {
         return signals
     }
 
-    /// `background_modes`: an array of known mode names.
+    /// `background_modes`: an array of the accepted mode names; iOS modes appwarden does not
+    /// implement are refused as unsupported.
     private mutating func backgroundModes(_ value: LocatedValue) -> Set<BackgroundMode> {
         let known = BackgroundMode.allCases.map(\.rawValue)
         guard let elements = value.array else {
@@ -257,10 +258,17 @@ extension PolicyValidator {
                 modes.insert(mode)
                 continue
             }
+            if BackgroundMode.unsupported.contains(text) {
+                report(
+                    element,
+                    "key \"\(value.dottedKey)\" names the background mode \"\(text)\", which appwarden does not support; the accepted modes are \(KeySuggestion.list(known, quoted: true)) (background tasks need no mode)."
+                )
+                continue
+            }
             let hint = KeySuggestion.closest(to: text, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
             report(
                 element,
-                "key \"\(value.dottedKey)\" names an unknown background mode \"\(text)\"\(hint); the known modes are \(KeySuggestion.list(known, quoted: true))."
+                "key \"\(value.dottedKey)\" names an unknown background mode \"\(text)\"\(hint); the accepted modes are \(KeySuggestion.list(known, quoted: true))."
             )
         }
         return modes

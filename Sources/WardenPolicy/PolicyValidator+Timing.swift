@@ -38,6 +38,7 @@ extension PolicyValidator {
     static func keys(ofSection section: String) -> [String] {
         var keys = durationFields[section]?.map(\.key) ?? []
         if section == "push" { keys += ["max_per_hour", "max_payload_bytes"] }
+        if section == "background" { keys += ["wake_after_system_termination"] }
         return keys
     }
 
@@ -64,6 +65,11 @@ extension PolicyValidator {
                     if let duration = positiveDuration(value, example: defaults[keyPath: field.path]) {
                         resolved.settings[keyPath: field.path] = duration
                         resolved.explicit["\(section).\(key)"] = value
+                    }
+                } else if section == "background" && key == "wake_after_system_termination" {
+                    if let flag = bool(value) {
+                        resolved.settings.background.wakeAfterSystemTermination = flag
+                        resolved.explicit["background.wake_after_system_termination"] = value
                     }
                 } else if section == "push" && key == "max_per_hour" {
                     if let number = integer(value, atLeast: 1, example: "3") {

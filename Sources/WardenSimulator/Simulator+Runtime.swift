@@ -210,8 +210,9 @@ extension Simulator {
             if case .complete(let result, let delay) = apps[index].facts.onFetch {
                 queue.schedule(.completeFetch(app: index, launch: launch, result: result), at: now + delay)
             }
-        case .pushPayload:
-            if case .complete(let result, let delay) = apps[index].facts.onPush {
+        case .pushPayload(_, _, let window):
+            // A payload handed over in the foreground opens no window, so there is nothing to complete.
+            if window > .zero, case .complete(let result, let delay) = apps[index].facts.onPush {
                 queue.schedule(.completePush(app: index, launch: launch, result: result), at: now + delay)
             }
         case .expirationWarning(let taskIDs, _):

@@ -142,13 +142,13 @@ import WardenCore
         #expect(out == [.setOOMScore(app: "mail", band: .suspended, score: expected)])
     }
 
-    /// An app killed in the middle of its fetch window gets its next fetch planned from that wake.
-    @Test func appKilledDuringAFetchKeepsItsNextWake() throws {
+    /// An app killed in the middle of its fetch window gets no further fetch wake until it is opened.
+    @Test func appKilledDuringAFetchIsNotWokenAgain() throws {
         var harness = try Self.bandedDevice()
         for second in 101...103 {
             try harness.send(.pressure(.critical), at: Double(second))
         }
         #expect(harness.terminations.last == "window memoryPressure")
-        #expect(harness.deadline("window", .fetchWake) == seconds(200))
+        #expect(harness.deadline("window", .fetchWake) == nil)
     }
 }

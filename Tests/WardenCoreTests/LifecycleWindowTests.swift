@@ -43,8 +43,37 @@ import WardenCore
         harness.advance(to: 930)
         #expect(harness.terminations == ["news fetchTimeout"])
         #expect(harness.state("news") == .notRunning)
+    }
+
+    /// After a fetch timeout (a system termination) no fetch wake is planned until the user opens the app.
+    @Test func fetchTimeoutBlocksWakesUntilOpened() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher()]))
+        try harness.send(.footprint(app: "news", bytes: 0), at: 0)
+        harness.advance(to: 930)
+        #expect(harness.terminations == ["news fetchTimeout"])
+        #expect(harness.deadline("news", .fetchWake) == nil)
+        harness.advance(to: 10_000)
+        #expect(harness.state("news") == .notRunning)
+        #expect(
+            harness.journal.contains {
+                $0.kind == .decision("Fetch and push wakes will not launch it until the user opens it.")
+            })
+        try harness.send(.open(app: "news"), at: 10_000)
+        #expect(harness.deadline("news", .fetchWake) != nil)
+    }
+
+    /// With wake_after_system_termination, a fetch timeout only stretches the next wake.
+    @Test func wakeAfterSystemTerminationKeepsFetchWakes() throws {
+        var app = Self.fetcher()
+        app.settings.background.wakeAfterSystemTermination = true
+        var harness = Harness(Policy(apps: [app]))
+        try harness.send(.footprint(app: "news", bytes: 0), at: 0)
+        harness.advance(to: 930)
+        #expect(harness.terminations == ["news fetchTimeout"])
         let next = try #require(harness.deadline("news", .fetchWake))
         #expect(next > seconds(1800))
+        harness.advance(to: Double(next.sinceOrigin.milliseconds) / 1000)
+        #expect(harness.state("news") == .background)
     }
 
     /// complete-fetch without an open window is refused as a conflict.
@@ -198,6 +227,57 @@ import WardenCore
         #expect(
             open.contains(
                 .deliver(app: "chat", message: .pushPayload(payload: Self.payload(id: "b"), id: "b", window: .zero))))
+    }
+
+    /// Without the remote-notification mode a push is accepted but wakes nothing, in the
+    /// foreground or not, and the journal says why.
+    @Test func pushWithoutRemoteNotificationModeWakesNothing() throws {
+        var harness = Harness(Policy(apps: [AppPolicy(name: "news", backgroundModes: [.fetch])]))
+        let stopped = try harness.send(.push(target: .app("news"), payload: Self.wake, id: nil), at: 0)
+        #expect(stopped.contains(.reply(.push(.notWoken))))
+        #expect(harness.state("news") == .notRunning)
+        #expect(
+            harness.journal.contains {
+                $0.kind
+                    == .decision("Push wakes nothing: the app does not have the remote-notification background mode.")
+            })
+        try harness.send(.open(app: "news"), at: 1)
+        let open = try harness.send(.push(target: .app("news"), payload: Self.wake, id: nil), at: 2)
+        #expect(open.contains(.reply(.push(.notWoken))))
+        #expect(harness.messages(to: "news").allSatisfy { if case .pushPayload = $0 { false } else { true } })
+    }
+
+    /// After a system termination a push wakes nothing; the newest is kept for the user's next open.
+    @Test func systemTerminatedAppKeepsTheNewestPushForItsNextLaunch() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        try harness.send(.open(app: "chat"), at: 0)
+        try harness.send(.home, at: 1)
+        harness.advance(to: 10)
+        try harness.send(.pressure(.critical), at: 10)
+        #expect(harness.terminations == ["chat memoryPressure"])
+        let first = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "a"), id: nil), at: 20)
+        #expect(first.contains(.reply(.push(.pendingLaunch))))
+        try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "b"), id: nil), at: 30)
+        #expect(harness.state("chat") == .notRunning)
+        let open = try harness.send(.open(app: "chat"), at: 40)
+        #expect(open.contains(.spawn(app: "chat", launch: 2, reason: .user, restore: true)))
+        #expect(
+            open.contains(
+                .deliver(app: "chat", message: .pushPayload(payload: Self.payload(id: "b"), id: "b", window: .zero))))
+    }
+
+    /// With wake_after_system_termination, a push launches a system-terminated app passively.
+    @Test func wakeAfterSystemTerminationLetsAPushRelaunch() throws {
+        var chat = Self.chat
+        chat.settings.background.wakeAfterSystemTermination = true
+        var harness = Harness(Policy(apps: [chat]))
+        try harness.send(.open(app: "chat"), at: 0)
+        try harness.send(.home, at: 1)
+        harness.advance(to: 10)
+        try harness.send(.pressure(.critical), at: 10)
+        let out = try harness.send(.push(target: .app("chat"), payload: Self.wake, id: nil), at: 20)
+        #expect(out.contains(.reply(.push(.delivered))))
+        #expect(out.contains(.spawn(app: "chat", launch: 2, reason: .push, restore: true)))
     }
 
     /// A push to a stale token is refused as unregistered; the new token works.

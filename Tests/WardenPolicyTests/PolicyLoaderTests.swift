@@ -30,6 +30,36 @@ import WardenPolicy
         #expect(policy.settings.fetch.minimumInterval == .seconds(90))
     }
 
+    /// `[background] wake_after_system_termination` defaults to false and can be set globally or per app.
+    @Test func wakeAfterSystemTerminationIsReadGloballyAndPerApp() throws {
+        #expect(Policy().settings.background.wakeAfterSystemTermination == false)
+        let text = """
+            [background]
+            wake_after_system_termination = true
+            [apps.mail]
+            command = "/bin/true"
+            [apps.mail.background]
+            wake_after_system_termination = false
+            """
+        let policy = try PolicyLoader.parse(text, file: "wake.toml")
+        #expect(policy.settings.background.wakeAfterSystemTermination == true)
+        #expect(policy.app(named: "mail")?.settings.background.wakeAfterSystemTermination == false)
+    }
+
+    /// An iOS background mode appwarden does not implement is refused, naming the accepted ones.
+    @Test func unsupportedBackgroundModesAreRefused() {
+        let text = """
+            [apps.music]
+            command = "/bin/true"
+            background_modes = ["fetch", "audio"]
+            """
+        let diagnostics = PolicyFixtures.diagnostics(parsing: text, file: "modes.toml")
+        #expect(
+            diagnostics.map(\.description) == [
+                #"Policy "modes.toml", line 3: key "apps.music.background_modes" names the background mode "audio", which appwarden does not support; the accepted modes are "fetch" and "remote-notification" (background tasks need no mode)."#
+            ])
+    }
+
     /// Every global key lands in its field of the policy model.
     @Test func everyGlobalKeySetsItsField() throws {
         let text = """
@@ -176,7 +206,7 @@ import WardenPolicy
         #expect(policy.app(named: "mail")?.fetchInterval == .every(.seconds(900)))
         #expect(policy.app(named: "chat")?.backgroundModes == [.remoteNotification])
         #expect(policy.app(named: "camera")?.resources == ["camera"])
-        #expect(policy.app(named: "music")?.backgroundModes == [.processing])
+        #expect(policy.app(named: "music")?.backgroundModes == [])
         #expect(policy.resources["camera"]?.paths == ["/tmp/appwarden-demo/camera.lock"])
         #expect(policy.apps.allSatisfy { $0.command == "ballast" })
     }
