@@ -115,8 +115,14 @@ extension Lifecycle {
     /// Apps the policy no longer declares are left out; values that cannot be read fall back to
     /// a fresh app's. Fetch wakes are planned again at the first event (or `start(at:)`);
     /// every other armed timer is kept and listed by `armedTimers()` so the runtime re-arms it.
-    public init(policy: Policy, checkpoint: LifecycleCheckpoint, at then: Instant) {
-        self.init(policy: policy)
+    ///
+    /// Device tokens (current and stale) come back from the checkpoint; new ones come from
+    /// `tokenSource`.
+    public init(
+        policy: Policy, checkpoint: LifecycleCheckpoint, at then: Instant,
+        tokenSource: DeviceTokenSource = .deterministic
+    ) {
+        self.init(policy: policy, tokenSource: tokenSource)
         func instant(_ millis: Int64) -> Instant { then + .milliseconds(millis) }
         for app in checkpoint.apps {
             guard let index = indexByName[app.name] else { continue }
@@ -167,7 +173,7 @@ extension Lifecycle {
         }
         foreground = checkpoint.foreground.compactMap { indexByName[$0] }.filter { records[$0].isInForeground }
         if let pushes = checkpoint.pushes {
-            pushRouter = PushRouter(state: pushes, relativeTo: then)
+            pushRouter = PushRouter(state: pushes, relativeTo: then, tokenSource: tokenSource)
         }
         isLocked = checkpoint.isLocked
         isOverlaid = checkpoint.isOverlaid
@@ -176,20 +182,13 @@ extension Lifecycle {
         }
     }
 
-    /// Hands out the device tokens a previous core had handed out, so that they stay current:
-    /// `tokens` maps each app to its current token (`tok-APP-N`); earlier tokens of the app
-    /// become stale, as they were. Tokens of another form, or of unknown apps, are ignored.
+    /// Hands out the device tokens a previous core had handed out, for checkpoints that did not
+    /// carry the push bookkeeping: `tokens` maps each app to its current token, which stays
+    /// current; the app's earlier tokens are stale. Tokens the core knows already, and those of
+    /// unknown apps, are left alone.
     public mutating func restoreDeviceTokens(_ tokens: [String: String]) {
         for (app, token) in tokens.sorted(by: { $0.key < $1.key }) where indexByName[app] != nil {
-            let prefix = "tok-\(app)-"
-            guard token.hasPrefix(prefix), let number = Int(token.dropFirst(prefix.count)), number >= 1 else {
-                continue
-            }
-            guard case .unknown = pushRouter.lookup(token: token) else { continue }
-            _ = pushRouter.token(for: app)
-            for _ in 1..<number {
-                pushRouter.rotateToken(for: app)
-            }
+            pushRouter.adoptToken(token, for: app)
         }
     }
 

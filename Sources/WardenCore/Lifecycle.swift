@@ -25,11 +25,14 @@ public struct Lifecycle: Sendable {
     /// Actions of the start that a refused first event could not return; returned next time.
     var deferredActions: [LifecycleAction] = []
     var fetchScheduler = FetchScheduler()
-    var pushRouter = PushRouter()
+    var pushRouter: PushRouter
     var memoryTracker: MemoryLevelTracker
 
-    public init(policy: Policy) {
+    /// A core for `policy` whose device tokens come from `tokenSource` (the daemon passes
+    /// `.systemRandom`; the default keeps simulations reproducible).
+    public init(policy: Policy, tokenSource: DeviceTokenSource = .deterministic) {
         self.policy = policy
+        self.pushRouter = PushRouter(tokenSource: tokenSource)
         self.memoryTracker = MemoryLevelTracker(settings: policy.memory)
         records.reserveCapacity(policy.apps.count)
         for app in policy.apps where indexByName[app.name] == nil {
@@ -69,6 +72,18 @@ public struct Lifecycle: Sendable {
         try dispatch(event, at: now, &out)
         deferredActions.removeAll()
         return out
+    }
+
+    /// The app's current device token, nil when it has none (it never called `register-push`
+    /// since its last install). Tokens persist in `checkpoint(at:)`.
+    public func deviceToken(of app: String) -> String? {
+        pushRouter.currentToken(for: app)
+    }
+
+    /// Which app a device token addresses: its current owner, a stale owner (reinstalled since)
+    /// or unknown.
+    public func deviceTokenOwner(_ token: String) -> PushRouter.TokenLookup {
+        pushRouter.lookup(token: token)
     }
 
     /// The current state of `app`; nil when the policy does not declare it.

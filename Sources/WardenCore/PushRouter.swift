@@ -1,8 +1,9 @@
 /// Rule 5 bookkeeping for all apps: device tokens, hourly wake slots, dedupe, coalescing.
 ///
-/// - Tokens are `"tok-APP-N"`, N counting 1, 2, 3… per app, so that a replayed sequence of
-///   calls hands out the same tokens. A rotation (reinstall) makes every earlier token of
-///   the app stale.
+/// - Tokens come from a `DeviceTokenSource`: 128 random bits in the daemon, `"tok-APP-N"` (N
+///   counting 1, 2, 3… per app) by default, so that a replayed sequence of calls hands out the
+///   same tokens. No token is handed out twice. A rotation (reinstall) makes every earlier
+///   token of the app stale.
 /// - An app is woken at most `max_per_hour` times in any sliding hour: a wake at `t`
 ///   occupies one slot until `t + 1h`. A push that finds no free slot is coalesced: it is
 ///   held as the app's only pending push (a newer one replaces it) until the oldest wake
@@ -104,8 +105,12 @@ public struct PushRouter: Sendable {
     private var apps: [String: AppPushes] = [:]
     /// Every token ever handed out, and its app.
     private var tokenOwners: [String: String] = [:]
+    /// Where new tokens come from (not part of the state: a restored router gets its own).
+    var tokenSource: DeviceTokenSource
 
-    public init() {}
+    public init(tokenSource: DeviceTokenSource = .deterministic) {
+        self.tokenSource = tokenSource
+    }
 
     /// A copy of the router's bookkeeping that survives a restart: every app's tokens, wake
     /// slots, delivered ids and held pushes, and every token ever handed out.
@@ -145,7 +150,8 @@ public struct PushRouter: Sendable {
     public var state: State { state(relativeTo: .zero) }
 
     /// A router that continues from `state`, whose origin is `origin` on the new clock.
-    public init(state: State, relativeTo origin: Instant = .zero) {
+    public init(state: State, relativeTo origin: Instant = .zero, tokenSource: DeviceTokenSource = .deterministic) {
+        self.tokenSource = tokenSource
         apps = state.apps.mapValues { app in
             AppPushes(
                 tokenCount: app.tokenCount, currentToken: app.currentToken,
@@ -160,8 +166,8 @@ public struct PushRouter: Sendable {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 
-    /// The app's current device token (created on first use; unique per install; deterministic
-    /// given the same sequence of calls, e.g. "tok-mail-1", so scenarios can be replayed).
+    /// The app's current device token, created on first use from the token source; unique per
+    /// install.
     public mutating func token(for app: String) -> String {
         if let token = apps[app]?.currentToken { return token }
         return issueToken(for: app)
@@ -179,11 +185,33 @@ public struct PushRouter: Sendable {
     private mutating func issueToken(for app: String) -> String {
         var state = apps[app] ?? AppPushes()
         state.tokenCount += 1
-        let token = "tok-\(app)-\(state.tokenCount)"
+        var token = tokenSource.make(app, state.tokenCount)
+        // A token handed out before (to any app, or stale) is never handed out again.
+        var attempt = 0
+        while tokenOwners[token] != nil || token.isEmpty {
+            attempt += 1
+            token = tokenSource.make(app, state.tokenCount) + (attempt > 3 ? "-\(attempt)" : "")
+        }
         state.currentToken = token
         apps[app] = state
         tokenOwners[token] = app
         return token
+    }
+
+    /// The app's current token, if it has been given one since its last rotation.
+    public func currentToken(for app: String) -> String? {
+        apps[app]?.currentToken
+    }
+
+    /// Makes `token` the app's current token, as a previous router had handed it out; the app's
+    /// earlier token becomes stale. A token already known is left as it is.
+    public mutating func adoptToken(_ token: String, for app: String) {
+        guard tokenOwners[token] == nil, !token.isEmpty else { return }
+        var state = apps[app] ?? AppPushes()
+        state.tokenCount += 1
+        state.currentToken = token
+        apps[app] = state
+        tokenOwners[token] = app
     }
 
     public enum TokenLookup: Sendable, Equatable {

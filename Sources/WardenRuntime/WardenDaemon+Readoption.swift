@@ -47,7 +47,8 @@ extension WardenDaemon {
                 let checkpoint = try JSONDecoder().decode(WardenCheckpoint.self, from: Data(saved.json.utf8))
                 let now = now()
                 let then = now - .milliseconds(WardenClock.wallMillisNow() - saved.wallTimeMillis)
-                lifecycle = Lifecycle(policy: policy, checkpoint: checkpoint.lifecycle, at: then)
+                lifecycle = Lifecycle(
+                    policy: policy, checkpoint: checkpoint.lifecycle, at: then, tokenSource: .systemRandom)
                 deviceTokens = checkpoint.deviceTokens ?? [:]
                 lifecycle.restoreDeviceTokens(deviceTokens)
                 registered = checkpoint.running.map(\.app)

@@ -71,7 +71,7 @@ public actor WardenDaemon {
     ) {
         self.options = options
         self.policy = policy
-        self.lifecycle = Lifecycle(policy: policy)
+        self.lifecycle = Lifecycle(policy: policy, tokenSource: .systemRandom)
         self.clock = clock
         self.journalStore = journal
         self.driver = driver
