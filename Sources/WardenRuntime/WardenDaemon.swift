@@ -62,6 +62,8 @@ public actor WardenDaemon {
     var deviceTokens: [String: String] = [:]
     /// The registry of running apps as last saved to the journal.
     var savedRegistry: [String: RunningAppRecord] = [:]
+    /// The locks that keep a second daemon from starting on the same state or cgroup root.
+    var instanceLock: InstanceLock?
     var jobs: AsyncStream<Job>.Continuation?
     var processor: Task<Void, Never>?
 
@@ -88,8 +90,11 @@ public actor WardenDaemon {
     ///   - options: What to run and where.
     ///   - clock: The monotonic clock timers run on.
     ///   - journal: The journal; by default `JournalStore` at `<state-dir>/appwarden.sqlite`.
-    /// - Throws: `WardenDaemonError` naming the policy problems, or the state directory or
-    ///   cgroup root that could not be set up.
+    /// Before it touches anything (groups, processes, socket, journal) it takes the instance
+    /// locks and checks that no daemon answers on the socket; a refused start changes nothing.
+    ///
+    /// - Throws: `WardenDaemonError` naming the policy problems, the daemon already running (with
+    ///   its pid), or the state directory or cgroup root that could not be set up.
     public static func start(
         options: WardenDaemonOptions,
         clock: some Clock<Duration> = ContinuousClock(),
@@ -109,6 +114,12 @@ public actor WardenDaemon {
             } catch {
                 throw WardenDaemonError("The state directory \"\(path)\" cannot be created: \(error).")
             }
+        }
+        let lock = try InstanceLock.acquire(options: options)
+        if ControlServer.SocketFile.isListening(path: options.socketPath) {
+            throw WardenDaemonError(
+                "A daemon already answers on the control socket \"\(options.socketPath)\"; stop it first or "
+                    + "choose another socket.")
         }
         let store: any WardenJournal
         if let journal {
@@ -141,11 +152,12 @@ public actor WardenDaemon {
         let daemon = WardenDaemon(
             options: options, policy: policy, clock: WardenClock(clock), journal: store, driver: driver,
             layout: layout, logger: logger)
-        await daemon.boot()
+        await daemon.boot(holding: lock)
         return daemon
     }
 
-    private func boot() async {
+    private func boot(holding lock: InstanceLock) async {
+        instanceLock = lock
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         jobs = continuation
         await readopt()
@@ -258,5 +270,7 @@ public actor WardenDaemon {
         for (name, _) in groups { sampler.untrack(name) }
         for (_, subscriber) in subscribers { subscriber.continuation.finish() }
         subscribers.removeAll()
+        instanceLock?.release()
+        instanceLock = nil
     }
 }
