@@ -14,14 +14,15 @@ import WardenPolicy
 /// before the next event is taken. After each event the core's checkpoint and the running
 /// apps are saved, so a new daemon can re-adopt them.
 public actor WardenDaemon {
-    /// A running app's process as the daemon knows it.
+    /// A running app: its record (what the checkpoint saves) and, for a process this daemon
+    /// spawned, the handle to signal and reap it.
     struct RunningProcess: Sendable {
-        var launch: Int
-        var pid: Int32
+        var record: RunningAppRecord
         /// The spawned process (nil for one re-adopted after a restart).
         var process: SpawnedProcess?
-        /// When it was launched, wall-clock milliseconds since the epoch.
-        var startedWallMillis: Int64
+
+        var launch: Int { record.launch }
+        var pid: Int32 { record.pid }
     }
 
     /// An event waiting its turn, and whoever waits for its answer.
@@ -60,8 +61,6 @@ public actor WardenDaemon {
     var sweeps = 0
     /// Each app's current device token, as handed out by the core.
     var deviceTokens: [String: String] = [:]
-    /// The registry of running apps as last saved to the journal.
-    var savedRegistry: [String: RunningAppRecord] = [:]
     /// The locks that keep a second daemon from starting on the same state or cgroup root.
     var instanceLock: InstanceLock?
     var jobs: AsyncStream<Job>.Continuation?
@@ -215,7 +214,6 @@ public actor WardenDaemon {
         defer { isHandling = false }
         let reply = await execute(actions)
         noteDeviceToken(event, reply: reply)
-        notePendingPush(event, reply: reply)
         var changed = !actions.isEmpty
         while !followUps.isEmpty && !isStopped {
             let next = followUps.removeFirst()
