@@ -174,9 +174,15 @@ public final class JournalStore: Sendable {
         }
     }
 
+    /// Appends one entry. Its wall time is never earlier than the entry before it, so that ids
+    /// increase with time even when a record is stamped earlier than the one written before it
+    /// (a core record of an event, stamped with the event's time, after a message sent while
+    /// carrying it out) or when the wall clock is stepped back.
     private static func insert(
-        _ db: Database, app: String, content: EntryContent, wallTimeMillis: Int64
+        _ db: Database, app: String, content: EntryContent, wallTimeMillis requested: Int64
     ) throws -> JournalEntry {
+        let previous = try Int64.fetchOne(db, sql: "SELECT wall_time_millis FROM journal ORDER BY id DESC LIMIT 1")
+        let wallTimeMillis = max(requested, previous ?? requested)
         try db.execute(
             sql: "INSERT INTO journal (app, wall_time_millis, kind, name, properties) VALUES (?, ?, ?, ?, ?)",
             arguments: [app, wallTimeMillis, content.kind, content.name, encodeProperties(content.properties)])

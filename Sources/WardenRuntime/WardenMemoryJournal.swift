@@ -29,8 +29,10 @@ public final class WardenMemoryJournal: WardenJournal {
         app: String, kind: String, name: String, properties: [String: String], wallTimeMillis: Int64
     ) -> JournalEntry {
         contents.withLock { contents in
+            // As in `JournalStore`, wall times never go backwards.
+            let time = max(wallTimeMillis, contents.entries.last?.wallTimeMillis ?? wallTimeMillis)
             let entry = JournalEntry(
-                id: Int64(contents.entries.count + 1), app: app, wallTimeMillis: wallTimeMillis, kind: kind, name: name,
+                id: Int64(contents.entries.count + 1), app: app, wallTimeMillis: time, kind: kind, name: name,
                 properties: properties)
             contents.entries.append(entry)
             return entry

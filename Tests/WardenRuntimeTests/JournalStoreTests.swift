@@ -74,6 +74,24 @@ struct JournalTestDirectory {
         #expect(try store.lastEntryID() == ids[9])
     }
 
+    /// An entry stamped earlier than the one before it is stored with that one's time, so ids
+    /// increase with time.
+    @Test func anEntryStampedEarlierThanThePreviousOneTakesThePreviousTime() throws {
+        let directory = try JournalTestDirectory()
+        defer { directory.remove() }
+        let store = try JournalStore(path: directory.databasePath)
+        let message = try store.append(
+            app: "mail", kind: "message", name: "saveState", properties: [:], wallTimeMillis: 100)
+        let core = try store.append(
+            [record("mail", .analytics(.appEnd(foregroundDuration: .seconds(5))))], wallTimeMillis: 98)
+        let later = try store.append(
+            app: "mail", kind: "status", name: "background", properties: [:], wallTimeMillis: 120)
+        #expect(message.wallTimeMillis == 100)
+        #expect(core.map(\.wallTimeMillis) == [100])
+        #expect(later.wallTimeMillis == 120)
+        #expect(try store.entries(JournalQuery()).map(\.wallTimeMillis) == [100, 100, 120])
+    }
+
     /// Device tokens are saved, replaced per app and read back.
     @Test func tokensAreSavedAndReplaced() throws {
         let directory = try JournalTestDirectory()
