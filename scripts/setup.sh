@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what appwarden needs to build and test on a Debian machine with Swift already
-# installed: libcgroup (the cgroup library), SQLite, pkg-config, and curl (the tests call the
-# control socket with it, as an app's shell script would). Safe to run again.
+# installed: libcgroup (the cgroup library), SQLite, pkg-config, curl (the tests call the
+# control socket with it, as an app's shell script would) and python3 (the crash-consistency
+# run). Safe to run again.
 set -euo pipefail
 
 need=()
@@ -9,6 +10,7 @@ dpkg -s libcgroup-dev >/dev/null 2>&1 || need+=(libcgroup-dev)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || need+=(libsqlite3-dev)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "== installing ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then

@@ -28,6 +28,10 @@ set +e
 set -e
 [ "$rc" -eq 1 ] || { echo "policy check on a broken policy exited $rc, expected 1" >&2; exit 1; }
 
+echo "== crash consistency: serve killed with SIGKILL under load (see RELIABILITY.md)"
+python3 scripts/crash-test.py --kills "${APPWARDEN_CRASH_KILLS:-5}" --seed 1 \
+  --appwarden "$bin" --ballast "$(dirname "$bin")/ballast"
+
 left=$(find /sys/fs/cgroup -maxdepth 4 -type d -name '*appwarden-test*' 2>/dev/null | head -5)
 if [ -n "$left" ]; then
   echo "tests left cgroups behind:" >&2

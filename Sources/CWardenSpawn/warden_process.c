@@ -16,6 +16,9 @@
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
@@ -53,6 +56,8 @@ int warden_send_signal(pid_t pid, int pidfd, int signal_number) {
     }
     return kill(pid, signal_number);
 }
+
+int warden_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
 int warden_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

@@ -110,6 +110,18 @@ public struct SpawnedProcess: Sendable, Hashable {
         }
     }
 
+    /// Opens a pidfd for `pid`, which need not be a child (`pidfd_open`): its end can then be
+    /// noticed by polling the pidfd, though its exit status cannot be read.
+    ///
+    /// Returns nil on kernels without pidfds; throws `notFound` when the process is gone.
+    public static func pidfd(of pid: Int32) throws(CgroupError) -> Int32? {
+        switch Syscalls.pidfdOpen(pid) {
+        case .success(let fd): return fd
+        case .failure(let error) where error.rawValue == ENOSYS: return nil
+        case .failure(let error): throw CgroupError.from(error, "open a pidfd for process", path: "\(pid)")
+        }
+    }
+
     /// Closes the pidfd. Call once, after reaping.
     public func close() {
         if pidfd >= 0 { Syscalls.close(pidfd) }

@@ -58,6 +58,12 @@ extension Syscalls {
         return Glibc.access(path, X_OK) == 0
     }
 
+    /// Opens a pidfd for any process with `pidfd_open(2)`.
+    static func pidfdOpen(_ pid: pid_t) -> Result<Int32, Errno> {
+        let fd = warden_pidfd_open(pid)
+        return fd >= 0 ? .success(fd) : .failure(.current)
+    }
+
     /// Creates a non-blocking, close-on-exec eventfd with `eventfd(2)`.
     static func eventFD() -> Result<Int32, Errno> {
         let fd = warden_eventfd()

@@ -176,6 +176,58 @@ public struct FetchScheduler: Sendable {
         return due
     }
 
+    /// A copy of the scheduler's plans that survives a restart: every app's stretch factor, the
+    /// wake its next interval counts from, and its planned wake.
+    ///
+    /// Times are milliseconds relative to an origin chosen by whoever takes the copy
+    /// (`state(relativeTo:)`), so that they can be moved onto a new clock.
+    public struct State: Codable, Sendable, Equatable {
+        /// One app's plan.
+        public struct App: Codable, Sendable, Equatable {
+            public var name: String
+            /// The stretch factor in thousandths (1000 = 1×).
+            public var stretch: Int64
+            public var lastWakeMillis: Int64?
+            public var planStartMillis: Int64?
+            public var dueMillis: Int64?
+            public var wakeMillis: Int64?
+        }
+
+        /// Every app the scheduler has seen, in the order it first saw them.
+        public var apps: [App]
+    }
+
+    /// The plans, with times relative to `origin`.
+    public func state(relativeTo origin: Instant) -> State {
+        func relative(_ instant: Instant?) -> Int64? {
+            instant.map { ($0 - origin).milliseconds }
+        }
+        return State(
+            apps: zip(names, states).map { name, state in
+                State.App(
+                    name: name, stretch: state.stretch, lastWakeMillis: relative(state.lastWake),
+                    planStartMillis: relative(state.planStart), dueMillis: relative(state.due),
+                    wakeMillis: relative(state.wake))
+            })
+    }
+
+    /// A scheduler that continues from `state`, whose origin is `origin` on the new clock: every
+    /// planned wake keeps its absolute time (one that fell due meanwhile is due at once).
+    public init(state: State, relativeTo origin: Instant) {
+        func instant(_ millis: Int64?) -> Instant? {
+            millis.map { origin + .milliseconds($0) }
+        }
+        for app in state.apps where slots[app.name] == nil {
+            let stretch = min(Self.maximumStretch, max(Self.unitStretch, app.stretch))
+            states.append(
+                AppFetch(
+                    stretch: stretch, lastWake: instant(app.lastWakeMillis), planStart: instant(app.planStartMillis),
+                    due: instant(app.dueMillis), wake: instant(app.wakeMillis)))
+            names.append(app.name)
+            slots[app.name] = states.count - 1
+        }
+    }
+
     /// The planned wake of an app, if any.
     public func plannedWake(app: String) -> Instant? {
         state(of: app)?.wake

@@ -2,9 +2,11 @@
 ///
 /// Every instant is stored as milliseconds relative to the moment of the checkpoint, so the
 /// runtime can map it onto a new clock: it restores with the instant that moment has on the
-/// new clock (`now` minus the wall-clock time elapsed since the checkpoint). Fetch plans are
-/// not kept: fetch wakes are planned again from the restore. The push bookkeeping (delivered
-/// ids, coalesced pushes, the hour's wake slots) is kept with its slot timers.
+/// new clock (`now` minus the wall-clock time elapsed since the checkpoint). Every armed timer
+/// keeps its absolute deadline, so one that fell due while nothing ran fires at once. The fetch
+/// plans (stretch factors, the wakes intervals count from, planned wakes) and the push
+/// bookkeeping (tokens, delivered ids, coalesced and held pushes, the hour's wake slots) are
+/// kept with their timers.
 public struct LifecycleCheckpoint: Codable, Sendable, Equatable {
     /// One app's record.
     public struct App: Codable, Sendable, Equatable {
@@ -64,6 +66,9 @@ public struct LifecycleCheckpoint: Codable, Sendable, Equatable {
     /// The push bookkeeping, wake times relative to the checkpoint; nil in checkpoints that
     /// predate it (their pushes start afresh).
     public var pushes: PushRouter.State? = nil
+    /// The fetch plans, times relative to the checkpoint; nil in checkpoints that predate them
+    /// (their fetch wakes are planned afresh from the restore).
+    public var fetches: FetchScheduler.State? = nil
 }
 
 extension Lifecycle {
@@ -107,14 +112,16 @@ extension Lifecycle {
         }
         return LifecycleCheckpoint(
             apps: apps, foreground: foreground.map { records[$0].name }, isLocked: isLocked, isOverlaid: isOverlaid,
-            pressure: memoryTracker.level.rawValue, pushes: pushRouter.state(relativeTo: now))
+            pressure: memoryTracker.level.rawValue, pushes: pushRouter.state(relativeTo: now),
+            fetches: fetchScheduler.state(relativeTo: now))
     }
 
     /// A core for `policy` that continues from `checkpoint`, whose moment is `then` on the new clock.
     ///
     /// Apps the policy no longer declares are left out; values that cannot be read fall back to
-    /// a fresh app's. Fetch wakes are planned again at the first event (or `start(at:)`);
-    /// every other armed timer is kept and listed by `armedTimers()` so the runtime re-arms it.
+    /// a fresh app's. Every armed timer, fetch wakes included, is kept at its deadline and listed
+    /// by `armedTimers()` so the runtime re-arms it; apps without a planned wake (new in the
+    /// policy) are planned at the first event (or `start(at:)`).
     ///
     /// Device tokens (current and stale) come back from the checkpoint; new ones come from
     /// `tokenSource`.
@@ -166,7 +173,7 @@ extension Lifecycle {
             record.publishedStatus = AppStatus(rawValue: app.publishedStatus) ?? .unknown
             record.believedStatus = AppStatus(rawValue: app.believedStatus) ?? .unknown
             for kind in TimerID.Kind.allCases
-            where kind != .fetchWake && (kind != .pushSlot || checkpoint.pushes != nil) {
+            where (kind != .fetchWake || checkpoint.fetches != nil) && (kind != .pushSlot || checkpoint.pushes != nil) {
                 record.timers[kind] = app.timers[kind.rawValue].map(instant)
             }
             records[index] = record
@@ -174,6 +181,9 @@ extension Lifecycle {
         foreground = checkpoint.foreground.compactMap { indexByName[$0] }.filter { records[$0].isInForeground }
         if let pushes = checkpoint.pushes {
             pushRouter = PushRouter(state: pushes, relativeTo: then, tokenSource: tokenSource)
+        }
+        if let fetches = checkpoint.fetches {
+            fetchScheduler = FetchScheduler(state: fetches, relativeTo: then)
         }
         isLocked = checkpoint.isLocked
         isOverlaid = checkpoint.isOverlaid

@@ -42,7 +42,8 @@ public struct Lifecycle: Sendable {
         }
     }
 
-    /// Plans the first background fetches, counting from `now`.
+    /// Plans the first background fetches, counting from `now`, of the apps that have no wake
+    /// planned (a core restored from a checkpoint keeps the wakes it had).
     ///
     /// `handle(_:at:)` calls it on the first event if nobody did; a runtime that starts at a
     /// known time may call it first so that intervals count from that time.
@@ -50,7 +51,7 @@ public struct Lifecycle: Sendable {
         guard !isStarted else { return [] }
         isStarted = true
         var out: [LifecycleAction] = []
-        for index in records.indices where records[index].wantsFetch {
+        for index in records.indices where records[index].wantsFetch && records[index].timers[.fetchWake] == nil {
             planFetch(index, at: now, &out)
         }
         return out

@@ -51,12 +51,24 @@ extension ControlServer {
             }
         }
 
-        /// Removes the socket file; a file already gone is fine.
-        static func remove(path: String) {
+        /// Which file a path names: its device and inode.
+        struct Identity: Sendable, Equatable {
+            var device: UInt64
+            var inode: UInt64
+        }
+
+        /// The identity of the socket file at `path`; nil when there is none.
+        static func identity(path: String) -> Identity? {
             var info = stat()
-            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK {
-                unlink(path)
-            }
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+            return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        }
+
+        /// Removes the socket file if it is still the one with `identity`; a file already gone,
+        /// or one another process created in its place, is left alone.
+        static func remove(path: String, ifStill identity: Identity) {
+            guard self.identity(path: path) == identity else { return }
+            unlink(path)
         }
 
         /// Whether a process accepts connections on the socket at `path` (`connect(2)`).

@@ -1,5 +1,6 @@
 import Hummingbird
 public import Logging
+import Synchronization
 
 #if canImport(Glibc)
     public import Glibc
@@ -51,17 +52,21 @@ public struct ControlServer: Sendable {
     /// Serves until the surrounding task is cancelled, then returns.
     ///
     /// A socket file left behind by a daemon that no longer runs is removed first; a socket that
-    /// still answers, or a path that is not a socket, is an error.
+    /// still answers, or a path that is not a socket, is an error. At the end only the socket file
+    /// this server created is removed (the same device and inode as at bind time), never one
+    /// that another process put in its place.
     public func run() async throws {
         try SocketFile.prepare(path: socketPath)
         let path = socketPath
         let group = adminGroup
         let logger = logger
         let onListening = onListening
+        let created = Mutex<SocketFile.Identity?>(nil)
         let application = Application(
             router: makeRouter(),
             configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: "appwarden"),
             onServerRunning: { _ in
+                created.withLock { $0 = SocketFile.identity(path: path) }
                 do {
                     try SocketFile.secure(path: path, group: group)
                 } catch {
@@ -76,7 +81,9 @@ public struct ControlServer: Sendable {
         } catch is CancellationError {
             // Cancellation is how the server is asked to stop.
         }
-        SocketFile.remove(path: path)
+        if let identity = created.withLock({ $0 }) {
+            SocketFile.remove(path: path, ifStill: identity)
+        }
     }
 
     /// The logger handed to Hummingbird: only critical messages. Its routine messages (the

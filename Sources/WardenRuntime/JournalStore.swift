@@ -3,8 +3,9 @@ import GRDB
 public import WardenAPI
 public import WardenCore
 
-/// The daemon's durable store: the append-only event journal, device tokens, pending pushes,
-/// the registry of running apps and the core's checkpoint, in one SQLite file (WAL mode).
+/// The daemon's durable store: the append-only event journal, device tokens and the daemon's
+/// checkpoint (the core's model and the running apps, re-adopted from it after a restart), in
+/// one SQLite file (WAL mode).
 ///
 /// Every method is synchronous and safe to call from any task: GRDB's `DatabasePool`
 /// serializes writes and lets reads run beside them.
@@ -134,89 +135,6 @@ public final class JournalStore: Sendable {
         }
     }
 
-    // MARK: Pending pushes
-
-    /// Keeps a push for the app's next launch (in arrival order, beside the ones already kept).
-    public func savePendingPush(app: String, payload: String, id: String?) throws {
-        try run("save a pending push for \(app)") {
-            try pool.write { db in
-                try db.execute(
-                    sql: "INSERT INTO pending_push (app, payload, push_id) VALUES (?, ?, ?)",
-                    arguments: [app, payload, id])
-            }
-        }
-    }
-
-    /// Every pending push, in arrival order.
-    public func pendingPushes() throws -> [(app: String, payload: String, id: String?)] {
-        try run("read the pending pushes") {
-            try pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT app, payload, push_id FROM pending_push ORDER BY seq").map {
-                    row -> (app: String, payload: String, id: String?) in
-                    (app: row["app"], payload: row["payload"], id: row["push_id"])
-                }
-            }
-        }
-    }
-
-    /// Forgets the app's pending pushes (delivered, or the app was reset).
-    public func deletePendingPushes(app: String) throws {
-        try run("delete the pending pushes of \(app)") {
-            try pool.write { db in
-                try db.execute(sql: "DELETE FROM pending_push WHERE app = ?", arguments: [app])
-            }
-        }
-    }
-
-    // MARK: Running apps
-
-    /// Records (or replaces) a running app, for re-adoption after a restart.
-    public func saveRunning(_ app: RunningAppRecord) throws {
-        try run("record \(app.app) as running") {
-            try pool.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO running_app
-                        (app, launch, pid, unified_path, memory_path, freezer_path, state, started_wall_millis)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        app.app, app.launch, app.pid, app.unifiedPath, app.memoryPath, app.freezerPath, app.state,
-                        app.startedWallMillis,
-                    ])
-            }
-        }
-    }
-
-    /// Forgets a running app (it stopped).
-    public func removeRunning(app: String) throws {
-        try run("remove \(app) from the running apps") {
-            try pool.write { db in
-                try db.execute(sql: "DELETE FROM running_app WHERE app = ?", arguments: [app])
-            }
-        }
-    }
-
-    /// Every app recorded as running, by name.
-    public func runningApps() throws -> [RunningAppRecord] {
-        try run("read the running apps") {
-            try pool.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT app, launch, pid, unified_path, memory_path, freezer_path, state, started_wall_millis
-                        FROM running_app ORDER BY app
-                        """
-                ).map { row in
-                    RunningAppRecord(
-                        app: row["app"], launch: row["launch"], pid: row["pid"], unifiedPath: row["unified_path"],
-                        memoryPath: row["memory_path"], freezerPath: row["freezer_path"], state: row["state"],
-                        startedWallMillis: row["started_wall_millis"])
-                }
-            }
-        }
-    }
-
     // MARK: Checkpoint
 
     /// Saves the core's checkpoint (opaque JSON text) with the wall-clock time it was taken at,
@@ -256,9 +174,15 @@ public final class JournalStore: Sendable {
         }
     }
 
+    /// Appends one entry. Its wall time is never earlier than the entry before it, so that ids
+    /// increase with time even when a record is stamped earlier than the one written before it
+    /// (a core record of an event, stamped with the event's time, after a message sent while
+    /// carrying it out) or when the wall clock is stepped back.
     private static func insert(
-        _ db: Database, app: String, content: EntryContent, wallTimeMillis: Int64
+        _ db: Database, app: String, content: EntryContent, wallTimeMillis requested: Int64
     ) throws -> JournalEntry {
+        let previous = try Int64.fetchOne(db, sql: "SELECT wall_time_millis FROM journal ORDER BY id DESC LIMIT 1")
+        let wallTimeMillis = max(requested, previous ?? requested)
         try db.execute(
             sql: "INSERT INTO journal (app, wall_time_millis, kind, name, properties) VALUES (?, ?, ?, ?, ?)",
             arguments: [app, wallTimeMillis, content.kind, content.name, encodeProperties(content.properties)])
@@ -320,6 +244,11 @@ public final class JournalStore: Sendable {
                         wall_time_millis INTEGER NOT NULL
                     );
                     """)
+        }
+        // The daemon's checkpoint holds the running apps and the held pushes (in the core's push
+        // bookkeeping); the tables that copied them are gone.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: "DROP TABLE running_app; DROP TABLE pending_push;")
         }
         return migrator
     }

@@ -8,9 +8,11 @@ public import WardenCgroup
     import Musl
 #endif
 
-/// Notices the end of spawned processes at once: one thread polls every pidfd (and a pipe that
-/// wakes it when the set changes), reaps a process as soon as its pidfd becomes readable and
-/// reports the end on `exits`.
+/// Notices the end of processes at once: one thread polls every pidfd (and a pipe that wakes it
+/// when the set changes), reaps a spawned process as soon as its pidfd becomes readable and
+/// reports the end on `exits`. Processes that are not appwarden's children (re-adopted after a
+/// restart) are watched through a pidfd too (`pidfd_open`); their end is reported without a
+/// status, since only a parent can read it.
 public final class ProcessWatcher: Sendable {
     /// A process that ended.
     public struct Exit: Sendable, Equatable {
@@ -22,9 +24,30 @@ public final class ProcessWatcher: Sendable {
     }
 
     private struct Watched {
-        var process: SpawnedProcess
+        var pid: Int32
+        /// The pidfd polled for the end, or -1 on kernels without pidfds.
+        var pidfd: Int32
+        /// The spawned child, reaped at its end; nil for a process that is not a child.
+        var process: SpawnedProcess?
         var app: String
         var launch: Int
+
+        /// Whether the process has ended, for one without a pidfd: reaped if a child, gone if not.
+        func endedWithoutPidfd() -> (ended: Bool, termination: SpawnedProcess.Termination?) {
+            if let process {
+                guard let ended = try? process.reapIfExited() else { return (false, nil) }
+                return (true, ended)
+            }
+            return (Glibc.kill(pid, 0) != 0 && errno == ESRCH, nil)
+        }
+
+        func close() {
+            if let process {
+                process.close()
+            } else if pidfd >= 0 {
+                Glibc.close(pidfd)
+            }
+        }
     }
 
     private struct State {
@@ -60,7 +83,27 @@ public final class ProcessWatcher: Sendable {
 
     /// Watches `process`, launch `launch` of `app`, until it ends.
     public func watch(_ process: SpawnedProcess, app: String, launch: Int) {
-        state.withLock { $0.watched.append(Watched(process: process, app: app, launch: launch)) }
+        state.withLock {
+            $0.watched.append(
+                Watched(pid: process.pid, pidfd: process.pidfd, process: process, app: app, launch: launch))
+        }
+        wake()
+    }
+
+    /// Watches `pid`, a process that is not appwarden's child (one re-adopted after a restart),
+    /// launch `launch` of `app`, until it ends; its end is reported without a status. A process
+    /// already gone is reported at once.
+    public func watch(pid: Int32, app: String, launch: Int) {
+        let pidfd: Int32
+        do {
+            pidfd = try SpawnedProcess.pidfd(of: pid) ?? -1
+        } catch {
+            continuation.yield(Exit(app: app, launch: launch, pid: pid, termination: nil))
+            return
+        }
+        state.withLock {
+            $0.watched.append(Watched(pid: pid, pidfd: pidfd, process: nil, app: app, launch: launch))
+        }
         wake()
     }
 
@@ -86,8 +129,8 @@ public final class ProcessWatcher: Sendable {
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             var withoutPidfd = false
             for entry in watched {
-                fds.append(pollfd(fd: entry.process.pidfd, events: Int16(POLLIN), revents: 0))
-                if entry.process.pidfd < 0 { withoutPidfd = true }
+                fds.append(pollfd(fd: entry.pidfd, events: Int16(POLLIN), revents: 0))
+                if entry.pidfd < 0 { withoutPidfd = true }
             }
             let timeout: Int32 = withoutPidfd || wakeRead < 0 ? 50 : -1
             let ready = poll(&fds, nfds_t(fds.count), timeout)
@@ -98,23 +141,24 @@ public final class ProcessWatcher: Sendable {
             }
             for (offset, entry) in watched.enumerated() {
                 let readable = fds[offset + 1].revents != 0
-                guard readable || entry.process.pidfd < 0 else { continue }
+                guard readable || entry.pidfd < 0 else { continue }
                 var termination: SpawnedProcess.Termination?
                 if readable {
-                    termination = try? entry.process.reapIfExited()
+                    termination = try? entry.process?.reapIfExited()
                 } else {
-                    guard let ended = try? entry.process.reapIfExited() else { continue }
-                    termination = ended
+                    let (ended, status) = entry.endedWithoutPidfd()
+                    guard ended else { continue }
+                    termination = status
                 }
                 state.withLock { state in
-                    state.watched.removeAll { $0.process.pid == entry.process.pid }
+                    state.watched.removeAll { $0.pid == entry.pid }
                 }
-                entry.process.close()
+                entry.close()
                 continuation.yield(
-                    Exit(app: entry.app, launch: entry.launch, pid: entry.process.pid, termination: termination))
+                    Exit(app: entry.app, launch: entry.launch, pid: entry.pid, termination: termination))
             }
         }
-        for entry in state.withLock({ $0.watched }) { entry.process.close() }
+        for entry in state.withLock({ $0.watched }) { entry.close() }
         continuation.finish()
     }
 

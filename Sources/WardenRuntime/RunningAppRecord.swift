@@ -1,5 +1,8 @@
-/// One app the daemon started and has not seen stop, kept so that a restarted daemon re-adopts
-/// it instead of launching it a second time.
+public import WardenCgroup
+
+/// One app the daemon started (or re-adopted) and has not seen stop: its launch, main process
+/// and group. The daemon keeps one per running app and saves them in its checkpoint, so that a
+/// restarted daemon re-adopts the processes instead of launching the apps a second time.
 public struct RunningAppRecord: Codable, Sendable, Equatable {
     public var app: String
     /// The core's launch number.
@@ -12,22 +15,27 @@ public struct RunningAppRecord: Codable, Sendable, Equatable {
     public var memoryPath: String?
     /// The app's group in the v1 freezer hierarchy, if it has one there.
     public var freezerPath: String?
-    /// The lifecycle state (`AppState` raw value) when last recorded.
-    public var state: String
+    /// The v1 `cgroup.procs` files of the group.
+    public var v1ProcsFiles: [String]
     /// When the process was started, wall-clock ms since the epoch.
-    public var startedWallMillis: Int64
+    public var startedWallMillis: Int64?
 
-    public init(
-        app: String, launch: Int, pid: Int32, unifiedPath: String? = nil, memoryPath: String? = nil,
-        freezerPath: String? = nil, state: String, startedWallMillis: Int64
-    ) {
+    public init(app: String, launch: Int, pid: Int32, group: AppGroup?, startedWallMillis: Int64) {
         self.app = app
         self.launch = launch
         self.pid = pid
-        self.unifiedPath = unifiedPath
-        self.memoryPath = memoryPath
-        self.freezerPath = freezerPath
-        self.state = state
+        self.unifiedPath = group?.unifiedPath
+        self.memoryPath = group?.memoryPath
+        self.freezerPath = group?.freezerPath
+        self.v1ProcsFiles = group?.v1ProcsFiles ?? []
         self.startedWallMillis = startedWallMillis
+    }
+
+    /// The app's group as recorded; nil when it was launched without one.
+    public var group: AppGroup? {
+        guard unifiedPath != nil || memoryPath != nil || freezerPath != nil else { return nil }
+        return AppGroup(
+            name: app, unifiedPath: unifiedPath, memoryPath: memoryPath, freezerPath: freezerPath,
+            v1ProcsFiles: v1ProcsFiles)
     }
 }

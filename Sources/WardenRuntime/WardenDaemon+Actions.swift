@@ -21,12 +21,6 @@ extension WardenDaemon {
             switch action {
             case .spawn(let app, let launch, let reason, let restore):
                 await spawn(app, launch: launch, reason: reason, restore: restore)
-                // The launch takes the pushes kept for it.
-                do {
-                    try journalStore.deletePendingPushes(app: app)
-                } catch {
-                    logger.error("Could not forget the pending pushes of app \"\(app)\": \(error)")
-                }
             case .freeze(let app, let guardPaths):
                 await freeze(app, guardPaths: guardPaths)
             case .thaw(let app):
@@ -173,7 +167,10 @@ extension WardenDaemon {
                     workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map { .name($0) },
                     standardOutputPath: log, standardErrorPath: log, group: group))
             running[app] = RunningProcess(
-                launch: launch, pid: process.pid, process: process, startedWallMillis: WardenClock.wallMillisNow())
+                record: RunningAppRecord(
+                    app: app, launch: launch, pid: process.pid, group: group,
+                    startedWallMillis: WardenClock.wallMillisNow()),
+                process: process)
             watcher.watch(process, app: app, launch: launch)
             if let group { track(group) }
             logger.info("Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(process.pid).")

@@ -44,6 +44,13 @@ extension WardenDaemon {
         }
         logger.info(
             "Process \(exit.pid) of app \"\(exit.app)\" ended: \(exit.termination?.description ?? "status unknown").")
+        if exit.termination == nil {
+            record(
+                app: exit.app, kind: "decision", name: "decision",
+                properties: [
+                    "text": "Process \(exit.pid) ended; exit status unknown (re-adopted process)."
+                ])
+        }
         submit(.processExited(app: exit.app, launch: exit.launch, end: end))
     }
 
@@ -59,11 +66,9 @@ extension WardenDaemon {
         }
     }
 
-    /// One sweep: every running app's footprint, then the host's available memory; apps
-    /// re-adopted after a restart are also checked for having ended.
+    /// One sweep: every running app's footprint, then the host's available memory.
     func sampleMemory() async {
         guard !isStopped else { return }
-        await checkAdoptedProcesses()
         sweeps &+= 1
         if sweeps % 2 == 0 {
             await reconcileFreezer()
@@ -143,29 +148,6 @@ extension WardenDaemon {
     static func readNumber(_ path: String) -> Int64? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-
-    /// Re-adopted processes are not appwarden's children's pidfds: their end is found here,
-    /// by reaping them if they are children or by finding their group empty.
-    func checkAdoptedProcesses() async {
-        for (app, entry) in running where entry.process == nil {
-            var status: Int32 = 0
-            let reaped = waitpid(entry.pid, &status, WNOHANG)
-            var termination: SpawnedProcess.Termination?
-            var ended = false
-            if reaped == entry.pid {
-                ended = true
-                termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
-            } else if let driver, let group = groups[app] {
-                ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
-            } else {
-                ended = Glibc.kill(entry.pid, 0) != 0
-            }
-            if ended {
-                await processEnded(
-                    ProcessWatcher.Exit(app: app, launch: entry.launch, pid: entry.pid, termination: termination))
-            }
-        }
     }
 
     /// Watches PSI of appwarden's root group (and v1 pressure levels where the host has them);

@@ -5,20 +5,13 @@ import WardenCore
 
 /// Saving the model after every event, and picking up the apps a previous daemon left running.
 extension WardenDaemon {
-    /// Saves the core's checkpoint and the running apps' processes and groups.
+    /// Saves the core's checkpoint and the running apps' records, in one row: the one source
+    /// a restarted daemon re-adopts from.
     func saveCheckpoint() {
         let now = now()
-        let runningApps = running.map { app, entry in
-            let group = groups[app]
-            return WardenCheckpoint.RunningApp(
-                app: app, launch: entry.launch, pid: entry.pid, unifiedPath: group?.unifiedPath,
-                memoryPath: group?.memoryPath, freezerPath: group?.freezerPath, v1ProcsFiles: group?.v1ProcsFiles ?? [],
-                startedWallMillis: entry.startedWallMillis)
-        }
         let checkpoint = WardenCheckpoint(
-            lifecycle: lifecycle.checkpoint(at: now), running: runningApps.sorted { $0.app < $1.app },
+            lifecycle: lifecycle.checkpoint(at: now), running: running.values.map(\.record).sorted { $0.app < $1.app },
             deviceTokens: deviceTokens)
-        saveRegistry(runningApps)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
@@ -32,7 +25,8 @@ extension WardenDaemon {
     /// Continues from the last checkpoint: apps whose groups still hold processes are adopted
     /// with their state and deadlines (a suspended app stays frozen); apps whose processes are
     /// gone are reported as exited; processes left in groups of apps the model does not run are
-    /// killed, so nothing runs twice or unsupervised.
+    /// killed, so nothing runs twice or unsupervised. Every armed deadline continues from its
+    /// absolute time; one that fell due while no daemon ran fires at once.
     func readopt() async {
         let saved: (json: String, wallTimeMillis: Int64)?
         do {
@@ -58,22 +52,18 @@ extension WardenDaemon {
             }
         }
         await killStrays(registered: registered)
-        resubmitPendingPushes()
         for (timer, deadline) in lifecycle.armedTimers() {
             arm(timer, deadline: deadline)
         }
     }
 
-    private func adopt(_ registry: [WardenCheckpoint.RunningApp]) async {
+    /// Adopts the running apps of the model: each one's main process is watched through a pidfd
+    /// (`ProcessWatcher.watch(pid:app:launch:)`), so its end is noticed at once.
+    private func adopt(_ registry: [RunningAppRecord]) async {
         var adopted: [String] = []
         for (app, launch, state) in lifecycle.runningLaunches() {
             let entry = registry.first { $0.app == app }
-            let group =
-                entry.map {
-                    AppGroup(
-                        name: app, unifiedPath: $0.unifiedPath, memoryPath: $0.memoryPath, freezerPath: $0.freezerPath,
-                        v1ProcsFiles: $0.v1ProcsFiles)
-                } ?? driver?.group(named: app)
+            let group = entry?.group ?? driver?.group(named: app)
             var pids: [Int32] = []
             if let driver, let group {
                 pids = (try? await driver.processes(in: group)) ?? []
@@ -86,8 +76,11 @@ extension WardenDaemon {
             groups[app] = group
             let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
             running[app] = RunningProcess(
-                launch: launch, pid: mainPID, process: nil,
-                startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow())
+                record: RunningAppRecord(
+                    app: app, launch: launch, pid: mainPID, group: group,
+                    startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow()),
+                process: nil)
+            watcher.watch(pid: mainPID, app: app, launch: launch)
             if let group { track(group) }
             if let driver, let group, !options.dryRun {
                 let frozen = (try? await driver.isFrozen(group)) ?? false
@@ -127,29 +120,6 @@ extension WardenDaemon {
         }
     }
 
-    /// Brings the journal's registry of running apps up to date with what runs now.
-    private func saveRegistry(_ apps: [WardenCheckpoint.RunningApp]) {
-        var current: [String: RunningAppRecord] = [:]
-        for app in apps {
-            current[app.app] = RunningAppRecord(
-                app: app.app, launch: app.launch, pid: app.pid, unifiedPath: app.unifiedPath,
-                memoryPath: app.memoryPath, freezerPath: app.freezerPath,
-                state: lifecycle.state(of: app.app)?.rawValue ?? AppState.notRunning.rawValue,
-                startedWallMillis: app.startedWallMillis ?? 0)
-        }
-        do {
-            for (name, record) in current where savedRegistry[name] != record {
-                try journalStore.saveRunning(record)
-            }
-            for name in savedRegistry.keys where current[name] == nil {
-                try journalStore.removeRunning(app: name)
-            }
-            savedRegistry = current
-        } catch {
-            logger.error("Could not save the registry of running apps: \(error)")
-        }
-    }
-
     /// Keeps the device token the core handed out (`register-push`), or the rotation a reset made.
     func noteDeviceToken(_ event: LifecycleEvent, reply: Reply?) {
         switch (event, reply) {
@@ -179,41 +149,4 @@ extension WardenDaemon {
         }
     }
 
-    /// Keeps a push the core holds for a force-quit app's next launch, so a restart keeps it too.
-    func notePendingPush(_ event: LifecycleEvent, reply: Reply?) {
-        if case .reset(let app) = event {
-            try? journalStore.deletePendingPushes(app: app)
-            return
-        }
-        guard case .push(let target, let payload, let id) = event, case .push(.pendingLaunch)? = reply else { return }
-        let app: String?
-        switch target {
-        case .app(let name): app = name
-        case .token(let token): app = deviceTokens.first { $0.value == token }?.key
-        }
-        guard let app else { return }
-        do {
-            try journalStore.savePendingPush(app: app, payload: payload, id: id)
-        } catch {
-            logger.error("Could not keep a push for app \"\(app)\": \(error)")
-        }
-    }
-
-    /// Hands the core again the pushes kept for launches before the restart (the core keeps
-    /// them again, and the journal with it).
-    private func resubmitPendingPushes() {
-        let pending: [(app: String, payload: String, id: String?)]
-        do {
-            pending = try journalStore.pendingPushes()
-        } catch {
-            logger.error("Could not read the pending pushes: \(error)")
-            return
-        }
-        for app in Set(pending.map(\.app)) {
-            try? journalStore.deletePendingPushes(app: app)
-        }
-        for push in pending {
-            submit(.push(target: .app(push.app), payload: push.payload, id: push.id))
-        }
-    }
 }

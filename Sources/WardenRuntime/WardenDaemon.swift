@@ -14,14 +14,15 @@ import WardenPolicy
 /// before the next event is taken. After each event the core's checkpoint and the running
 /// apps are saved, so a new daemon can re-adopt them.
 public actor WardenDaemon {
-    /// A running app's process as the daemon knows it.
+    /// A running app: its record (what the checkpoint saves) and, for a process this daemon
+    /// spawned, the handle to signal and reap it.
     struct RunningProcess: Sendable {
-        var launch: Int
-        var pid: Int32
+        var record: RunningAppRecord
         /// The spawned process (nil for one re-adopted after a restart).
         var process: SpawnedProcess?
-        /// When it was launched, wall-clock milliseconds since the epoch.
-        var startedWallMillis: Int64
+
+        var launch: Int { record.launch }
+        var pid: Int32 { record.pid }
     }
 
     /// An event waiting its turn, and whoever waits for its answer.
@@ -60,8 +61,8 @@ public actor WardenDaemon {
     var sweeps = 0
     /// Each app's current device token, as handed out by the core.
     var deviceTokens: [String: String] = [:]
-    /// The registry of running apps as last saved to the journal.
-    var savedRegistry: [String: RunningAppRecord] = [:]
+    /// The locks that keep a second daemon from starting on the same state or cgroup root.
+    var instanceLock: InstanceLock?
     var jobs: AsyncStream<Job>.Continuation?
     var processor: Task<Void, Never>?
 
@@ -88,8 +89,11 @@ public actor WardenDaemon {
     ///   - options: What to run and where.
     ///   - clock: The monotonic clock timers run on.
     ///   - journal: The journal; by default `JournalStore` at `<state-dir>/appwarden.sqlite`.
-    /// - Throws: `WardenDaemonError` naming the policy problems, or the state directory or
-    ///   cgroup root that could not be set up.
+    /// Before it touches anything (groups, processes, socket, journal) it takes the instance
+    /// locks and checks that no daemon answers on the socket; a refused start changes nothing.
+    ///
+    /// - Throws: `WardenDaemonError` naming the policy problems, the daemon already running (with
+    ///   its pid), or the state directory or cgroup root that could not be set up.
     public static func start(
         options: WardenDaemonOptions,
         clock: some Clock<Duration> = ContinuousClock(),
@@ -109,6 +113,12 @@ public actor WardenDaemon {
             } catch {
                 throw WardenDaemonError("The state directory \"\(path)\" cannot be created: \(error).")
             }
+        }
+        let lock = try InstanceLock.acquire(options: options)
+        if ControlServer.SocketFile.isListening(path: options.socketPath) {
+            throw WardenDaemonError(
+                "A daemon already answers on the control socket \"\(options.socketPath)\"; stop it first or "
+                    + "choose another socket.")
         }
         let store: any WardenJournal
         if let journal {
@@ -141,11 +151,12 @@ public actor WardenDaemon {
         let daemon = WardenDaemon(
             options: options, policy: policy, clock: WardenClock(clock), journal: store, driver: driver,
             layout: layout, logger: logger)
-        await daemon.boot()
+        await daemon.boot(holding: lock)
         return daemon
     }
 
-    private func boot() async {
+    private func boot(holding lock: InstanceLock) async {
+        instanceLock = lock
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         jobs = continuation
         await readopt()
@@ -203,7 +214,6 @@ public actor WardenDaemon {
         defer { isHandling = false }
         let reply = await execute(actions)
         noteDeviceToken(event, reply: reply)
-        notePendingPush(event, reply: reply)
         var changed = !actions.isEmpty
         while !followUps.isEmpty && !isStopped {
             let next = followUps.removeFirst()
@@ -258,5 +268,7 @@ public actor WardenDaemon {
         for (name, _) in groups { sampler.untrack(name) }
         for (_, subscriber) in subscribers { subscriber.continuation.finish() }
         subscribers.removeAll()
+        instanceLock?.release()
+        instanceLock = nil
     }
 }

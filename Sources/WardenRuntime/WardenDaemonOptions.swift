@@ -15,6 +15,9 @@ public struct WardenDaemonOptions: Sendable {
     public var stopAppsOnExit: Bool
     /// How often footprints and host memory are sampled.
     public var sampleInterval: Duration
+    /// Where the lock named after the cgroup root lives (`cgroup-<root>.lock`), shared by every
+    /// daemon of the device.
+    public var lockDirectory: String
 
     /// Makes options; only the policy path is required.
     public init(
@@ -24,7 +27,8 @@ public struct WardenDaemonOptions: Sendable {
         cgroupRoot: String = "appwarden",
         dryRun: Bool = false,
         stopAppsOnExit: Bool = false,
-        sampleInterval: Duration = .seconds(1)
+        sampleInterval: Duration = .seconds(1),
+        lockDirectory: String = "/run/appwarden"
     ) {
         self.policyPath = policyPath
         self.socketPath = socketPath
@@ -33,6 +37,7 @@ public struct WardenDaemonOptions: Sendable {
         self.dryRun = dryRun
         self.stopAppsOnExit = stopAppsOnExit
         self.sampleInterval = sampleInterval
+        self.lockDirectory = lockDirectory
     }
 
     /// The restoration directory of `app`.

@@ -20,16 +20,6 @@ public protocol WardenJournal: Sendable {
     func checkpoint() throws -> (json: String, wallTimeMillis: Int64)?
     /// Records the app's current device token.
     func saveToken(app: String, token: String) throws
-    /// Records (or updates) a running app in the registry.
-    func saveRunning(_ app: RunningAppRecord) throws
-    /// Removes an app from the registry of running apps.
-    func removeRunning(app: String) throws
-    /// Keeps a push for the app's next launch.
-    func savePendingPush(app: String, payload: String, id: String?) throws
-    /// Every push kept for a launch, in arrival order.
-    func pendingPushes() throws -> [(app: String, payload: String, id: String?)]
-    /// Forgets the pushes kept for the app's next launch.
-    func deletePendingPushes(app: String) throws
 }
 
 extension JournalStore: WardenJournal {}

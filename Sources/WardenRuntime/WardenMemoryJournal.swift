@@ -9,8 +9,6 @@ public final class WardenMemoryJournal: WardenJournal {
         var entries: [JournalEntry] = []
         var checkpoint: (json: String, wallTimeMillis: Int64)?
         var tokens: [String: String] = [:]
-        var running: [String: RunningAppRecord] = [:]
-        var pending: [(app: String, payload: String, id: String?)] = []
     }
 
     private let contents = Mutex(Contents())
@@ -31,8 +29,10 @@ public final class WardenMemoryJournal: WardenJournal {
         app: String, kind: String, name: String, properties: [String: String], wallTimeMillis: Int64
     ) -> JournalEntry {
         contents.withLock { contents in
+            // As in `JournalStore`, wall times never go backwards.
+            let time = max(wallTimeMillis, contents.entries.last?.wallTimeMillis ?? wallTimeMillis)
             let entry = JournalEntry(
-                id: Int64(contents.entries.count + 1), app: app, wallTimeMillis: wallTimeMillis, kind: kind, name: name,
+                id: Int64(contents.entries.count + 1), app: app, wallTimeMillis: time, kind: kind, name: name,
                 properties: properties)
             contents.entries.append(entry)
             return entry
@@ -63,30 +63,5 @@ public final class WardenMemoryJournal: WardenJournal {
 
     public func saveToken(app: String, token: String) {
         contents.withLock { $0.tokens[app] = token }
-    }
-
-    public func saveRunning(_ app: RunningAppRecord) {
-        contents.withLock { $0.running[app.app] = app }
-    }
-
-    public func removeRunning(app: String) {
-        contents.withLock { $0.running[app] = nil }
-    }
-
-    public func savePendingPush(app: String, payload: String, id: String?) {
-        contents.withLock { $0.pending.append((app, payload, id)) }
-    }
-
-    public func pendingPushes() -> [(app: String, payload: String, id: String?)] {
-        contents.withLock { $0.pending }
-    }
-
-    public func deletePendingPushes(app: String) {
-        contents.withLock { $0.pending.removeAll { $0.app == app } }
-    }
-
-    /// The registry of running apps, by name.
-    public func runningApps() -> [RunningAppRecord] {
-        contents.withLock { $0.running.values.sorted { $0.app < $1.app } }
     }
 }

@@ -11,8 +11,9 @@ import WardenRuntime
 
 /// `appwarden serve`: runs the daemon and its control API until SIGTERM or SIGINT.
 ///
-/// Exit status: 0 after a clean stop, 2 when the policy, the state directory, the cgroups or
-/// the socket cannot be set up (the message says which and why).
+/// Exit status: 0 after a clean stop, 2 when another daemon already runs with the same state
+/// directory, cgroup root or socket (the message names its pid), or when the policy, the state
+/// directory, the cgroups or the socket cannot be set up (the message says which and why).
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -35,6 +36,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("cgroup-root"), help: "The name of appwarden's group in each cgroup hierarchy.")
     var cgroupRoot = "appwarden"
 
+    @Option(
+        name: .customLong("lock-dir"),
+        help: "Where the lock named after the cgroup root lives, shared by every daemon of the device.")
+    var lockDirectory = "/run/appwarden"
+
     @Flag(help: "Log what would be frozen or killed, and do neither.")
     var dryRun = false
 
@@ -55,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "appwarden")
         let options = WardenDaemonOptions(
             policyPath: policy, socketPath: socket, stateDirectory: stateDirectory, cgroupRoot: cgroupRoot,
-            dryRun: dryRun, stopAppsOnExit: stopAppsOnExit)
+            dryRun: dryRun, stopAppsOnExit: stopAppsOnExit, lockDirectory: lockDirectory)
         let groupID: gid_t?
         if let adminGroup {
             guard let entry = getgrnam(adminGroup) else {
@@ -72,8 +78,10 @@ struct ServeCommand: AsyncParsableCommand {
             Self.printError("appwarden serve: \(error.message)\n")
             throw ExitCode(2)
         }
-        let server = ControlServer(control: daemon, socketPath: socket, adminGroup: groupID, logger: logger)
-        logger.info("Serving on \(socket) with policy \(policy)\(dryRun ? " (dry run)" : "").")
+        let listening = "Serving on \(socket) with policy \(policy)\(dryRun ? " (dry run)" : "")."
+        let server = ControlServer(
+            control: daemon, socketPath: socket, adminGroup: groupID, logger: logger,
+            onListening: { logger.info("\(listening)") })
         let failure: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
             group.addTask {
                 do {
@@ -93,7 +101,6 @@ struct ServeCommand: AsyncParsableCommand {
             return first
         }
         await daemon.stop()
-        unlink(socket)
         if let failure {
             Self.printError("appwarden serve: the control socket failed: \(failure)\n")
             throw ExitCode(2)

@@ -26,7 +26,7 @@ struct DaemonServeTests {
             let options = harness.options
             let arguments = [
                 "serve", "--policy", options.policyPath, "--socket", options.socketPath, "--state-dir",
-                options.stateDirectory, "--cgroup-root", options.cgroupRoot,
+                options.stateDirectory, "--cgroup-root", options.cgroupRoot, "--lock-dir", options.lockDirectory,
             ]
             let (driver, group) = try harness.group(of: "steady")
 

@@ -83,11 +83,18 @@ struct DaemonHarness: Sendable {
         self.options = WardenDaemonOptions(
             policyPath: directory + "/policy.toml", socketPath: directory + "/appwarden.sock",
             stateDirectory: directory + "/state", cgroupRoot: DaemonTestHost.uniqueRoot(),
-            sampleInterval: .milliseconds(200))
+            sampleInterval: .milliseconds(200), lockDirectory: directory + "/run")
     }
 
     /// Starts a daemon on the harness's state directory and cgroup root.
     func start(dryRun: Bool = false, stopAppsOnExit: Bool = false) async throws -> WardenDaemon {
+        try await start(options: options, dryRun: dryRun, stopAppsOnExit: stopAppsOnExit)
+    }
+
+    /// Starts a daemon on `options` (the harness's, with some changed), stopped by `cleanUp`.
+    func start(
+        options: WardenDaemonOptions, dryRun: Bool = false, stopAppsOnExit: Bool = false
+    ) async throws -> WardenDaemon {
         var options = options
         options.dryRun = dryRun
         options.stopAppsOnExit = stopAppsOnExit

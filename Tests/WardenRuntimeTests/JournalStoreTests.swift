@@ -74,6 +74,24 @@ struct JournalTestDirectory {
         #expect(try store.lastEntryID() == ids[9])
     }
 
+    /// An entry stamped earlier than the one before it is stored with that one's time, so ids
+    /// increase with time.
+    @Test func anEntryStampedEarlierThanThePreviousOneTakesThePreviousTime() throws {
+        let directory = try JournalTestDirectory()
+        defer { directory.remove() }
+        let store = try JournalStore(path: directory.databasePath)
+        let message = try store.append(
+            app: "mail", kind: "message", name: "saveState", properties: [:], wallTimeMillis: 100)
+        let core = try store.append(
+            [record("mail", .analytics(.appEnd(foregroundDuration: .seconds(5))))], wallTimeMillis: 98)
+        let later = try store.append(
+            app: "mail", kind: "status", name: "background", properties: [:], wallTimeMillis: 120)
+        #expect(message.wallTimeMillis == 100)
+        #expect(core.map(\.wallTimeMillis) == [100])
+        #expect(later.wallTimeMillis == 120)
+        #expect(try store.entries(JournalQuery()).map(\.wallTimeMillis) == [100, 100, 120])
+    }
+
     /// Device tokens are saved, replaced per app and read back.
     @Test func tokensAreSavedAndReplaced() throws {
         let directory = try JournalTestDirectory()
@@ -83,44 +101,6 @@ struct JournalTestDirectory {
         try store.saveToken(app: "maps", token: "m1")
         try store.saveToken(app: "mail", token: "new")
         #expect(try store.tokens() == ["mail": "new", "maps": "m1"])
-    }
-
-    /// Pending pushes keep their arrival order and are deleted per app.
-    @Test func pendingPushesKeepOrderAndAreDeletedPerApp() throws {
-        let directory = try JournalTestDirectory()
-        defer { directory.remove() }
-        let store = try JournalStore(path: directory.databasePath)
-        try store.savePendingPush(app: "mail", payload: #"{"a":1}"#, id: "n1")
-        try store.savePendingPush(app: "maps", payload: #"{"b":2}"#, id: nil)
-        try store.savePendingPush(app: "mail", payload: #"{"a":2}"#, id: nil)
-        let all = try store.pendingPushes()
-        #expect(all.map(\.app) == ["mail", "maps", "mail"])
-        #expect(all.map(\.payload) == [#"{"a":1}"#, #"{"b":2}"#, #"{"a":2}"#])
-        #expect(all.map(\.id) == ["n1", nil, nil])
-        try store.deletePendingPushes(app: "mail")
-        #expect(try store.pendingPushes().map(\.app) == ["maps"])
-    }
-
-    /// The running registry records, replaces and forgets apps.
-    @Test func runningRegistryRecordsReplacesAndForgets() throws {
-        let directory = try JournalTestDirectory()
-        defer { directory.remove() }
-        let store = try JournalStore(path: directory.databasePath)
-        let mail = RunningAppRecord(
-            app: "mail", launch: 1, pid: 4242, unifiedPath: "/sys/fs/cgroup/appwarden/mail", state: "active",
-            startedWallMillis: 10)
-        let maps = RunningAppRecord(
-            app: "maps", launch: 3, pid: 77, memoryPath: "/sys/fs/cgroup/memory/appwarden/maps",
-            freezerPath: "/sys/fs/cgroup/freezer/appwarden/maps", state: "suspended", startedWallMillis: 20)
-        try store.saveRunning(maps)
-        try store.saveRunning(mail)
-        #expect(try store.runningApps() == [mail, maps])
-        var relaunched = mail
-        relaunched.launch = 2
-        relaunched.pid = 5000
-        try store.saveRunning(relaunched)
-        try store.removeRunning(app: "maps")
-        #expect(try store.runningApps() == [relaunched])
     }
 
     /// The checkpoint is absent at first, then the last one saved.
@@ -144,17 +124,12 @@ struct JournalTestDirectory {
         let written = try first.append(
             [record("mail", .analytics(.appTerminated(reason: .memoryPressure)))], wallTimeMillis: 42)
         try first.saveToken(app: "mail", token: "t")
-        try first.savePendingPush(app: "mail", payload: "{}", id: "p")
-        let running = RunningAppRecord(app: "mail", launch: 1, pid: 9, state: "background", startedWallMillis: 1)
-        try first.saveRunning(running)
         try first.saveCheckpoint("{}", wallTimeMillis: 3)
         try first.close()
 
         let second = try JournalStore(path: directory.databasePath)
         #expect(try second.entries(JournalQuery()) == written)
         #expect(try second.tokens() == ["mail": "t"])
-        #expect(try second.pendingPushes().map(\.id) == ["p"])
-        #expect(try second.runningApps() == [running])
         #expect(try second.checkpoint()?.wallTimeMillis == 3)
         let next = try second.append(
             app: "mail", kind: "status", name: "terminating", properties: [:], wallTimeMillis: 50)

@@ -23,6 +23,11 @@ int warden_reap(pid_t pid, int pidfd, int no_hang, int peek, struct warden_exit 
 /// Returns 0 or -1 with errno.
 int warden_send_signal(pid_t pid, int pidfd, int signal_number);
 
+/// Opens a pidfd for any process, child or not, with pidfd_open(2) (close-on-exec).
+///
+/// Returns it, or -1 with errno (ESRCH: no such process; ENOSYS: the kernel has no pidfds).
+int warden_pidfd_open(pid_t pid);
+
 /// Creates a close-on-exec, non-blocking eventfd (eventfd(2)); returns it or -1 with errno.
 int warden_eventfd(void);
 
