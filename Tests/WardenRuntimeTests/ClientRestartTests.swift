@@ -6,6 +6,10 @@ import WardenClient
 import WardenCore
 import WardenRuntime
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Apps talking through `WardenClient` keep their event streams across a daemon restart: a daemon
 /// is stopped and a new one started on the same state directory, socket and cgroup root.
 @Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
@@ -120,5 +124,115 @@ struct ClientRestartTests {
     /// The text of a file, or a note that it could not be read.
     static func text(of path: String) -> String {
         (try? String(contentsOfFile: path, encoding: .utf8)) ?? "(no log at \(path))"
+    }
+}
+
+/// `appwarden serve` killed with SIGKILL and started again, with a ballast app and
+/// `appwarden watch` following along.
+@Suite(
+    .serialized,
+    .enabled(
+        if: DaemonTestHost.isReady && CommandLineHost.executablePath != nil,
+        "needs root, a cgroup2 mount, and the built appwarden and ballast executables"))
+struct ClientRestartCommandLineTests {
+    /// After a SIGKILL of the daemon and a new start, the ballast app still ends its task on the
+    /// new daemon's warning and is suspended, and `watch` says it lost and found the daemon and
+    /// prints every entry once.
+    @Test func appsAndWatchSurviveADaemonKilledWithSigkill() async throws {
+        let policy = """
+            [apps.worker]
+            command = "BALLAST"
+            args = ["--hold", "1", "--begin-task", "upload", "--on-expiration", "end"]
+            [apps.worker.background]
+            grace = "1s"
+            task_budget = "10s"
+            expiration_warning = "5s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["worker"]) { harness in
+            let options = harness.options
+            let socket = options.socketPath
+            let serve = [
+                "serve", "--policy", options.policyPath, "--socket", socket, "--state-dir", options.stateDirectory,
+                "--cgroup-root", options.cgroupRoot,
+            ]
+            let watchOutput = harness.directory + "/watch.out"
+            let watchErrors = harness.directory + "/watch.err"
+            var launched: [Process] = []
+            defer {
+                for process in launched where process.isRunning {
+                    kill(process.processIdentifier, SIGKILL)
+                    process.waitUntilExit()
+                }
+            }
+            let first = try Self.launch(serve, log: harness.directory + "/serve-1.log")
+            launched.append(first)
+            #expect(await eventually { await DaemonServeTests.answers(socket) })
+            let watch = try Self.launch(
+                ["watch", "--json", "--app", "worker", "--socket", socket], log: watchErrors, output: watchOutput)
+            launched.append(watch)
+            let open = try await CommandLineHost.run(["open", "worker", "--socket", socket])
+            #expect(open.code == 0, "open said: \(open.error)")
+            #expect(await eventually { await Self.status(of: "worker", socket).contains("\"upload\"") })
+            let home = try await CommandLineHost.run(["home", "--socket", socket])
+            #expect(home.code == 0, "home said: \(home.error)")
+            #expect(await eventually { Self.text(watchOutput).contains("\"$AppEnd\"") })
+
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+            let second = try Self.launch(serve, log: harness.directory + "/serve-2.log")
+            launched.append(second)
+            #expect(await eventually { await DaemonServeTests.answers(socket) })
+
+            let suspended = await eventually(within: .seconds(25)) {
+                await Self.status(of: "worker", socket).contains("\"suspended\"")
+            }
+            let log = ClientRestartTests.text(of: options.logPath(of: "worker"))
+            let status = await Self.status(of: "worker", socket)
+            #expect(suspended, "status: \(status); the app wrote: \(log)")
+            let reasons = try await CommandLineHost.run(["events", "--app", "worker", "--json", "--socket", socket])
+            #expect(!reasons.output.contains("backgroundTaskExpired"))
+            #expect(await eventually { Self.text(watchOutput).contains("\"its last background task ended\"") })
+            let errors = Self.text(watchErrors)
+            #expect(errors.contains("appwarden: lost the daemon at \(socket)"), "watch said: \(errors)")
+            #expect(errors.contains("appwarden: connected to the daemon at \(socket) again"), "watch said: \(errors)")
+            let ids = Self.text(watchOutput).split(separator: "\n").compactMap { line in
+                (try? JSONDecoder().decode(JournalEntry.self, from: Data(line.utf8)))?.id
+            }
+            #expect(!ids.isEmpty)
+            #expect(ids == ids.sorted() && Set(ids).count == ids.count, "watch printed ids \(ids)")
+            #expect(Self.text(watchOutput).contains("\"expirationWarning\""))
+            watch.terminate()
+            #expect(await DaemonServeTests.stop(second) == 0)
+        }
+    }
+
+    /// Starts the executable with `arguments`, standard error (and output, unless given) to `log`.
+    static func launch(_ arguments: [String], log: String, output: String? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(CommandLineHost.executablePath))
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["APPWARDEN_SOCKET"] = nil
+        environment["APPWARDEN_APP"] = nil
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: log)
+        if let output {
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
+            process.standardOutput = FileHandle(forWritingAtPath: output)
+        } else {
+            process.standardOutput = FileHandle(forWritingAtPath: log)
+        }
+        try process.run()
+        return process
+    }
+
+    /// `appwarden status APP --json`, or an empty string.
+    static func status(of app: String, _ socket: String) async -> String {
+        (try? await CommandLineHost.run(["status", app, "--json", "--socket", socket]).output) ?? ""
+    }
+
+    static func text(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 }
