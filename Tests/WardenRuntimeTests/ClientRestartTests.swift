@@ -64,6 +64,54 @@ struct ClientRestartTests {
         }
     }
 
+    /// A ballast app that was frozen across the restart answers the new daemon's fetch window
+    /// (its stream reconnects when it is thawed) and is not killed with fetchTimeout.
+    @Test func aReadoptedAppAnswersTheNewDaemonsFetch() async throws {
+        let policy = """
+            [apps.reader]
+            command = "BALLAST"
+            args = ["--hold", "1", "--fetch", "complete:newData:100ms"]
+            background_modes = ["fetch"]
+            fetch_interval = "minimum"
+            [apps.reader.fetch]
+            window = "5s"
+            minimum_interval = "3s"
+            coalesce = "1s"
+            [apps.reader.background]
+            grace = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["reader"]) { harness in
+            let socket = harness.options.socketPath
+            let log = harness.options.logPath(of: "reader")
+            func fetches(_ daemon: WardenDaemon) async throws -> Int {
+                try await daemon.journal(JournalQuery(app: "reader")).filter { $0.name == "fetchStart" }.count
+            }
+            let first = try await harness.start()
+            try await ControlServerHarness.serve(first, on: socket) {
+                let answered = await eventually(within: .seconds(20)) {
+                    let count = (try? await fetches(first)) ?? 0
+                    let state = await first.stateName(of: "reader")
+                    return count == 1 && state == "suspended"
+                }
+                #expect(answered, "the app wrote: \(Self.text(of: log))")
+            }
+            await first.stop()
+
+            let second = try await harness.start()
+            try await ControlServerHarness.serve(second, on: socket) {
+                let answered = await eventually(within: .seconds(20)) {
+                    let count = (try? await fetches(second)) ?? 0
+                    let state = await second.stateName(of: "reader")
+                    return count >= 2 && state == "suspended"
+                }
+                #expect(answered, "the app wrote: \(Self.text(of: log))")
+                let reasons = try await second.terminationReasons(of: "reader")
+                #expect(reasons.isEmpty)
+            }
+            await second.stop()
+        }
+    }
+
     /// A push journaled while the client was disconnected is handled once after it reconnects to
     /// the new daemon, between the pushes before and after, each handled exactly once.
     @Test func anEventEmittedWhileDisconnectedIsDeliveredExactlyOnce() async throws {
