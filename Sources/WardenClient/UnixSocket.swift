@@ -10,16 +10,26 @@ final class UnixSocket: @unchecked Sendable {
     private let descriptor: Int32
     private let path: String
 
+    /// Why a connection could not be made, and whether trying again later may succeed.
+    struct ConnectFailure: Error {
+        var error: WardenClientError
+        /// The socket is missing (`ENOENT`), nobody listens on it (`ECONNREFUSED`) or its backlog
+        /// is full (`EAGAIN`): what a daemon that is restarting looks like. Nothing was sent.
+        var isTransient: Bool
+    }
+
     /// Connects to `path` with `socket(2)` and `connect(2)`.
-    init(connectingTo path: String) throws(WardenClientError) {
+    init(connectingTo path: String) throws(ConnectFailure) {
         self.path = path
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let pathBytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard !pathBytes.isEmpty, pathBytes.count < capacity else {
-            throw WardenClientError(
-                .connection, "The socket path \"\(path)\" must be between 1 and \(capacity - 1) bytes long.")
+            throw ConnectFailure(
+                error: WardenClientError(
+                    .connection, "The socket path \"\(path)\" must be between 1 and \(capacity - 1) bytes long."),
+                isTransient: false)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: pathBytes)
@@ -30,7 +40,9 @@ final class UnixSocket: @unchecked Sendable {
         #else
             let fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)
         #endif
-        guard fd >= 0 else { throw Self.failure("create a socket for \"\(path)\"") }
+        guard fd >= 0 else {
+            throw ConnectFailure(error: Self.failure("create a socket for \"\(path)\""), isTransient: false)
+        }
         var result: Int32
         repeat {
             result = withUnsafePointer(to: &address) {
@@ -40,9 +52,10 @@ final class UnixSocket: @unchecked Sendable {
             }
         } while result < 0 && errno == EINTR
         guard result == 0 else {
+            let code = errno
             let error = Self.failure("connect to the appwarden socket \"\(path)\"")
             close(fd)
-            throw error
+            throw ConnectFailure(error: error, isTransient: code == ENOENT || code == ECONNREFUSED || code == EAGAIN)
         }
         descriptor = fd
     }

@@ -4,14 +4,20 @@ import WardenCore
 
 extension WardenApplication {
     /// Reads the app's event stream (`/v1/events/stream?app=NAME`) and calls the handlers and
-    /// observers for each event, until the daemon closes the stream or the task is cancelled.
+    /// observers for each event, until the task is cancelled.
+    ///
+    /// The stream survives daemon restarts: when the daemon goes away it connects again with
+    /// backoff and resumes after the last event it handled, so that what the app must not miss
+    /// while the daemon was away (an expiration warning, a fetch start, a push payload) is
+    /// handled then, once; the handlers stay in place. It throws when the daemon refuses the
+    /// stream (an app the policy no longer declares) or stays away longer than
+    /// `connection.retry.streamOutageLimit` (never, by default).
     public func run() async throws {
         let (connection, app) = try configured()
         // From the journal id the daemon gave at launch, so that the event that launched the
         // app (a push, a fetch) is received even though it was delivered before this call.
-        var path = "/v1/events/stream?app=\(Self.escape(app))"
-        if let eventsSince { path += "&since=\(eventsSince)" }
-        for try await entry in connection.stream(path: path) {
+        let path = "/v1/events/stream?app=\(Self.escape(app))"
+        for try await entry in connection.events(path: path, since: eventsSince) {
             handle(entry)
         }
     }

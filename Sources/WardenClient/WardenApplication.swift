@@ -7,7 +7,17 @@ public import WardenCore
 /// push handlers, the device token, memory warnings, state restoration and the status notifier.
 ///
 /// Calls go to the daemon's control socket; events (expiration warnings, fetch and push
-/// windows, memory warnings, status changes) arrive while `run()` reads the app's event stream.
+/// windows, memory warnings, status changes) arrive while `run()` reads the app's event stream,
+/// which follows the daemon across restarts.
+///
+/// A call made while the daemon is away waits for it as `connection.retry` allows (10 seconds
+/// by default). Every call is tried again while the socket is missing or refuses connections,
+/// since the daemon has not seen it then. When the daemon goes away after a call was sent, only
+/// the calls that are safe to repeat are sent again: `backgroundTimeRemaining`,
+/// `registerForRemoteNotifications()`, `setMinimumBackgroundFetchInterval(_:)` and
+/// `reportStatus(_:)`; the others (`ready()`, `beginBackgroundTask`, `endBackgroundTask(_:)`,
+/// `completeFetch(_:)`, `completePush(_:)`, `acquire(_:)`, `release(_:)`) fail with a
+/// `.connection` error saying the call may or may not have taken effect.
 public final class WardenApplication: Sendable {
     /// The app as configured by the daemon's environment (`APPWARDEN_SOCKET`, `APPWARDEN_APP`,
     /// `APPWARDEN_LAUNCH_REASON`, `APPWARDEN_RESTORATION_DIR`, `APPWARDEN_RESTORE`). Without
@@ -42,10 +52,10 @@ public final class WardenApplication: Sendable {
     /// An app talking to the daemon at `socketPath` as `appName`.
     public init(
         socketPath: String, appName: String, launchReason: LaunchReason = .user, restorationDirectory: String? = nil,
-        shouldRestore: Bool = false, eventsSince: Int64? = nil
+        shouldRestore: Bool = false, eventsSince: Int64? = nil, retry: WardenConnection.RetryPolicy = .init()
     ) {
         self.appName = appName
-        self.connection = WardenConnection(socketPath: socketPath)
+        self.connection = WardenConnection(socketPath: socketPath, retry: retry)
         self.launchReason = launchReason
         self.restorationDirectory = restorationDirectory
         self.shouldRestore = shouldRestore
@@ -108,13 +118,14 @@ public final class WardenApplication: Sendable {
 
     /// Registers for silent pushes and returns the app's device token.
     public func registerForRemoteNotifications() async throws -> String {
-        try await call("POST", "register-push", ControlReplies.DeviceToken.self).token
+        try await call("POST", "register-push", ControlReplies.DeviceToken.self, idempotent: true).token
     }
 
     /// Sets the fetch interval: `"minimum"`, `"never"` or a duration such as `"15m"`.
     public func setMinimumBackgroundFetchInterval(_ interval: String) async throws {
         _ = try await call(
-            "POST", "fetch-interval", ControlReplies.Done.self, body: ControlRequests.FetchInterval(interval: interval))
+            "POST", "fetch-interval", ControlReplies.Done.self, body: ControlRequests.FetchInterval(interval: interval),
+            idempotent: true)
     }
 
     /// Reports that a fetch window's work is done.
@@ -147,7 +158,7 @@ public final class WardenApplication: Sendable {
     public func reportStatus(_ status: AppStatus) async throws {
         _ = try await call(
             "POST", "report-status", ControlReplies.Done.self,
-            body: ControlRequests.StatusReport(status: status.description))
+            body: ControlRequests.StatusReport(status: status.description), idempotent: true)
     }
 
     // MARK: Handlers
@@ -203,14 +214,16 @@ public final class WardenApplication: Sendable {
 
     // MARK: Plumbing
 
-    /// Performs an app call on `/v1/apps/NAME/CALL` and decodes the answer.
+    /// Performs an app call on `/v1/apps/NAME/CALL` and decodes the answer; `idempotent` calls
+    /// are sent again when the daemon went away before answering.
     func call<Answer: Decodable>(
-        _ method: String, _ call: String, _ answer: Answer.Type, body: (some Encodable)? = String?.none
+        _ method: String, _ call: String, _ answer: Answer.Type, body: (some Encodable)? = String?.none,
+        idempotent: Bool? = nil
     ) async throws -> Answer {
         let (connection, app) = try configured()
         let path = "/v1/apps/\(Self.escape(app))/\(call)"
         let bytes = try body.map { Array(try JSONEncoder().encode($0)) }
-        let response = try await connection.request(method: method, path: path, body: bytes)
+        let response = try await connection.request(method: method, path: path, body: bytes, idempotent: idempotent)
         guard (200..<300).contains(response.status) else {
             throw WardenConnection.refusal(status: response.status, body: response.body, path: path)
         }

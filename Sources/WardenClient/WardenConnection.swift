@@ -5,104 +5,227 @@ public import WardenAPI
 /// A connection to the appwarden daemon's control socket: HTTP/1.1 over a Unix-domain socket,
 /// one request per connection, and server-sent event streams.
 ///
+/// A call made while the daemon is away (restarting, or not started yet) waits for it, trying
+/// again with backoff for `retry.callWindow` (10 seconds by default), when that is safe: always
+/// when the socket is missing or refuses connections, since nothing was sent then; and also
+/// when the daemon went away after the request was sent, for idempotent calls only (`GET` and
+/// `HEAD`, or calls made with `idempotent: true`). Otherwise the call fails with a sentence
+/// saying that it may or may not have taken effect. `events(path:since:onConnectionChange:)`
+/// follows an event stream across daemon restarts.
+///
 /// Blocking socket I/O runs on its own thread, never on the caller's task.
 public struct WardenConnection: Sendable {
     /// The daemon's socket.
     public let socketPath: String
+    /// How calls and event streams wait for a daemon that is away.
+    public var retry: RetryPolicy
 
-    public init(socketPath: String) {
+    public init(socketPath: String, retry: RetryPolicy = RetryPolicy()) {
         self.socketPath = socketPath
+        self.retry = retry
     }
 
-    /// Sends one request and returns the status and the whole body.
+    /// Sends one request and returns the status and the whole body, waiting for a daemon that is
+    /// away as `retry` allows.
     ///
     /// `path` includes the query (`/v1/events?app=mail`); a non-nil `body` is sent as JSON.
-    public func request(method: String, path: String, body: [UInt8]? = nil) async throws -> (
+    /// `idempotent` says whether the request may be sent again when the daemon went away after
+    /// receiving it; nil means only `GET` and `HEAD` may.
+    public func request(method: String, path: String, body: [UInt8]? = nil, idempotent: Bool? = nil) async throws
+        -> (status: Int, body: [UInt8])
+    {
+        let repeatable = idempotent ?? ["GET", "HEAD"].contains(method.uppercased())
+        let clock = ContinuousClock()
+        let deadline = clock.now + retry.callWindow
+        var backoff = Backoff(retry)
+        while true {
+            do {
+                return try await attempt(method: method, path: path, body: body)
+            } catch let failure as CallFailure {
+                let pause = backoff.next()
+                guard failure.mayRetry(repeatable: repeatable), clock.now + pause <= deadline else {
+                    throw failure.error(method: method, path: path, repeatable: repeatable, window: retry.callWindow)
+                }
+                try await Task.sleep(for: pause)
+            }
+        }
+    }
+
+    /// One attempt of a request, failing with a `CallFailure` that says how far it got.
+    private func attempt(method: String, path: String, body: [UInt8]?) async throws -> (
         status: Int, body: [UInt8]
     ) {
         let socketPath = socketPath
         let message = Self.requestBytes(method: method, path: path, body: body, accept: "application/json")
         let noBody = method.uppercased() == "HEAD"
         return try await Self.onThread {
-            let socket = try UnixSocket(connectingTo: socketPath)
-            try socket.writeAll(message)
+            let socket: UnixSocket
+            do throws(UnixSocket.ConnectFailure) {
+                socket = try UnixSocket(connectingTo: socketPath)
+            } catch {
+                throw CallFailure(stage: error.isTransient ? .notSent : .unusable, cause: error.error)
+            }
             var decoder = HTTPResponseDecoder()
             decoder.expectsNoBody = noBody
             var status = 0
             var received: [UInt8] = []
-            while true {
-                let bytes = try socket.readSome()
-                let parts = bytes.isEmpty ? try decoder.finish() : try decoder.feed(bytes)
-                for part in parts {
-                    switch part {
-                    case .head(let code, _): status = code
-                    case .body(let chunk): received += chunk
-                    case .end: return (status: status, body: received)
+            var bytes: [UInt8] = []
+            do throws(WardenClientError) {
+                try socket.writeAll(message)
+                while true {
+                    bytes = try socket.readSome()
+                    let parts = bytes.isEmpty ? try decoder.finish() : try decoder.feed(bytes)
+                    for part in parts {
+                        switch part {
+                        case .head(let code, _): status = code
+                        case .body(let chunk): received += chunk
+                        case .end: return (status: status, body: received)
+                        }
+                    }
+                    if bytes.isEmpty {
+                        throw WardenClientError(
+                            .protocolViolation, "The daemon closed the connection without an answer.")
                     }
                 }
-                if bytes.isEmpty {
-                    throw WardenClientError(.protocolViolation, "The daemon closed the connection without an answer.")
-                }
+            } catch {
+                // A connection that ends early or fails is a daemon going away; a malformed
+                // answer from a daemon that is there is not something to try again.
+                let closed = error.code == .connection || bytes.isEmpty
+                throw CallFailure(stage: closed ? .sentNoAnswer : .unusable, cause: error)
             }
         }
     }
 
-    /// Subscribes to a server-sent event stream of journal entries (`/v1/events/stream?app=NAME`).
+    /// Subscribes to a server-sent event stream of journal entries (`/v1/events/stream?app=NAME`),
+    /// one connection, no reconnection.
     ///
     /// Each event's `data:` is a `JournalEntry` in JSON. The stream ends when the daemon closes
-    /// it and fails with a `WardenClientError` when the daemon refuses or the data is not an entry.
-    /// Cancelling the consuming task closes the connection.
+    /// it and fails with a `WardenClientError` when the connection breaks, the daemon refuses or
+    /// the data is not an entry. Cancelling the consuming task closes the connection.
     public func stream(path: String) -> AsyncThrowingStream<JournalEntry, any Error> {
-        let socketPath = socketPath
-        let message = Self.requestBytes(method: "GET", path: path, body: nil, accept: "text/event-stream")
         let (stream, continuation) = AsyncThrowingStream<JournalEntry, any Error>.makeStream()
-        let holder = SocketHolder()
+        let holder = openStream(
+            path: path, lastEventID: nil,
+            yield: { item in
+                if case .entry(let entry) = item { continuation.yield(entry) }
+            },
+            finish: { error in continuation.finish(throwing: (error as? StreamFailure)?.cause ?? error) })
         continuation.onTermination = { _ in holder.cancel() }
+        return stream
+    }
+
+    /// Follows a server-sent event stream of journal entries across daemon restarts.
+    ///
+    /// `path` is the stream without a resume point (`/v1/events/stream?app=mail`); the first
+    /// connection starts after `since` when given (live otherwise). When the connection drops,
+    /// the daemon closes the stream or the socket is missing, it connects again with backoff,
+    /// asking for the entries after the last id it delivered (`since=` and `Last-Event-ID`),
+    /// so that no entry is lost and none is delivered twice. It fails when the daemon refuses
+    /// the stream (a 4xx answer, such as an app the new policy does not declare), when the data
+    /// is not an entry, when the first connection cannot be made within `retry.callWindow`, or
+    /// when the daemon stays away longer than `retry.streamOutageLimit`. `onConnectionChange`
+    /// hears each loss and each return of the connection.
+    public func events(
+        path: String, since: Int64? = nil,
+        onConnectionChange: @escaping @Sendable (ConnectionChange) -> Void = { _ in }
+    ) -> WardenEventStream {
+        WardenEventStream(connection: self, path: path, since: since, onConnectionChange: onConnectionChange)
+    }
+
+    /// One connection to a stream, yielding `.connected` once the daemon accepted it, then each
+    /// entry. It finishes when the daemon ends the stream and fails with a `StreamFailure`.
+    func connectOnce(path: String, lastEventID: Int64?) -> AsyncThrowingStream<StreamItem, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<StreamItem, any Error>.makeStream()
+        let holder = openStream(
+            path: path, lastEventID: lastEventID, yield: { continuation.yield($0) },
+            finish: { continuation.finish(throwing: $0) })
+        continuation.onTermination = { _ in holder.cancel() }
+        return stream
+    }
+
+    /// Connects and reads one stream on a thread of its own, handing each item to `yield` and
+    /// the end (nil, or a `StreamFailure`) to `finish`; cancelling the returned holder closes it.
+    private func openStream(
+        path: String, lastEventID: Int64?, yield: @escaping @Sendable (StreamItem) -> Void,
+        finish: @escaping @Sendable ((any Error)?) -> Void
+    ) -> SocketHolder {
+        let socketPath = socketPath
+        var extra: [(String, String)] = []
+        if let lastEventID { extra.append(("Last-Event-ID", String(lastEventID))) }
+        let message = Self.requestBytes(
+            method: "GET", path: path, body: nil, accept: "text/event-stream", extraHeaders: extra)
+        let holder = SocketHolder()
         let thread = Thread {
             do {
-                let socket = try UnixSocket(connectingTo: socketPath)
-                guard holder.adopt(socket) else { return continuation.finish() }
-                try socket.writeAll(message)
-                try Self.pump(socket, path: path, into: continuation)
-                continuation.finish()
+                let socket: UnixSocket
+                do throws(UnixSocket.ConnectFailure) {
+                    socket = try UnixSocket(connectingTo: socketPath)
+                } catch {
+                    throw StreamFailure(cause: error.error, mayRetry: error.isTransient)
+                }
+                guard holder.adopt(socket) else { return finish(nil) }
+                do throws(WardenClientError) {
+                    try socket.writeAll(message)
+                } catch {
+                    throw StreamFailure(cause: error, mayRetry: true)
+                }
+                try Self.pump(socket, path: path, yield: yield)
+                finish(nil)
             } catch {
-                continuation.finish(throwing: holder.isCancelled ? nil : error)
+                finish(holder.isCancelled ? nil : error)
             }
         }
         thread.name = "appwarden-events"
         thread.start()
-        return stream
+        return holder
     }
 
     /// Reads the streaming response and yields each entry as its event completes.
     private static func pump(
-        _ socket: UnixSocket, path: String, into continuation: AsyncThrowingStream<JournalEntry, any Error>.Continuation
-    ) throws {
+        _ socket: UnixSocket, path: String, yield: @Sendable (StreamItem) -> Void
+    ) throws(StreamFailure) {
         var decoder = HTTPResponseDecoder()
         var parser = ServerSentEventParser()
         var status = 0
         var errorBody: [UInt8] = []
         let jsonDecoder = JSONDecoder()
         while true {
-            let bytes = try socket.readSome()
-            let parts = bytes.isEmpty ? try decoder.finish() : try decoder.feed(bytes)
+            var bytes: [UInt8] = []
+            let parts: [HTTPResponseDecoder.Part]
+            do throws(WardenClientError) {
+                bytes = try socket.readSome()
+                parts = bytes.isEmpty ? try decoder.finish() : try decoder.feed(bytes)
+            } catch {
+                // A read that fails or a connection closed early is a daemon that went away; a
+                // malformed answer is not.
+                throw StreamFailure(cause: error, mayRetry: error.code == .connection || bytes.isEmpty)
+            }
             for part in parts {
                 switch part {
-                case .head(let code, _): status = code
+                case .head(let code, _):
+                    status = code
+                    if code < 300 { yield(.connected) }
                 case .body(let chunk) where status >= 300: errorBody += chunk
                 case .body(let chunk):
                     for event in parser.feed(chunk) {
                         do {
-                            continuation.yield(try jsonDecoder.decode(JournalEntry.self, from: Data(event.data.utf8)))
+                            let entry = try jsonDecoder.decode(JournalEntry.self, from: Data(event.data.utf8))
+                            yield(.entry(entry))
                         } catch {
-                            throw WardenClientError(
-                                .protocolViolation,
-                                "The event \(event.id.map { "with id \($0) " } ?? "")on \(path) is not a journal entry: \(error)."
-                            )
+                            throw StreamFailure(
+                                cause: WardenClientError(
+                                    .protocolViolation,
+                                    "The event \(event.id.map { "with id \($0) " } ?? "")on \(path) is not a journal entry: \(error)."
+                                ), mayRetry: false)
                         }
                     }
                 case .end:
-                    if status >= 300 { throw refusal(status: status, body: errorBody, path: path) }
+                    if status >= 300 {
+                        // A daemon that is starting or stopping may answer 503; anything else
+                        // is a refusal that asking again does not change.
+                        throw StreamFailure(
+                            cause: refusal(status: status, body: errorBody, path: path), mayRetry: status == 503)
+                    }
                     return
                 }
             }
@@ -119,8 +242,11 @@ public struct WardenConnection: Sendable {
         return WardenClientError(.refused, "The daemon refused \(path) with HTTP \(status): \(text)", status: status)
     }
 
-    static func requestBytes(method: String, path: String, body: [UInt8]?, accept: String) -> [UInt8] {
+    static func requestBytes(
+        method: String, path: String, body: [UInt8]?, accept: String, extraHeaders: [(String, String)] = []
+    ) -> [UInt8] {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nAccept: \(accept)\r\nConnection: close\r\n"
+        for (name, value) in extraHeaders { head += "\(name): \(value)\r\n" }
         if let body {
             head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
         } else if method != "GET" && method != "HEAD" {

@@ -1,12 +1,13 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import WardenAPI
 
 extension ControlServer {
     /// `GET /v1/events/stream`: server-sent events, one per journal entry (`id: N`,
-    /// `data: <JournalEntry JSON>`). With `since`, the entries after that id are sent first, then
-    /// the live ones, without gaps or repeats. A comment line every `heartbeat` keeps idle
+    /// `data: <JournalEntry JSON>`). With `since` (or a `Last-Event-ID` header), the entries after
+    /// that id are sent first, then the live ones, without gaps or repeats. A comment line every `heartbeat` keeps idle
     /// streams open through proxies and notices a client that went away, which ends its
     /// subscription.
     func eventStream(_ query: JournalQuery) async -> Response {
@@ -65,6 +66,26 @@ extension ControlServer {
             }
         )
     }
+
+    /// The query with the standard `Last-Event-ID` header as its `since` id, when the query
+    /// gives neither `since` nor `sinceTime`: how a reconnecting client resumes after the last
+    /// event it received.
+    static func resuming(_ query: JournalQuery, from request: Request) throws(ControlServerFailure) -> JournalQuery {
+        guard query.sinceID == nil, query.sinceMillis == nil, let name = Self.lastEventIDHeader,
+            let text = request.headers[name]
+        else {
+            return query
+        }
+        guard let id = Int64(text.trimmingCharacters(in: .whitespaces)), id >= 0 else {
+            throw .invalid("The Last-Event-ID header must be an event id of at least 0, not \"\(text)\".")
+        }
+        var resumed = query
+        resumed.sinceID = id
+        return resumed
+    }
+
+    /// `Last-Event-ID`: the id of the last event a reconnecting client received.
+    static let lastEventIDHeader = HTTPField.Name("Last-Event-ID")
 
     /// One server-sent event for `entry`.
     static func serverSentEvent(_ entry: JournalEntry) -> ByteBuffer {

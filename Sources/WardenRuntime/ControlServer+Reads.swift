@@ -37,7 +37,7 @@ extension ControlServer {
             return Self.json(try await self.control.journal(query))
         }
         route(router, .get, "/v1/events/stream") { request, _, caller in
-            let query = try Self.journalQuery(request, caller: caller)
+            let query = try Self.resuming(Self.journalQuery(request, caller: caller), from: request)
             return await self.eventStream(query)
         }
         route(router, .get, "/v1/health") { _, _, caller in

@@ -112,29 +112,47 @@ struct EventsCommand: AsyncParsableCommand {
     }
 }
 
-/// `appwarden watch [--app APP]`: the live event stream.
+/// `appwarden watch [--app APP]`: the live event stream, across daemon restarts.
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "watch", abstract: "Follow the event journal live until interrupted.")
+        commandName: "watch",
+        abstract: "Follow the event journal live until interrupted, across daemon restarts.",
+        discussion: """
+            When the daemon goes away (a restart) it says so on standard error, waits for the daemon to \
+            come back and goes on after the last event it printed, so that no event is missed or printed \
+            twice. It exits 3 when no daemon answers within 10 seconds of starting.
+            """)
     @OptionGroup var client: ClientOptions
     @Option(help: "Only this app's events.") var app: String?
     @Option(help: "First replay the stored events after this id, then follow.") var since: Int64?
 
     func run() async throws {
-        var query: [String] = []
-        if let app { query.append("app=\(encoded(app))") }
-        if let since { query.append("since=\(since)") }
-        let path = "/v1/events/stream" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-        try await follow(client, path: path)
+        let path = "/v1/events/stream" + (app.map { "?app=\(encoded($0))" } ?? "")
+        try await follow(client, path: path, since: since)
     }
 }
 
-/// Prints every entry of a live stream, one line each (JSON lines with `--json`).
-func follow(_ client: ClientOptions, path: String) async throws {
+/// Prints every entry of a live stream, one line each (JSON lines with `--json`), following it
+/// across daemon restarts with a line on standard error when the connection drops and when it
+/// is back.
+func follow(_ client: ClientOptions, path: String, since: Int64? = nil) async throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let socket = client.socketPath
+    let stream = WardenConnection(socketPath: socket).events(path: path, since: since) { change in
+        let line: String
+        switch change {
+        case .lost(let error):
+            line = "appwarden: lost the daemon at \(socket) (\(error.message)); waiting for it to come back."
+        case .restored(let after):
+            line =
+                "appwarden: connected to the daemon at \(socket) again; following "
+                + (after.map { "from after event #\($0)." } ?? "from where it stopped.")
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
     do {
-        for try await entry in client.connection.stream(path: path) {
+        for try await entry in stream {
             let line = client.json ? String(decoding: try encoder.encode(entry), as: UTF8.self) : EntryLine.text(entry)
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }

@@ -16,7 +16,9 @@ struct ClientOptions: ParsableArguments {
         socket ?? ProcessInfo.processInfo.environment["APPWARDEN_SOCKET"] ?? "/run/appwarden.sock"
     }
 
-    var connection: WardenConnection { WardenConnection(socketPath: socketPath) }
+    /// One attempt per call: a one-shot command reports an absent daemon at once (exit 3)
+    /// rather than waiting for it; `watch` follows the daemon across restarts.
+    var connection: WardenConnection { WardenConnection(socketPath: socketPath, retry: .once) }
 
     /// Sends one request and returns the answer's body; prints the daemon's refusal and exits 1,
     /// or exits 3 when the daemon cannot be reached.

@@ -145,8 +145,12 @@ private final class TaskStarter: Sendable {
             }
             Task.detached { [self] in
                 guard let id = identifier.withLock({ $0 }) else { return }
-                try? await application.endBackgroundTask(id)
-                say("task \(name) ended on expiration")
+                do {
+                    try await application.endBackgroundTask(id)
+                    say("task \(name) ended on expiration")
+                } catch {
+                    say("task \(name) could not be ended on expiration: \(error)")
+                }
             }
         }
         identifier.withLock { $0 = id }

@@ -15,7 +15,9 @@
 // task at start (or when the app goes to background, with --begin-when-backgrounded) and
 // --on-expiration says whether it ends the task on the expiration warning or ignores it; --fetch and
 // --push answer each window with RESULT (newData, noData, failed) after DELAY, or never;
-// --register-push prints the device token. Each event is printed as a "ballast: ..." line.
+// --register-push prints the device token. Each event is printed as a "ballast: ..." line. The
+// event stream follows the daemon across restarts, so a warning or a window that a new daemon
+// delivers (or that was journaled while none ran) is still answered.
 
 #if canImport(Glibc)
     import Glibc

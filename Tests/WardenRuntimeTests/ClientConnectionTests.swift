@@ -44,19 +44,38 @@ import WardenAPI
         let server = try ClientTestServer { _ in ["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"] }
         defer { server.stop() }
         let error = await #expect(throws: WardenClientError.self) {
-            _ = try await WardenConnection(socketPath: server.socketPath).request(method: "GET", path: "/v1/apps")
+            _ = try await WardenConnection(socketPath: server.socketPath, retry: .once).request(
+                method: "GET", path: "/v1/apps")
         }
         #expect(error?.code == .protocolViolation)
+        #expect(server.requests.count == 1)
     }
 
-    /// Connecting to a socket that does not exist names the socket.
+    /// A GET cut off every time is tried again within the call window, then fails naming the
+    /// window and the cut.
+    @Test func truncatedAnswerIsTriedAgainWithinTheWindow() async throws {
+        let server = try ClientTestServer { _ in ["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"] }
+        defer { server.stop() }
+        let retry = WardenConnection.RetryPolicy(callWindow: .milliseconds(500))
+        let error = await #expect(throws: WardenClientError.self) {
+            _ = try await WardenConnection(socketPath: server.socketPath, retry: retry).request(
+                method: "GET", path: "/v1/apps")
+        }
+        #expect(error?.code == .protocolViolation)
+        #expect(error?.message.contains("within 0.5s") == true)
+        #expect(server.requests.count >= 2)
+    }
+
+    /// Connecting to a socket that does not exist names the socket, and says how long it was tried.
     @Test func missingSocketIsNamed() async throws {
         let path = NSTemporaryDirectory() + "appwarden-missing-\(UUID().uuidString.prefix(8)).sock"
+        let retry = WardenConnection.RetryPolicy(callWindow: .milliseconds(300))
         let error = await #expect(throws: WardenClientError.self) {
-            _ = try await WardenConnection(socketPath: path).request(method: "GET", path: "/v1/health")
+            _ = try await WardenConnection(socketPath: path, retry: retry).request(method: "GET", path: "/v1/health")
         }
         #expect(error?.code == .connection)
         #expect(error?.message.contains(path) == true)
+        #expect(error?.message.contains("tried for 0.3s") == true)
     }
 
     /// The event stream yields each journal entry of the SSE body, even when events and lines are split across chunks.

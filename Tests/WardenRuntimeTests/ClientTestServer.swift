@@ -24,8 +24,10 @@ final class ClientTestServer: Sendable {
     private let recorded = Mutex<[Request]>([])
     private let responder: @Sendable (Request) -> [String]
 
-    init(responder: @escaping @Sendable (Request) -> [String]) throws {
-        directory = NSTemporaryDirectory() + "appwarden-client-\(UUID().uuidString.prefix(8))"
+    /// A server on `directory/warden.sock`; a fresh temporary directory when nil.
+    init(directory: String? = nil, responder: @escaping @Sendable (Request) -> [String]) throws {
+        let directory = directory ?? NSTemporaryDirectory() + "appwarden-client-\(UUID().uuidString.prefix(8))"
+        self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socketPath = directory + "/warden.sock"
         self.responder = responder
