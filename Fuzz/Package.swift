@@ -20,6 +20,10 @@ let package = Package(
             dependencies: [.product(name: "WardenSimulator", package: "appwarden")]
         ),
         .executableTarget(
+            name: "FuzzSimulation",
+            dependencies: [.product(name: "WardenSimulator", package: "appwarden")]
+        ),
+        .executableTarget(
             name: "FuzzPushPayload",
             dependencies: [.product(name: "WardenCore", package: "appwarden")]
         ),

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer) of the parsers that read outside input: policy TOML,
-# scenario TOML and silent-push JSON. Each target must never crash, never hang and, when it
-# refuses an input, name the problem.
+# scenario TOML (parsed only, and parsed then replayed in virtual time) and silent-push JSON.
+# Each target must never crash, never hang and, when it refuses an input, name the problem.
 #
 #   bash scripts/fuzz.sh                 # 10 minutes per target (FUZZ_SECONDS to change)
 #   bash scripts/fuzz.sh --smoke         # a short, fixed-seed run of each (CI)
-#   bash scripts/fuzz.sh [--smoke] FuzzPolicy ...   # only the named targets
+#   bash scripts/fuzz.sh [--smoke] FuzzPolicy ...   # only the named targets (FuzzPolicy,
+#                                                    # FuzzScenario, FuzzSimulation, FuzzPushPayload)
 #
 # Builds the Fuzz/ package in release mode with -sanitize=fuzzer into .build-fuzz (TOMLKit's
 # C++ is instrumented too). Seeds come from policies/, Tests/Policies, scenarios/,
-# Tests/Scenarios and Fuzz/Corpus/push; the TOML targets use Fuzz/toml.dict. A crashing,
+# Tests/Scenarios, Fuzz/Corpus/toml (inputs that once crashed) and Fuzz/Corpus/push; the TOML
+# targets use Fuzz/toml.dict. A crashing,
 # hanging (-timeout) or memory-exhausting (-rss_limit_mb) input is written to
 # .build-fuzz/artifacts/TARGET/ and the script exits 1.
 #
@@ -26,13 +28,15 @@ targets=()
 for arg in "$@"; do
   case "$arg" in
     --smoke) smoke=true ;;
-    FuzzPolicy | FuzzScenario | FuzzPushPayload) targets+=("$arg") ;;
-    *) echo "fuzz.sh: unknown argument \"$arg\" (expected --smoke, FuzzPolicy, FuzzScenario or FuzzPushPayload)." >&2; exit 2 ;;
+    FuzzPolicy | FuzzScenario | FuzzSimulation | FuzzPushPayload) targets+=("$arg") ;;
+    *) echo "fuzz.sh: unknown argument \"$arg\" (expected --smoke, FuzzPolicy, FuzzScenario, FuzzSimulation or FuzzPushPayload)." >&2; exit 2 ;;
   esac
 done
-[ "${#targets[@]}" -gt 0 ] || targets=(FuzzPolicy FuzzScenario FuzzPushPayload)
+[ "${#targets[@]}" -gt 0 ] || targets=(FuzzPolicy FuzzScenario FuzzSimulation FuzzPushPayload)
 
 scratch="$PWD/.build-fuzz"
+# Swift's own crash reporter would catch the signal first; libFuzzer's must, to save the input.
+export SWIFT_BACKTRACE=enable=no
 echo "== fuzz: build (release, -sanitize=fuzzer)"
 (cd Fuzz && swift build -c release --scratch-path "$scratch" \
   -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld \
@@ -42,8 +46,8 @@ bin="$scratch/release"
 
 seeds() {
   case "$1" in
-    FuzzPolicy) echo policies/*.toml Tests/Policies/*.toml ;;
-    FuzzScenario) echo scenarios/*.toml Tests/Scenarios/*.toml ;;
+    FuzzPolicy) echo policies/*.toml Tests/Policies/*.toml Fuzz/Corpus/toml/* ;;
+    FuzzScenario | FuzzSimulation) echo scenarios/*.toml Tests/Scenarios/*.toml Fuzz/Corpus/toml/* ;;
     FuzzPushPayload) echo Fuzz/Corpus/push/* ;;
   esac
 }
@@ -54,6 +58,7 @@ smoke_runs() {
   case "$1" in
     FuzzPolicy) echo 60000 ;;
     FuzzScenario) echo 40000 ;;
+    FuzzSimulation) echo 40000 ;;
     FuzzPushPayload) echo 2000000 ;;
   esac
 }
