@@ -207,9 +207,29 @@ struct TOMLLineScanner {
         case UInt8(ascii: "{"):
             return scanInlineTable(at: path)
         default:
+            let start = position
             while let next = peek(), !Self.scalarTerminators.contains(next) { position += 1 }
-            return true
+            return checkDateTime(bytes[start..<position])
         }
+    }
+
+    /// toml++ asserts that a date's "T" is followed by a digit (`1979-05-27T:` aborts the
+    /// process), so a bare value that starts with a date and a "T" must go on with the hour.
+    private mutating func checkDateTime(_ scalar: ArraySlice<UInt8>) -> Bool {
+        let text = Array(scalar)
+        // "YYYY-MM-DDT" (or "t"): digits everywhere but the two dashes and the T.
+        guard text.count > 10, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
+            text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t"),
+            (0..<10).allSatisfy({ $0 == 4 || $0 == 7 || Self.isDigit(text[$0]) })
+        else { return true }
+        guard text.count > 11, Self.isDigit(text[11]) else {
+            return fail("a date and time must give the hour right after \"T\", such as 1979-05-27T07:32:00")
+        }
+        return true
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     /// The deepest path the scanner follows; deeper nesting stops the scan.

@@ -1,0 +1,66 @@
+import Foundation
+import NIOHTTP1
+import Testing
+import WardenAPI
+import WardenRuntime
+
+/// Inputs that fuzzing the control API from docs/openapi.yaml (scripts/fuzz-api.sh) found, kept
+/// as regressions.
+@Suite("Control API inputs found by fuzzing")
+struct ControlServerFuzzFindingsTests {
+    /// The integer query parameters of the event routes, which the server reads as 64-bit integers.
+    static let integerParameters = ["since", "sinceTime", "limit"]
+
+    /// A query integer beyond 64 bits (the fuzzer's `sinceTime=32589158477190044730`) is refused
+    /// with 400 naming the parameter, and the largest 64-bit value is accepted.
+    @Test func queryIntegersBeyond64BitsAreRefusedNamingTheParameter() async throws {
+        try await ControlServerHarness.run { harness in
+            for name in Self.integerParameters {
+                let (status, body) = try await harness.request(.GET, "/v1/events?\(name)=32589158477190044730")
+                #expect(status == 400, "\(name): \(body)")
+                let error = try ControlServerHarness.error(body)
+                #expect(error.error == "invalid")
+                #expect(error.message.contains("\"\(name)\""), "\(error.message)")
+                let (largest, largestBody) = try await harness.request(
+                    .GET, "/v1/events?\(name)=\(Int64.max)")
+                #expect(largest == 200, "\(name)=\(Int64.max): \(largestBody)")
+            }
+        }
+    }
+
+    /// The document bounds every integer query parameter of the event routes to 64 bits, so
+    /// that a value the document allows is one the server accepts.
+    @Test func documentBoundsEveryIntegerQueryParameterTo64Bits() throws {
+        let document = try OpenAPIConformanceTests.document()
+        let paths = try #require(document["paths"] as? [String: Any])
+        for route in ["/v1/events", "/v1/events/stream"] {
+            let item = try #require(paths[route] as? [String: Any])
+            let get = try #require(item["get"] as? [String: Any])
+            let parameters = try #require(get["parameters"] as? [Any]).compactMap { $0 as? [String: Any] }
+            for name in Self.integerParameters {
+                let parameter = try #require(parameters.first { $0["name"] as? String == name }, "\(route) \(name)")
+                let schema = try #require(parameter["schema"] as? [String: Any])
+                #expect(schema["type"] as? String == "integer")
+                #expect(schema["maximum"] as? String == "\(Int64.max)", "\(route) \(name) has no 64-bit maximum")
+            }
+        }
+    }
+
+    /// A task id is a 64-bit integer in the document too: the largest one is read (and is
+    /// simply not found) rather than refused as malformed.
+    @Test func largestTaskIDIsReadAndNotFound() async throws {
+        let document = try OpenAPIConformanceTests.document()
+        let components = try #require(document["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: Any])
+        let endTask = try #require(schemas["EndTask"] as? [String: Any])
+        let properties = try #require(endTask["properties"] as? [String: Any])
+        let id = try #require(properties["id"] as? [String: Any])
+        #expect(id["maximum"] as? String == "\(Int64.max)")
+        try await ControlServerHarness.run { harness in
+            _ = try await harness.request(.POST, "/v1/open/mail")
+            let (status, body) = try await harness.request(
+                .POST, "/v1/apps/mail/end-task", body: #"{"id":\#(Int64.max)}"#)
+            #expect(status == 404, "\(body)")
+        }
+    }
+}
