@@ -71,7 +71,8 @@ else
   cp "$job" "$run/job/job.sh"
 fi
 # Helpers shared by every job.
-[ -f Tests/Device/lib.sh ] && cp Tests/Device/lib.sh "$run/job/lib.sh"
+cp Tests/Device/lib.sh "$run/job/lib.sh"
+cp contrib/appwarden.service "$run/job/appwarden.service"
 chmod +x "$run/job/job.sh"
 rm -rf "$run/job/out"
 
