@@ -10,7 +10,8 @@ public import Logging
 ///
 /// Groups live at `ROOT/NAME`, where ROOT is `<mount>/appwarden` (`hierarchyRoot` placement) or
 /// `<the daemon's own group>/appwarden` (`delegated` placement, after the daemon moved itself into
-/// a `daemon` leaf so that controllers can be enabled). The memory controller is enabled for the
+/// a `daemon` leaf so that controllers can be enabled, unless systemd started it there) or
+/// `<the service's slice>/appwarden-apps.scope/appwarden` (`systemdScope` placement). The memory controller is enabled for the
 /// app groups when the hierarchy offers it; without it, statistics come from `/proc/PID/statm`.
 public struct UnifiedDriver: CgroupDriver {
     public let layout: CgroupLayout
@@ -20,6 +21,10 @@ public struct UnifiedDriver: CgroupDriver {
     public let rootDirectory: String
     /// The placement in effect (`automatic` resolved).
     public let placement: CgroupConfiguration.Placement
+    /// The group that holds the root group (and the daemon's or keeper's leaf, if any).
+    let baseDirectory: String
+    /// The leaf that the base group's own processes move into before controllers are enabled.
+    let baseLeafName: String?
     let files: UnifiedHierarchy
     let logger: Logger
 
@@ -39,28 +44,16 @@ public struct UnifiedDriver: CgroupDriver {
                     + CgroupError.howToGetAccess,
                 cause: "no cgroup2 line in /proc/self/mountinfo")
         }
-        var placement = configuration.placement
-        if placement == .automatic {
-            let ownPath = layout.ownUnifiedPath ?? "/"
-            placement = getenv("INVOCATION_ID") != nil && ownPath != "/" ? .delegated : .hierarchyRoot
-        }
-        switch placement {
-        case .delegated:
-            guard let own = layout.ownUnifiedPath.flatMap({ layout.unifiedDirectory(path: $0) }) else {
-                throw CgroupError(
-                    code: .notFound,
-                    message: "appwarden was asked to use its own delegated group, but its cgroup2 group could not "
-                        + "be found in \"/proc/self/cgroup\" under \"\(mountPoint)\". Run it under systemd with "
-                        + "Delegate=yes, or choose the hierarchy-root placement and run it as root.",
-                    cause: "no usable 0:: line")
-            }
-            rootDirectory = own + "/" + configuration.rootName
-        case .hierarchyRoot, .automatic:
-            rootDirectory = mountPoint + "/" + configuration.rootName
-        }
+        let ownDirectory = layout.ownUnifiedPath.flatMap { layout.unifiedDirectory(path: $0) }
+        let resolved = try Self.resolvePlacement(
+            configuration: configuration, mountPoint: mountPoint, ownDirectory: ownDirectory,
+            underSystemd: getenv("INVOCATION_ID") != nil, memoryOnUnified: layout.memorySource == .unified)
+        placement = resolved.placement
+        baseDirectory = resolved.baseDirectory
+        baseLeafName = resolved.leafName
+        rootDirectory = resolved.baseDirectory + "/" + configuration.rootName
         self.layout = layout
         self.configuration = configuration
-        self.placement = placement
         self.logger = logger
         self.files = UnifiedHierarchy(logger: logger)
     }
@@ -69,21 +62,22 @@ public struct UnifiedDriver: CgroupDriver {
     static let wantedControllers = ["memory"]
 
     public func prepare() async throws(CgroupError) {
-        let parent = String(rootDirectory[..<(rootDirectory.lastIndex(of: "/") ?? rootDirectory.endIndex)])
-        if placement == .delegated {
-            try moveDaemonIntoLeaf(of: parent)
+        if placement == .systemdScope {
+            try await startScopeIfNeeded()
         }
-        try files.enableControllers(Self.wantedControllers, in: parent)
+        if let leafName = baseLeafName {
+            try moveProcesses(of: baseDirectory, intoLeaf: baseDirectory + "/" + leafName)
+        }
+        try files.enableControllers(Self.wantedControllers, in: baseDirectory)
         try files.createDirectory(rootDirectory)
         try files.enableControllers(Self.wantedControllers, in: rootDirectory)
     }
 
-    /// Moves every process of the delegated group into its `daemon` leaf, so that the group may
-    /// enable controllers for its children ("no internal processes").
-    private func moveDaemonIntoLeaf(of parent: String) throws(CgroupError) {
-        let leaf = parent + "/" + configuration.daemonLeafName
+    /// Moves every process of `group` into `leaf`, so that `group` may enable controllers for
+    /// its children ("no internal processes").
+    private func moveProcesses(of group: String, intoLeaf leaf: String) throws(CgroupError) {
         try files.createDirectory(leaf)
-        for pid in try files.processes(in: parent) {
+        for pid in try files.processes(in: group) {
             do {
                 try files.attach(pid, to: leaf)
             } catch  where error.code == .notFound {

@@ -91,6 +91,47 @@ struct CgroupLayoutTests {
         #expect(driver.group(named: "maps").unifiedPath == "/sys/fs/cgroup/system.slice/appwarden.service/apps/maps")
     }
 
+    /// A service started by systemd before 254 (no `DelegateSubgroup=`) keeps its apps in a scope
+    /// of their own beside it, so its own group never has controllers enabled and a restart can
+    /// place the new daemon there again.
+    @Test func automaticPlacementUnderSystemdPutsAppsInAScopeBesideTheService() throws {
+        let resolved = try UnifiedDriver.resolvePlacement(
+            configuration: CgroupConfiguration(), mountPoint: "/sys/fs/cgroup",
+            ownDirectory: "/sys/fs/cgroup/system.slice/appwarden.service", underSystemd: true, memoryOnUnified: true)
+        #expect(resolved.placement == .systemdScope)
+        #expect(resolved.baseDirectory == "/sys/fs/cgroup/system.slice/appwarden-apps.scope")
+        #expect(resolved.leafName == "keeper")
+    }
+
+    /// A service that systemd started in its `daemon` leaf (`DelegateSubgroup=daemon`) keeps the
+    /// apps beside that leaf and moves nothing, so a restart lands in the leaf again.
+    @Test func automaticPlacementInTheDaemonLeafUsesTheServiceGroupWithoutMoving() throws {
+        let resolved = try UnifiedDriver.resolvePlacement(
+            configuration: CgroupConfiguration(), mountPoint: "/sys/fs/cgroup",
+            ownDirectory: "/sys/fs/cgroup/system.slice/appwarden.service/daemon", underSystemd: true,
+            memoryOnUnified: true)
+        #expect(
+            resolved == .init(placement: .delegated, baseDirectory: "/sys/fs/cgroup/system.slice/appwarden.service"))
+    }
+
+    /// Without systemd the apps go under the hierarchy's root; where memory is not a cgroup2
+    /// controller (hybrid hosts) a service keeps the delegated leaf layout.
+    @Test func automaticPlacementOutsideSystemdOrOnHybridHostsKeepsTheOlderLayouts() throws {
+        let outside = try UnifiedDriver.resolvePlacement(
+            configuration: CgroupConfiguration(), mountPoint: "/sys/fs/cgroup",
+            ownDirectory: "/sys/fs/cgroup/user.slice/session-1.scope", underSystemd: false, memoryOnUnified: true)
+        #expect(outside == .init(placement: .hierarchyRoot, baseDirectory: "/sys/fs/cgroup"))
+        let hybrid = try UnifiedDriver.resolvePlacement(
+            configuration: CgroupConfiguration(), mountPoint: "/sys/fs/cgroup/unified",
+            ownDirectory: "/sys/fs/cgroup/unified/system.slice/appwarden.service", underSystemd: true,
+            memoryOnUnified: false)
+        #expect(
+            hybrid
+                == .init(
+                    placement: .delegated, baseDirectory: "/sys/fs/cgroup/unified/system.slice/appwarden.service",
+                    leafName: "daemon"))
+    }
+
     /// A broken membership line is refused with the file and line named.
     @Test func malformedMembershipLineIsNamed() {
         let error = #expect(throws: CgroupError.self) {

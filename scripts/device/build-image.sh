@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Builds a small Debian bookworm device image for the device test suite and caches it.
+#
+# The image has systemd, udev, the stock kernel, python3, the peer memory killers (earlyoom,
+# nohang, systemd-oomd; all disabled until a job enables one) and the libraries the host-built
+# appwarden binaries load (libcgroup2, libsqlite3-0). It is made with debootstrap and
+# `mke2fs -d`, so no loop device and no mount of the image is needed. The kernel and initrd are
+# copied out beside it, to be booted directly with qemu's -kernel/-initrd.
+#
+# Output (printed on the last line): a directory holding rootfs.img, vmlinuz and initrd.img,
+# under $APPWARDEN_DEVICE_CACHE (default /var/cache/appwarden-device), named after a hash of
+# the package list and this script, so a second run reuses it.
+#
+#   sudo bash scripts/device/build-image.sh
+set -euo pipefail
+
+cache_root="${APPWARDEN_DEVICE_CACHE:-/var/cache/appwarden-device}"
+suite=bookworm
+mirror="${APPWARDEN_DEVICE_MIRROR:-http://deb.debian.org/debian}"
+packages=(
+  systemd systemd-sysv udev dbus kmod procps util-linux iproute2
+  linux-image-amd64 python3
+  earlyoom nohang systemd-oomd
+  libcgroup2 libsqlite3-0 libstdc++6 libgcc-s1 curl
+)
+image_size=1536M
+# Bump when the image's configuration below changes, so cached images built before are not reused.
+layout_version=1
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "build-image.sh needs root (debootstrap creates device files and chroots)." >&2
+  exit 1
+fi
+for tool in debootstrap mke2fs; do
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "build-image.sh needs $tool; install it with: apt-get install debootstrap e2fsprogs" >&2
+    exit 1
+  }
+done
+
+key=$(echo "$suite" "${packages[*]}" "$image_size" "$layout_version" | sha256sum | cut -c1-16)
+out="$cache_root/$suite-$key"
+if [ -f "$out/rootfs.img" ] && [ -f "$out/vmlinuz" ] && [ -f "$out/initrd.img" ]; then
+  echo "== image cached" >&2
+  echo "$out"
+  exit 0
+fi
+
+mkdir -p "$cache_root"
+work=$(mktemp -d "$cache_root/build.XXXXXX")
+cleanup() {
+  # debootstrap may leave /proc and /sys mounted inside the tree when it fails.
+  for m in proc sys dev/pts dev; do
+    mountpoint -q "$work/root/$m" 2>/dev/null && umount -l "$work/root/$m" || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+started=$(date +%s)
+root="$work/root"
+echo "== debootstrap $suite (${#packages[@]} packages and their dependencies)" >&2
+include=$(IFS=,; echo "${packages[*]}")
+nice -n 19 ionice -c3 debootstrap --variant=minbase --include="$include" "$suite" "$root" "$mirror" \
+  >"$work/debootstrap.log" 2>&1 || {
+  tail -30 "$work/debootstrap.log" >&2
+  echo "debootstrap failed; the log's end is above." >&2
+  exit 1
+}
+
+echo "== configuring the image" >&2
+echo device >"$root/etc/hostname"
+# Root logs in on the serial console without a password (the image never has a network).
+chroot "$root" passwd -d root >/dev/null
+cat >"$root/etc/fstab" <<'EOF'
+/dev/vda / ext4 rw,errors=remount-ro 0 1
+swift /opt/swift/usr/lib/swift/linux 9p trans=virtio,version=9p2000.L,ro,nofail 0 0
+bin /opt/appwarden/bin 9p trans=virtio,version=9p2000.L,ro,nofail 0 0
+job /job 9p trans=virtio,version=9p2000.L,rw,nofail 0 0
+EOF
+mkdir -p "$root/opt/swift/usr/lib/swift/linux" "$root/opt/appwarden/bin" "$root/job"
+echo 'PATH=/opt/appwarden/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  >"$root/etc/environment"
+# The 9p modules must load before the fstab mounts.
+printf '9p\n9pnet_virtio\n' >"$root/etc/modules-load.d/device-9p.conf"
+
+# The job runner: runs /job/job.sh as a unit, keeps its output and status in /job/out, then
+# powers the machine off.
+install -m 0755 /dev/stdin "$root/usr/local/sbin/device-job" <<'EOF'
+#!/bin/sh
+mkdir -p /job/out
+echo "device-job: starting $(date -u +%T)" >/dev/console
+if [ -x /job/job.sh ]; then
+  PATH=/opt/appwarden/bin:$PATH /job/job.sh >/job/out/log 2>&1
+  status=$?
+else
+  echo "no executable /job/job.sh" >/job/out/log
+  status=127
+fi
+sync
+echo "$status" >/job/out/status
+sync
+echo "device-job: finished with status $status $(date -u +%T)" >/dev/console
+systemctl --no-block poweroff
+EOF
+cat >"$root/etc/systemd/system/device-job.service" <<'EOF'
+[Unit]
+Description=Device test job from /job
+After=local-fs.target systemd-modules-load.service
+Requires=local-fs.target
+RequiresMountsFor=/job /opt/appwarden/bin /opt/swift/usr/lib/swift/linux
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/device-job
+StandardOutput=journal+console
+StandardError=journal+console
+
+[Install]
+WantedBy=multi-user.target
+EOF
+chroot "$root" systemctl enable device-job.service >/dev/null 2>&1
+# Peers stay off until a job starts one; timers and services a test device does not need are masked.
+chroot "$root" systemctl disable earlyoom.service nohang.service nohang-desktop.service \
+  systemd-oomd.service systemd-oomd.socket >/dev/null 2>&1 || true
+chroot "$root" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
+  e2scrub_reap.service fstrim.timer systemd-timesyncd.service >/dev/null 2>&1 || true
+chroot "$root" systemctl set-default multi-user.target >/dev/null 2>&1
+rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"*
+
+cp "$(ls "$root"/boot/vmlinuz-* | sort -V | tail -1)" "$work/vmlinuz"
+cp "$(ls "$root"/boot/initrd.img-* | sort -V | tail -1)" "$work/initrd.img"
+
+echo "== making the ext4 image ($image_size)" >&2
+nice -n 19 ionice -c3 mke2fs -q -t ext4 -L device -d "$root" "$work/rootfs.img" "$image_size"
+
+mkdir -p "$out"
+mv "$work/rootfs.img" "$work/vmlinuz" "$work/initrd.img" "$out/"
+echo "${packages[*]}" >"$out/packages"
+echo "== image built in $(($(date +%s) - started)) s: $out ($(du -sh "$out/rootfs.img" | cut -f1) used)" >&2
+echo "$out"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every device job (each folder under Tests/Device with a job.sh) in its own fresh boot of
+# the device image, one machine at a time, and prints each job's result and duration.
+#
+#   sudo bash scripts/device/test.sh            # every job
+#   sudo bash scripts/device/test.sh restart    # only the named jobs
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+jobs=()
+if [ "$#" -gt 0 ]; then
+  for name in "$@"; do jobs+=("Tests/Device/$name"); done
+else
+  for dir in Tests/Device/*/; do [ -f "$dir/job.sh" ] && jobs+=("${dir%/}"); done
+fi
+bash scripts/device/build-image.sh >/dev/null
+
+results=()
+failed=0
+for job in "${jobs[@]}"; do
+  echo "== device job $(basename "$job")"
+  started=$(date +%s)
+  set +e
+  bash scripts/device/run.sh "$job"
+  status=$?
+  set -e
+  took=$(($(date +%s) - started))
+  if [ "$status" -eq 0 ]; then
+    results+=("passed  ${took} s  $(basename "$job")")
+  else
+    results+=("FAILED  ${took} s  $(basename "$job") (exit $status)")
+    failed=1
+  fi
+done
+echo "== device jobs"
+printf '%s\n' "${results[@]}"
+exit "$failed"
