@@ -246,7 +246,7 @@ public final class JournalStore: Sendable {
     // MARK: Internals
 
     /// Runs `body`, turning a database error into a `JournalStoreError` that says what failed.
-    private func run<T>(_ what: String, _ body: () throws -> T) throws -> T {
+    func run<T>(_ what: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as JournalStoreError {
@@ -321,6 +321,7 @@ public final class JournalStore: Sendable {
                     );
                     """)
         }
+        registerRetentionMigration(in: &migrator)
         return migrator
     }
 }

@@ -62,6 +62,8 @@ public actor WardenDaemon {
     var deviceTokens: [String: String] = [:]
     /// The registry of running apps as last saved to the journal.
     var savedRegistry: [String: RunningAppRecord] = [:]
+    /// Warnings that repeat (per app and cause) are logged once, then counted.
+    var warningLimiter = RepeatedWarningLimiter()
     var jobs: AsyncStream<Job>.Continuation?
     var processor: Task<Void, Never>?
 
