@@ -14,6 +14,8 @@ public struct AppGroup: Sendable, Hashable {
     public var freezerPath: String?
     /// `cgroup.procs` files the spawned child must write "0" to before `execve` (v1 joins).
     public var v1ProcsFiles: [String]
+    /// The v1 pids directory, where the task limit lives when cgroup2 has no pids controller.
+    public var pidsPath: String?
 
     /// Makes a group description from its directories.
     public init(
@@ -21,19 +23,21 @@ public struct AppGroup: Sendable, Hashable {
         unifiedPath: String? = nil,
         memoryPath: String? = nil,
         freezerPath: String? = nil,
-        v1ProcsFiles: [String] = []
+        v1ProcsFiles: [String] = [],
+        pidsPath: String? = nil
     ) {
         self.name = name
         self.unifiedPath = unifiedPath
         self.memoryPath = memoryPath
         self.freezerPath = freezerPath
         self.v1ProcsFiles = v1ProcsFiles
+        self.pidsPath = pidsPath
     }
 
     /// Every directory of the group, v2 first, without duplicates.
     public var allPaths: [String] {
         var paths: [String] = []
-        for path in [unifiedPath, memoryPath, freezerPath] {
+        for path in [unifiedPath, memoryPath, freezerPath, pidsPath] {
             if let path, !paths.contains(path) { paths.append(path) }
         }
         return paths

@@ -24,6 +24,12 @@ public protocol CgroupDriver: Sendable {
     /// Sets the group's memory limits.
     func setMemoryLimits(_ limits: MemoryLimits, of group: AppGroup) async throws(CgroupError)
 
+    /// Sets the most tasks (processes and threads) the group may hold, through `pids.max`; nil
+    /// removes the bound. Past it, `fork` and `clone` in the group fail with `EAGAIN`.
+    ///
+    /// - Throws: `CgroupError` with code `missingController` when the host has no pids controller.
+    func setTasksMax(_ limit: Int?, of group: AppGroup) async throws(CgroupError)
+
     /// Freezes the group and returns once the kernel confirms every task is frozen.
     ///
     /// - Throws: `CgroupError` with code `timeout` when the confirmation does not come in time.

@@ -17,6 +17,9 @@ public struct HybridDriver: CgroupDriver {
     public let freezesThroughV1: Bool
     /// Whether memory statistics and limits come from the v1 memory hierarchy.
     public let memoryFromV1: Bool
+    /// Whether the task limit (`pids.max`) lives in the v1 pids hierarchy, because the cgroup2
+    /// mount has no pids controller.
+    public let tasksFromV1: Bool
     let libcgroup: Libcgroup
     let legacy: LegacyHierarchy
     let logger: Logger
@@ -47,6 +50,9 @@ public struct HybridDriver: CgroupDriver {
         }
         freezesThroughV1 = hasFreezer && (unified == nil || configuration.prefersV1Freezer)
         memoryFromV1 = layout.memorySource == .v1
+        tasksFromV1 =
+            layout.v1Hierarchies["pids"] != nil
+            && !(layout.unifiedMountPoint != nil && layout.unifiedControllers.contains("pids"))
         self.layout = layout
         self.configuration = configuration
         self.libcgroup = libcgroup
@@ -56,7 +62,7 @@ public struct HybridDriver: CgroupDriver {
 
     /// The v1 controllers the app groups are created in.
     public var v1Controllers: [String] {
-        (memoryFromV1 ? ["memory"] : []) + (freezesThroughV1 ? ["freezer"] : [])
+        (memoryFromV1 ? ["memory"] : []) + (freezesThroughV1 ? ["freezer"] : []) + (tasksFromV1 ? ["pids"] : [])
     }
 
     /// The path of app `name`'s group inside each v1 hierarchy, as libcgroup names it.
@@ -78,12 +84,14 @@ public struct HybridDriver: CgroupDriver {
         }
         let memoryPath = memoryFromV1 ? directory("memory") : nil
         let freezerPath = freezesThroughV1 ? directory("freezer") : nil
+        let pidsPath = tasksFromV1 ? directory("pids") : nil
         return AppGroup(
             name: name,
             unifiedPath: unified?.group(named: name).unifiedPath,
             memoryPath: memoryPath,
             freezerPath: freezerPath,
-            v1ProcsFiles: [memoryPath, freezerPath].compactMap { $0.map { $0 + "/cgroup.procs" } })
+            v1ProcsFiles: [memoryPath, freezerPath, pidsPath].compactMap { $0.map { $0 + "/cgroup.procs" } },
+            pidsPath: pidsPath)
     }
 
     public func createGroup(named name: String) async throws(CgroupError) -> AppGroup {
@@ -119,6 +127,20 @@ public struct HybridDriver: CgroupDriver {
             ], controller: "memory", in: v1Path(group.name))
     }
 
+    public func setTasksMax(_ limit: Int?, of group: AppGroup) async throws(CgroupError) {
+        if tasksFromV1, let pidsPath = group.pidsPath {
+            return try TaskLimitFiles.setMax(limit, in: pidsPath)
+        }
+        guard let unified, layout.unifiedControllers.contains("pids") else {
+            throw CgroupError(
+                code: .missingController,
+                message: "A task limit for \"\(group.name)\" needs a pids controller, and this host has none. "
+                    + CgroupError.howToGetAccess,
+                cause: "no pids hierarchy")
+        }
+        try await unified.setTasksMax(limit, of: group)
+    }
+
     public func freeze(_ group: AppGroup) async throws(CgroupError) {
         if freezesThroughV1, let freezer = group.freezerPath {
             return try legacy.freeze(freezer, timeout: configuration.freezeTimeout)
@@ -145,7 +167,7 @@ public struct HybridDriver: CgroupDriver {
             try await unified.kill(group)
         }
         // Catch processes that joined only a v1 hierarchy, and kill-each where cgroup.kill is absent.
-        let directories = [group.memoryPath, group.freezerPath, group.unifiedPath].compactMap { $0 }
+        let directories = [group.memoryPath, group.freezerPath, group.pidsPath, group.unifiedPath].compactMap { $0 }
         try legacy.killEach(
             directories, freezer: freezesThroughV1 ? group.freezerPath : nil, timeout: configuration.killTimeout)
     }
@@ -153,7 +175,7 @@ public struct HybridDriver: CgroupDriver {
     public func processes(in group: AppGroup) async throws(CgroupError) -> [Int32] {
         var seen = Set<Int32>()
         var pids: [Int32] = []
-        for directory in [group.unifiedPath, group.memoryPath, group.freezerPath].compactMap({ $0 }) {
+        for directory in [group.unifiedPath, group.memoryPath, group.freezerPath, group.pidsPath].compactMap({ $0 }) {
             for pid in try legacy.processes(in: directory) where seen.insert(pid).inserted {
                 pids.append(pid)
             }

@@ -59,7 +59,7 @@ public struct UnifiedDriver: CgroupDriver {
     }
 
     /// The controllers appwarden enables for its app groups where the hierarchy offers them.
-    static let wantedControllers = ["memory"]
+    static let wantedControllers = ["memory", "pids"]
 
     public func prepare() async throws(CgroupError) {
         if placement == .systemdScope {
@@ -110,6 +110,17 @@ public struct UnifiedDriver: CgroupDriver {
                 cause: "memory not in cgroup.controllers")
         }
         try files.setMemoryLimits(limits, in: try directory(of: group))
+    }
+
+    public func setTasksMax(_ limit: Int?, of group: AppGroup) async throws(CgroupError) {
+        guard layout.unifiedControllers.contains("pids") else {
+            throw CgroupError(
+                code: .missingController,
+                message: "A task limit for \"\(group.name)\" needs the cgroup2 pids controller, which "
+                    + "\"\(layout.unifiedMountPoint ?? "")\" does not offer. " + CgroupError.howToGetAccess,
+                cause: "pids not in cgroup.controllers")
+        }
+        try TaskLimitFiles.setMax(limit, in: try directory(of: group))
     }
 
     public func freeze(_ group: AppGroup) async throws(CgroupError) {

@@ -14,6 +14,10 @@ public struct Policy: Sendable, Equatable {
     public var resources: [String: ResourceDeclaration]
     /// The apps, in the order the policy file declares them.
     public var apps: [AppPolicy]
+    /// Bounds on each app's group beyond memory (`[limits]`).
+    public var limits = LimitSettings()
+    /// How much history the journal keeps (`[journal]`).
+    public var journal = JournalRetention()
 
     public init(
         foregroundSlots: Int = 1,
@@ -275,6 +279,8 @@ public struct AppPolicy: Sendable, Equatable {
     /// (`signals`), by message kind: `expiration_warning`, `fetch_start`, `push_payload`,
     /// `memory_warning`, `save_state`; each value is a Linux signal number. Empty by default.
     public var signals: [String: Int32] = [:]
+    /// The most tasks the app's group may hold (`tasks_max`; `[limits] tasks_max` by default).
+    public var tasksMax: TaskLimit = LimitSettings().tasksMax
 
     public init(
         name: String,

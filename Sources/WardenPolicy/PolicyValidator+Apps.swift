@@ -5,7 +5,7 @@ extension PolicyValidator {
     static let appKeys = [
         "command", "args", "env", "working_directory", "user", "background_modes", "fetch_interval",
         "background_refresh", "protected", "readiness", "status_source", "memory_max", "memory_high", "resources",
-        "signals",
+        "signals", "tasks_max",
     ]
 
     /// Whether `name` can name an app or a resource: letters, digits, `-`, `_` and `.`, not
@@ -89,6 +89,7 @@ extension PolicyValidator {
             report(value, "app name \"\(name)\" is not valid: \(Self.nameRule).")
         }
         var app = AppPolicy(name: name, settings: policy.settings)
+        app.tasksMax = policy.limits.tasksMax
         var facts: [String: LocatedValue] = [:]
         var fetchIntervalValue: LocatedValue?
         var memoryMaxValue: LocatedValue?
@@ -149,6 +150,8 @@ extension PolicyValidator {
                 app.resources = resourceNames(entry, declared: policy.resources)
             case "signals":
                 app.signals = signals(entry)
+            case "tasks_max":
+                app.tasksMax = taskLimit(entry) ?? app.tasksMax
             default:
                 if Self.timingSections.contains(key) || key == "memory" {
                     continue  // read below, as a whole

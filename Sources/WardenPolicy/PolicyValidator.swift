@@ -14,7 +14,7 @@ struct PolicyValidator {
     /// The keys of a policy file's root.
     static let rootKeys = [
         "foreground_slots", "background", "fetch", "push", "memory", "watchdog", "termination", "launch",
-        "restoration", "resources", "apps",
+        "restoration", "resources", "apps", "limits", "journal",
     ]
 
     init(commandRequired: Bool, extraAppKeys: Set<String>, baseFile: String?, label: String) {
@@ -38,6 +38,8 @@ struct PolicyValidator {
         policy.settings = global.settings
         policy.memory = memorySettings(in: root)
         policy.resources = resources(in: root)
+        policy.limits = limitSettings(in: root)
+        policy.journal = journalRetention(in: root)
         var appFacts: [String: [String: LocatedValue]] = [:]
         if let appsValue = root["apps"] {
             if let apps = appsValue.table {

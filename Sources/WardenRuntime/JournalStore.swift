@@ -164,7 +164,7 @@ public final class JournalStore: Sendable {
     // MARK: Internals
 
     /// Runs `body`, turning a database error into a `JournalStoreError` that says what failed.
-    private func run<T>(_ what: String, _ body: () throws -> T) throws -> T {
+    func run<T>(_ what: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as JournalStoreError {
@@ -250,6 +250,7 @@ public final class JournalStore: Sendable {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: "DROP TABLE running_app; DROP TABLE pending_push;")
         }
+        registerRetentionMigration(in: &migrator)
         return migrator
     }
 }

@@ -157,6 +157,7 @@ extension WardenDaemon {
                             max: appPolicy.memoryMax.map { UInt64(max(0, $0)) },
                             high: appPolicy.memoryHigh.map { UInt64(max(0, $0)) }), of: created)
                 }
+                await boundTasks(app, to: appPolicy.tasksMax.count, of: created, with: driver)
                 group = created
                 groups[app] = created
             }
@@ -290,7 +291,7 @@ extension WardenDaemon {
         do {
             try OOMScoreAdjuster().set(score, for: pids)
         } catch {
-            logger.warning("Could not set oom_score_adj \(score) for app \"\(app)\": \(error)")
+            warnOnce(app, cause: "oom_score_adj", "Could not set oom_score_adj \(score) for app \"\(app)\": \(error)")
         }
     }
 

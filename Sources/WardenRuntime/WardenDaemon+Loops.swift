@@ -33,6 +33,7 @@ extension WardenDaemon {
                 }
             })
         startPressureMonitor()
+        startRetention()
     }
 
     /// A watched process ended: classified as exited or crashed and queued for the core.

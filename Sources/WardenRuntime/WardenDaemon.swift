@@ -63,6 +63,8 @@ public actor WardenDaemon {
     var deviceTokens: [String: String] = [:]
     /// The locks that keep a second daemon from starting on the same state or cgroup root.
     var instanceLock: InstanceLock?
+    /// Warnings that repeat (per app and cause) are logged once, then counted.
+    var warningLimiter = RepeatedWarningLimiter()
     var jobs: AsyncStream<Job>.Continuation?
     var processor: Task<Void, Never>?
 

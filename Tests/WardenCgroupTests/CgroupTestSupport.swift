@@ -65,6 +65,8 @@ enum CgroupTestSupport {
         let groups = names.map { driver.group(named: $0) }
         for group in groups {
             for directory in group.allPaths where Syscalls.isDirectory(directory) {
+                // cgroup.kill first, so that a process forking in a loop cannot outrun the kills.
+                _ = Syscalls.writeText("1", to: directory + "/cgroup.kill")
                 _ = Syscalls.writeText("THAWED", to: directory + "/freezer.state")
                 _ = Syscalls.writeText("0", to: directory + "/cgroup.freeze")
                 for _ in 0..<300 {

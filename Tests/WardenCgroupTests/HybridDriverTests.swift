@@ -33,7 +33,10 @@ struct HybridDriverTests {
         #expect(group.memoryPath == "/sys/fs/cgroup/memory/\(driver.configuration.rootName)/mail")
         #expect(group.unifiedPath == "/sys/fs/cgroup/unified/\(driver.configuration.rootName)/mail")
         #expect(group.freezerPath == nil)
-        #expect(group.v1ProcsFiles == ["/sys/fs/cgroup/memory/\(driver.configuration.rootName)/mail/cgroup.procs"])
+        let root = driver.configuration.rootName
+        #expect(driver.tasksFromV1 == (CgroupTestSupport.hostLayout?.unifiedControllers.contains("pids") == false))
+        let pidsFiles = driver.tasksFromV1 ? ["/sys/fs/cgroup/pids/\(root)/mail/cgroup.procs"] : []
+        #expect(group.v1ProcsFiles == ["/sys/fs/cgroup/memory/\(root)/mail/cgroup.procs"] + pidsFiles)
     }
 
     /// A process attached to a group is listed in it, stops using CPU while frozen (cgroup2
