@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "WardenRuntime",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI",
+                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

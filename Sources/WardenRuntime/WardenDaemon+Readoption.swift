@@ -85,9 +85,9 @@ extension WardenDaemon {
             groups[app] = group
             let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
             running[app] = RunningProcess(
-                launch: launch, pid: mainPID, process: nil,
+                launch: launch, pid: mainPID, isWatched: false,
                 startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow())
-            if let group { track(group) }
+            if let group { memory.track(group) }
             if let driver, let group, !options.dryRun {
                 let frozen = (try? await driver.isFrozen(group)) ?? false
                 if state == .suspended && !frozen {

@@ -15,6 +15,14 @@ public struct WardenDaemonOptions: Sendable {
     public var stopAppsOnExit: Bool
     /// How often footprints and host memory are sampled.
     public var sampleInterval: Duration
+    /// How long tasks of appwarden's root group must stall on memory within one second (PSI
+    /// `some` for a warning, `full` for critical) before the kernel notifies appwarden.
+    public var pressureStall: Duration
+    /// Groups frozen or thawed behind appwarden's back are looked for on every `n`th memory sweep.
+    public var freezerCheckSweeps: Int
+    /// Suspended apps, frozen and unable to grow, are measured on every `n`th memory sweep only
+    /// (running apps on every sweep), which keeps an idle device with many suspended apps cheap.
+    public var suspendedSampleSweeps: Int
 
     /// Makes options; only the policy path is required.
     public init(
@@ -24,7 +32,10 @@ public struct WardenDaemonOptions: Sendable {
         cgroupRoot: String = "appwarden",
         dryRun: Bool = false,
         stopAppsOnExit: Bool = false,
-        sampleInterval: Duration = .seconds(1)
+        sampleInterval: Duration = .seconds(1),
+        pressureStall: Duration = .milliseconds(150),
+        freezerCheckSweeps: Int = 2,
+        suspendedSampleSweeps: Int = 10
     ) {
         self.policyPath = policyPath
         self.socketPath = socketPath
@@ -33,6 +44,9 @@ public struct WardenDaemonOptions: Sendable {
         self.dryRun = dryRun
         self.stopAppsOnExit = stopAppsOnExit
         self.sampleInterval = sampleInterval
+        self.pressureStall = pressureStall
+        self.freezerCheckSweeps = max(1, freezerCheckSweeps)
+        self.suspendedSampleSweeps = max(1, suspendedSampleSweeps)
     }
 
     /// The restoration directory of `app`.
