@@ -19,8 +19,9 @@ public protocol ProcessLauncher: Sendable {
     ///   executed); one that does not is reported on `starts` when it does.
     func launch(_ request: SpawnRequest, app: String, launch: Int) throws -> LaunchedProcess
 
-    /// Watches process `pid`, launch `launch` of `app`, started by an earlier daemon, until it ends.
-    func watch(pid: Int32, app: String, launch: Int)
+    /// Watches process `pid`, launch `launch` of `app`, started by an earlier daemon, until it
+    /// ends; returns false when it cannot, and the daemon's memory sweeps look for its end.
+    func watch(pid: Int32, app: String, launch: Int) -> Bool
 
     /// Sends `signal` to process `pid`; returns whether it was delivered.
     @discardableResult

@@ -49,9 +49,11 @@ public final class SpawningProcessLauncher: ProcessLauncher {
         return LaunchedProcess(pid: process.pid, isRunning: true)
     }
 
-    /// Re-adopted processes have no pidfd of appwarden's: the daemon finds their end on its
-    /// memory sweeps (by reaping them or finding their group empty), so nothing is watched here.
-    public func watch(pid: Int32, app: String, launch: Int) {}
+    /// Re-adopted processes are not watched here yet: the daemon finds their end on its memory
+    /// sweeps (by reaping them or finding their group empty).
+    public func watch(pid: Int32, app: String, launch: Int) -> Bool {
+        false
+    }
 
     public func send(_ signal: Int32, to pid: Int32) -> Bool {
         if let process = spawned.byPID.withLock({ $0[pid] }) {

@@ -85,7 +85,7 @@ extension WardenDaemon {
             groups[app] = group
             let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
             running[app] = RunningProcess(
-                launch: launch, pid: mainPID, isWatched: false,
+                launch: launch, pid: mainPID, isWatched: launcher.watch(pid: mainPID, app: app, launch: launch),
                 startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow())
             if let group { memory.track(group) }
             if let driver, let group, !options.dryRun {

@@ -173,8 +173,13 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
         return launched
     }
 
-    public func watch(pid: Int32, app: String, launch: Int) {
-        state.withLock { $0.processes[pid]?.isWatched = true }
+    /// Watches a simulated process; false for a pid the launcher does not know.
+    public func watch(pid: Int32, app: String, launch: Int) -> Bool {
+        state.withLock { state in
+            guard state.processes[pid] != nil else { return false }
+            state.processes[pid]?.isWatched = true
+            return true
+        }
     }
 
     /// Records the signal; SIGTERM and SIGKILL end the process at once (as in the simulator),

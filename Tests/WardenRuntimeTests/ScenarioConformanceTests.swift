@@ -30,7 +30,12 @@ import WardenTesting
             var replay = await ScenarioReplay.start(scenario)
             let checks = await replay.run()
             await replay.bed.stop()
-            let failing = checks.filter { !$0.holds }
+            var failing = checks.filter { !$0.holds }
+            // A key the simulator checks and the replay does not is a gap, not an agreement.
+            let unchecked = Set(simulated.checks.map(\.key)).subtracting(checks.map(\.key))
+            for key in unchecked.sorted() {
+                failing.append(ExpectationCheck(key: key, expected: ["checked against the daemon"], actual: []))
+            }
             if failing.isEmpty && simulated.passed {
                 agreeing += 1
             } else {
