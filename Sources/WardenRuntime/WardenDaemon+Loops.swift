@@ -51,11 +51,11 @@ extension WardenDaemon {
         return next
     }
 
-    /// What the daemon has left to do: events queued, process ends taken from the launcher, and
-    /// when each loop sleeping on the clock wakes next (time since the origin).
+    /// What the daemon has left to do: events queued, process ends and starts taken from the
+    /// launcher, and when each loop sleeping on the clock wakes next (time since the origin).
     ///
-    /// A test on a manual clock waits until no event is queued, every end the launcher reported
-    /// was taken, and every wake lies ahead with its sleeper registered on the clock.
+    /// A test on a manual clock waits until no event is queued, every end and start the launcher
+    /// reported was taken, and every wake lies ahead with its sleeper registered on the clock.
     public struct Activity: Sendable, Equatable {
         public var queuedEvents: Int
         public var exitsHandled: Int
