@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "WardenCore", targets: ["WardenCore"]),
         .library(name: "WardenPolicy", targets: ["WardenPolicy"]),
         .library(name: "WardenSimulator", targets: ["WardenSimulator"]),
+        .library(name: "WardenTesting", targets: ["WardenTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -49,12 +50,13 @@ let package = Package(
         .target(
             name: "WardenRuntime",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI",
+                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "WardenTesting", dependencies: ["WardenRuntime", "WardenCgroup", "WardenCore"]),
         .executableTarget(name: "ballast", dependencies: ["WardenClient"]),
         .executableTarget(
             name: "appwarden",
@@ -76,7 +78,8 @@ let package = Package(
         .testTarget(
             name: "WardenRuntimeTests",
             dependencies: [
-                "WardenRuntime", "WardenClient", "WardenAPI", "WardenCore", "WardenCgroup",
+                "WardenRuntime", "WardenClient", "WardenAPI", "WardenCore", "WardenCgroup", "WardenTesting",
+                "WardenSimulator", "WardenPolicy",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

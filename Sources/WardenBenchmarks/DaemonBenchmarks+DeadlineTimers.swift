@@ -1,14 +1,18 @@
+import WardenCore
 import WardenRuntime
+import WardenSimulator
 
 extension DaemonBenchmarks {
-    /// The daemon's timer machinery on the real clock: each deadline is a task sleeping on a
-    /// `WardenClock` until it is due, which queues the timer on one stream of events; the
-    /// lateness is how long after its deadline a timer is taken from the queue.
+    /// The daemon's timer machinery on the real clock: the deadlines wait in one `TimerQueue`,
+    /// served by one task that sleeps on a `WardenClock` until the earliest deadline and queues
+    /// the timers due on one stream of events; the lateness is how long after its deadline a
+    /// timer is taken from that stream.
     actor DeadlineTimers {
         private let clock = WardenClock(ContinuousClock())
         private var deadlines: [Int: Duration] = [:]
-        private var timers: [Int: (generation: UInt64, task: Task<Void, Never>)] = [:]
-        private var generation: UInt64 = 0
+        private var queue = TimerQueue<Int>()
+        private var server: (id: UInt64, task: Task<Void, Never>, wake: Duration)?
+        private var servers: UInt64 = 0
         private var jobs: AsyncStream<Int>.Continuation?
 
         /// Arms `count` timers at once, due evenly over `spread` starting `lead` from now, in a
@@ -26,26 +30,42 @@ extension DaemonBenchmarks {
                 if lateness.count == count { break }
             }
             continuation.finish()
+            server?.task.cancel()
             return lateness
         }
 
         private func arm(_ id: Int, deadline: Duration) {
             deadlines[id] = deadline
-            generation &+= 1
-            let armed = generation
+            queue.schedule(id, at: Instant(sinceOrigin: deadline))
+            if let server, server.wake <= deadline { return }
+            server?.task.cancel()
+            servers &+= 1
+            let serverID = servers
             let clock = clock
             let task = Task { [weak self] in
-                try? await clock.sleep(untilElapsed: deadline)
-                guard !Task.isCancelled else { return }
-                await self?.due(id, generation: armed)
+                var wake = deadline
+                while true {
+                    try? await clock.sleep(untilElapsed: wake)
+                    guard !Task.isCancelled, let self, let next = await self.fireDue(server: serverID) else { return }
+                    wake = next
+                }
             }
-            timers[id] = (armed, task)
+            server = (serverID, task, deadline)
         }
 
-        private func due(_ id: Int, generation: UInt64) {
-            guard timers[id]?.generation == generation else { return }
-            timers[id] = nil
-            jobs?.yield(id)
+        /// Queues the timers due by now; returns the next deadline, nil when none is left.
+        private func fireDue(server serverID: UInt64) -> Duration? {
+            guard server?.id == serverID else { return nil }
+            let now = Instant(sinceOrigin: clock.elapsed())
+            while let entry = queue.popDue(through: now) {
+                jobs?.yield(entry.element)
+            }
+            guard let next = queue.nextDeadline else {
+                server = nil
+                return nil
+            }
+            server?.wake = next.sinceOrigin
+            return next.sinceOrigin
         }
     }
 }

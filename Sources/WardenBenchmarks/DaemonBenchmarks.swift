@@ -154,8 +154,8 @@ enum DaemonBenchmarks {
     // MARK: Deadline lateness
 
     /// 1,000 fetch deadlines armed at once over the next second, on the daemon's timer
-    /// machinery (a sleeping task per timer on `WardenClock`, one queue of fired timers): how
-    /// late each fired timer is taken from the queue.
+    /// machinery (one deadline queue served by one task sleeping on `WardenClock`, one queue of
+    /// fired timers): how late each fired timer is taken from the queue.
     static func deadlineLateness(count: Int) async {
         let timers = DeadlineTimers()
         let lateness = await timers.measure(count: count, spread: .seconds(1), lead: .milliseconds(500))

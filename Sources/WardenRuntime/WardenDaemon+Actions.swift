@@ -3,6 +3,7 @@ import Logging
 import WardenAPI
 import WardenCgroup
 import WardenCore
+import WardenSimulator
 
 #if canImport(Glibc)
     import Glibc
@@ -92,13 +93,7 @@ extension WardenDaemon {
             let main = running[app]
         else { return }
         signalsSent[app, default: []].insert(signal)
-        if let process = main.process {
-            do {
-                try process.send(signal: signal)
-            } catch {
-                logger.error("Could not send signal \(signal) to app \"\(app)\" for \(kind): \(error)")
-            }
-        } else if Glibc.kill(main.pid, signal) != 0 {
+        if !launcher.send(signal, to: main.pid) {
             logger.error("Could not send signal \(signal) to app \"\(app)\" (process \(main.pid)) for \(kind).")
         }
     }
@@ -162,35 +157,27 @@ extension WardenDaemon {
                 groups[app] = created
             }
             let log = options.logPath(of: app)
-            let process = try ProcessSpawner().spawn(
+            let launched = try launcher.launch(
                 SpawnRequest(
                     executable: command, arguments: appPolicy.args, environment: environment,
                     workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map { .name($0) },
-                    standardOutputPath: log, standardErrorPath: log, group: group))
+                    standardOutputPath: log, standardErrorPath: log, group: group),
+                app: app, launch: launch)
             running[app] = RunningProcess(
                 record: RunningAppRecord(
-                    app: app, launch: launch, pid: process.pid, group: group,
+                    app: app, launch: launch, pid: launched.pid, group: group,
                     startedWallMillis: WardenClock.wallMillisNow()),
-                process: process)
-            watcher.watch(process, app: app, launch: launch)
-            if let group { track(group) }
-            logger.info("Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(process.pid).")
-            if appPolicy.readiness == .immediate {
+                isWatched: true)
+            if let group { memory.track(group) }
+            logger.info(
+                "Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(launched.pid).")
+            // An immediate app is ready once its process runs.
+            if appPolicy.readiness == .immediate && launched.isRunning {
                 followUps.append(.ready(app: app))
             }
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")
             followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
-        }
-    }
-
-    /// Samples the group's memory from now on.
-    func track(_ group: AppGroup) {
-        guard let source = layout?.memorySource, source != .procfs else { return }
-        do {
-            try sampler.track(group, source: source)
-        } catch {
-            logger.warning("Cannot sample the memory of app \"\(group.name)\": \(error)")
         }
     }
 
@@ -204,9 +191,8 @@ extension WardenDaemon {
         if !guardPaths.isEmpty {
             do {
                 let pids = try await driver.processes(in: group)
-                let holders = ResourceHolders()
                 for guarded in guardPaths {
-                    if let hold = try holders.holds(of: guarded.path, among: pids).first {
+                    if let hold = try launcher.holds(of: guarded.path, among: pids).first {
                         logger.info("Not freezing app \"\(app)\": \(hold) (resource \"\(guarded.resource)\").")
                         followUps.append(.heldAtSuspension(app: app, resource: guarded.resource))
                         return
@@ -241,11 +227,7 @@ extension WardenDaemon {
     func terminate(_ app: String, reason: TerminationReason) async {
         signalsSent[app, default: []].insert(SIGTERM)
         for pid in await pids(of: app) {
-            if let process = running[app]?.process, process.pid == pid {
-                try? process.send(signal: SIGTERM)
-            } else {
-                _ = Glibc.kill(pid, SIGTERM)
-            }
+            launcher.send(SIGTERM, to: pid)
         }
         logger.info("Asked app \"\(app)\" to stop (\(reason.rawValue)).")
     }
@@ -262,8 +244,8 @@ extension WardenDaemon {
             } catch {
                 logger.error("Could not kill app \"\(app)\": \(error)")
             }
-        } else if let process = running[app]?.process {
-            try? process.send(signal: SIGKILL)
+        } else if let main = running[app] {
+            launcher.send(SIGKILL, to: main.pid)
         }
         logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
         await releaseGroup(app)
@@ -271,7 +253,7 @@ extension WardenDaemon {
 
     /// Forgets the app's group and removes it once it is empty.
     func releaseGroup(_ app: String) async {
-        sampler.untrack(app)
+        memory.untrack(app)
         guard let group = groups[app] else { return }
         if let driver {
             let left = (try? await driver.processes(in: group)) ?? []
@@ -289,7 +271,7 @@ extension WardenDaemon {
         let pids = await pids(of: app)
         guard !pids.isEmpty else { return }
         do {
-            try OOMScoreAdjuster().set(score, for: pids)
+            try launcher.setOOMScore(score, for: pids)
         } catch {
             warnOnce(app, cause: "oom_score_adj", "Could not set oom_score_adj \(score) for app \"\(app)\": \(error)")
         }
@@ -310,7 +292,7 @@ extension WardenDaemon {
     func scan(_ app: String) async -> ScanOutcome {
         guard let driver, let group = groups[app] else {
             guard let pid = running[app]?.pid else { return .background }
-            return Glibc.kill(pid, 0) == 0 ? .foreground : .background
+            return launcher.exists(pid) ? .foreground : .background
         }
         do {
             let pids = try await driver.processes(in: group)
@@ -334,28 +316,54 @@ extension WardenDaemon {
 
     // MARK: Timers
 
-    /// Arms (or re-arms) a timer: a task sleeps on the clock until the deadline and queues
-    /// `timerFired` unless the timer was cancelled or re-armed meanwhile.
+    /// Arms (or re-arms) a timer: its deadline goes into the queue, and the timer task is made
+    /// to wake by then.
     func arm(_ timer: TimerID, deadline: Instant) {
-        timers[timer]?.task.cancel()
-        timerGeneration &+= 1
-        let generation = timerGeneration
+        armedTimers[timer] = timerQueue.schedule(timer, at: deadline)
+        if let serving = wakes["timers"], serving <= deadline.sinceOrigin, timerServer != nil { return }
+        startTimerServer(wakingAt: deadline)
+    }
+
+    /// Cancels a timer: its entry in the queue is skipped when it comes due.
+    func cancel(_ timer: TimerID) {
+        armedTimers[timer] = nil
+    }
+
+    /// Replaces the timer task by one that sleeps on the clock until `deadline`, fires the timers
+    /// due, and sleeps again until the next deadline, for as long as the queue holds one.
+    func startTimerServer(wakingAt deadline: Instant) {
+        timerServer?.task.cancel()
+        timerServerCount &+= 1
+        let id = timerServerCount
+        wakes["timers"] = deadline.sinceOrigin
         let clock = clock
         let task = Task { [weak self] in
-            try? await clock.sleep(untilElapsed: deadline.sinceOrigin)
-            guard !Task.isCancelled else { return }
-            await self?.timerDue(timer, generation: generation)
+            var wake = deadline
+            while true {
+                try? await clock.sleep(untilElapsed: wake.sinceOrigin)
+                guard !Task.isCancelled, let self, let next = await self.fireDueTimers(server: id) else { return }
+                wake = next
+            }
         }
-        timers[timer] = (generation, task)
+        timerServer = (id, task)
     }
 
-    func cancel(_ timer: TimerID) {
-        timers.removeValue(forKey: timer)?.task.cancel()
-    }
-
-    func timerDue(_ timer: TimerID, generation: UInt64) {
-        guard timers[timer]?.generation == generation else { return }
-        timers[timer] = nil
-        submit(.timerFired(timer))
+    /// Queues `timerFired` for every live timer due by now, in (deadline, arming) order; returns
+    /// when to wake next, or nil when the queue is empty or `server` is no longer the timer task.
+    func fireDueTimers(server: UInt64) -> Instant? {
+        guard timerServer?.id == server, !isStopped else { return nil }
+        let now = now()
+        while let entry = timerQueue.popDue(through: now) {
+            guard armedTimers[entry.element] == entry.sequence else { continue }
+            armedTimers[entry.element] = nil
+            submit(.timerFired(entry.element))
+        }
+        guard let next = timerQueue.nextDeadline else {
+            timerServer = nil
+            wakes["timers"] = nil
+            return nil
+        }
+        wakes["timers"] = next.sinceOrigin
+        return next
     }
 }

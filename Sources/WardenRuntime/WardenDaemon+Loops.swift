@@ -13,31 +13,81 @@ import WardenCore
 /// pressure notifications.
 extension WardenDaemon {
     func startLoops() {
-        let exits = watcher.exits
+        let exits = launcher.exits
         loops.append(
             Task { [weak self] in
                 for await exit in exits {
-                    await self?.processEnded(exit)
+                    await self?.watchedProcessEnded(exit)
+                }
+            })
+        let starts = launcher.starts
+        loops.append(
+            Task { [weak self] in
+                for await start in starts {
+                    await self?.processStarted(start)
                 }
             })
         let interval = options.sampleInterval
         let clock = clock
+        let first = clock.elapsed() + interval
+        wakes["sweep"] = first
         loops.append(
             Task { [weak self] in
-                var next = clock.elapsed() + interval
+                var next = first
                 while !Task.isCancelled {
                     try? await clock.sleep(untilElapsed: next)
                     guard !Task.isCancelled, let self else { return }
-                    await self.sampleMemory()
-                    next = max(next + interval, clock.elapsed())
+                    next = await self.sweep(after: next)
                 }
             })
         startPressureMonitor()
         startRetention()
     }
 
-    /// A watched process ended: classified as exited or crashed and queued for the core.
-    func processEnded(_ exit: ProcessWatcher.Exit) async {
+    /// Runs a memory sweep that was due at `due`; returns when the next one is due.
+    private func sweep(after due: Duration) async -> Duration {
+        await sampleMemory()
+        let next = max(due + options.sampleInterval, clock.elapsed())
+        wakes["sweep"] = next
+        return next
+    }
+
+    /// What the daemon has left to do: events queued, process ends and starts taken from the
+    /// launcher, and when each loop sleeping on the clock wakes next (time since the origin).
+    ///
+    /// A test on a manual clock waits until no event is queued, every end and start the launcher
+    /// reported was taken, and every wake lies ahead with its sleeper registered on the clock.
+    public struct Activity: Sendable, Equatable {
+        public var queuedEvents: Int
+        public var exitsHandled: Int
+        public var startsHandled: Int
+        public var wakes: [Duration]
+    }
+
+    /// What the daemon has left to do now.
+    public func activity() -> Activity {
+        Activity(
+            queuedEvents: queuedEvents, exitsHandled: exitsHandled, startsHandled: startsHandled,
+            wakes: wakes.values.sorted())
+    }
+
+    /// A launched process began to run: an immediate app is ready.
+    private func processStarted(_ start: ProcessStart) {
+        startsHandled += 1
+        guard running[start.app]?.launch == start.launch, running[start.app]?.pid == start.pid,
+            policy.app(named: start.app)?.readiness == .immediate
+        else { return }
+        submit(.ready(app: start.app))
+    }
+
+    /// A process the launcher watched ended.
+    private func watchedProcessEnded(_ exit: ProcessExit) async {
+        exitsHandled += 1
+        await processEnded(exit)
+    }
+
+    /// A process ended: classified as exited or crashed and queued for the core.
+    func processEnded(_ exit: ProcessExit) async {
         let end = classify(exit.termination, app: exit.app)
         if running[exit.app]?.pid == exit.pid {
             running[exit.app] = nil
@@ -67,40 +117,42 @@ extension WardenDaemon {
         }
     }
 
-    /// One sweep: every running app's footprint, then the host's available memory.
+    /// One sweep: every running app's footprint, then the host's available memory; re-adopted
+    /// apps the launcher could not watch are also checked for having ended.
     func sampleMemory() async {
         guard !isStopped else { return }
+        await checkAdoptedProcesses()
         sweeps &+= 1
-        if sweeps % 2 == 0 {
+        if sweeps % options.freezerCheckSweeps == 0 {
             await reconcileFreezer()
         }
-        // A frozen app cannot grow: suspended apps are measured on every tenth sweep only,
+        // A frozen app cannot grow: suspended apps are measured on every nth sweep only,
         // which keeps an idle device with many suspended apps cheap.
-        let everyone = sweeps % 10 == 0
-        let sampled = sampler.sampleStatistics { name in
-            guard let state = self.lifecycle.state(of: name), state != .notRunning else { return false }
+        let everyone = sweeps % options.suspendedSampleSweeps == 0
+        let lifecycle = lifecycle
+        let sampled = memory.footprints { name in
+            guard let state = lifecycle.state(of: name), state != .notRunning else { return false }
             return everyone || state != .suspended
         }
-        for (name, statistics) in sampled {
-            let bytes = Int64(clamping: statistics.footprint)
+        for (name, bytes) in sampled.sorted(by: { $0.key < $1.key }) {
             // An unchanged footprint changes nothing in the core.
             guard lifecycle.snapshot(of: name, at: now())?.footprint != bytes else { continue }
             submit(.footprint(app: name, bytes: bytes))
         }
-        if let memory = deviceMemory() {
-            submit(.memorySample(available: memory.available, total: memory.total))
+        if let device = memory.deviceMemory() {
+            submit(.memorySample(available: device.available, total: device.total))
         }
     }
 
     /// After a kill for memory: the group is empty (the driver waited), so measure again and
     /// take a new sample, which kills the next victim while memory stays critical.
     func remeasure() {
-        for (name, statistics) in sampler.sampleStatistics()
+        for (name, bytes) in memory.footprints(where: { _ in true }).sorted(by: { $0.key < $1.key })
         where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
-            followUps.append(.footprint(app: name, bytes: Int64(clamping: statistics.footprint)))
+            followUps.append(.footprint(app: name, bytes: bytes))
         }
-        if let memory = deviceMemory() {
-            followUps.append(.memorySample(available: memory.available, total: memory.total))
+        if let device = memory.deviceMemory() {
+            followUps.append(.memorySample(available: device.available, total: device.total))
         }
     }
 
@@ -120,35 +172,27 @@ extension WardenDaemon {
         }
     }
 
-    /// The memory the apps share: when appwarden's root group has a memory limit below the
-    /// host's memory (a device modelled by a parent group), the limit and what is left under it;
-    /// otherwise the host's `MemAvailable` and `MemTotal`.
-    func deviceMemory() -> (available: Int64, total: Int64)? {
-        let host = try? HostMemory.read()
-        let hostTotal = host.map { Int64(clamping: $0.total) } ?? Int64.max
-        if let driver {
-            let probe = driver.group(named: "probe")
-            var files: [(limit: String, usage: String)] = []
-            if let memory = probe.memoryPath.map(Self.parent) {
-                files.append((memory + "/memory.limit_in_bytes", memory + "/memory.usage_in_bytes"))
+    /// Re-adopted processes the launcher could not watch (no pidfd): their end is found here,
+    /// by reaping them if they are children or by finding their group empty.
+    func checkAdoptedProcesses() async {
+        for (app, entry) in running where !entry.isWatched {
+            var status: Int32 = 0
+            let reaped = waitpid(entry.pid, &status, WNOHANG)
+            var termination: SpawnedProcess.Termination?
+            var ended = false
+            if reaped == entry.pid {
+                ended = true
+                termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+            } else if let driver, let group = groups[app] {
+                ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
+            } else {
+                ended = !launcher.exists(entry.pid)
             }
-            if layout?.memorySource == .unified, let unified = probe.unifiedPath.map(Self.parent) {
-                files.append((unified + "/memory.max", unified + "/memory.current"))
-            }
-            for (limitFile, usageFile) in files {
-                guard let limit = Self.readNumber(limitFile), limit > 0, limit < hostTotal,
-                    let usage = Self.readNumber(usageFile)
-                else { continue }
-                return (max(0, limit - usage), limit)
+            if ended {
+                await processEnded(
+                    ProcessExit(app: app, launch: entry.launch, pid: entry.pid, termination: termination))
             }
         }
-        return host.map { (Int64(clamping: $0.available), Int64(clamping: $0.total)) }
-    }
-
-    /// The number a cgroup file holds; nil when it is missing or says "max".
-    static func readNumber(_ path: String) -> Int64? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Watches PSI of appwarden's root group (and v1 pressure levels where the host has them);
@@ -159,9 +203,9 @@ extension WardenDaemon {
         var sources: [PressureMonitor.Source] = []
         if let unified = probe.unifiedPath.map(Self.parent) {
             sources.append(
-                .psi(path: unified + "/memory.pressure", kind: .some, stall: .milliseconds(150), level: .medium))
+                .psi(path: unified + "/memory.pressure", kind: .some, stall: options.pressureStall, level: .medium))
             sources.append(
-                .psi(path: unified + "/memory.pressure", kind: .full, stall: .milliseconds(150), level: .critical))
+                .psi(path: unified + "/memory.pressure", kind: .full, stall: options.pressureStall, level: .critical))
         }
         if let memory = probe.memoryPath.map(Self.parent) {
             sources.append(.pressureLevel(group: memory, level: .critical))

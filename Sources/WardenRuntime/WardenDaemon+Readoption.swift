@@ -79,9 +79,8 @@ extension WardenDaemon {
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: mainPID, group: group,
                     startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow()),
-                process: nil)
-            watcher.watch(pid: mainPID, app: app, launch: launch)
-            if let group { track(group) }
+                isWatched: launcher.watch(pid: mainPID, app: app, launch: launch))
+            if let group { memory.track(group) }
             if let driver, let group, !options.dryRun {
                 let frozen = (try? await driver.isFrozen(group)) ?? false
                 if state == .suspended && !frozen {

@@ -1,9 +1,10 @@
 import Foundation
 public import Logging
 import WardenAPI
-import WardenCgroup
-import WardenCore
+public import WardenCgroup
+public import WardenCore
 import WardenPolicy
+import WardenSimulator
 
 /// The daemon: one actor that owns the lifecycle core, feeds it every event in order, with the
 /// time it happened on an injected monotonic clock, and carries out the actions it returns.
@@ -18,8 +19,9 @@ public actor WardenDaemon {
     /// spawned, the handle to signal and reap it.
     struct RunningProcess: Sendable {
         var record: RunningAppRecord
-        /// The spawned process (nil for one re-adopted after a restart).
-        var process: SpawnedProcess?
+        /// Whether the launcher watches it (false only where a re-adopted process could not be
+        /// watched through a pidfd; the memory sweeps then look for its end).
+        var isWatched: Bool
 
         var launch: Int { record.launch }
         var pid: Int32 { record.pid }
@@ -36,6 +38,8 @@ public actor WardenDaemon {
     let journalStore: any WardenJournal
     let driver: (any CgroupDriver)?
     let layout: CgroupLayout?
+    let launcher: any ProcessLauncher
+    let memory: any WardenMemorySource
     let logger: Logger
     var policy: Policy
     var lifecycle: Lifecycle
@@ -46,10 +50,22 @@ public actor WardenDaemon {
     var signalsSent: [String: Set<Int32>] = [:]
     var subscribers: [UInt64: (app: String?, continuation: AsyncStream<JournalEntry>.Continuation)] = [:]
     var nextSubscriberID: UInt64 = 0
-    var timers: [TimerID: (generation: UInt64, task: Task<Void, Never>)] = [:]
-    var timerGeneration: UInt64 = 0
-    let sampler: MemorySampler
-    let watcher = ProcessWatcher()
+    /// The core's timers by deadline; entries whose sequence is no longer in `armedTimers` were
+    /// cancelled or re-armed and are skipped.
+    var timerQueue = TimerQueue<TimerID>()
+    /// The sequence number of each armed timer's live entry in `timerQueue`.
+    var armedTimers: [TimerID: UInt64] = [:]
+    /// The one task that sleeps until the earliest deadline and fires the timers due.
+    var timerServer: (id: UInt64, task: Task<Void, Never>)?
+    var timerServerCount: UInt64 = 0
+    /// When the loops sleeping on the clock (`timers`, `sweep`) wake next, since the origin.
+    var wakes: [String: Duration] = [:]
+    /// Events queued and not yet handled.
+    var queuedEvents = 0
+    /// Process ends taken from the launcher.
+    var exitsHandled = 0
+    /// Process starts taken from the launcher.
+    var startsHandled = 0
     var monitors: [PressureMonitor] = []
     var loops: [Task<Void, Never>] = []
     /// Events that the actions of the event being handled led to, handled right after it.
@@ -70,7 +86,7 @@ public actor WardenDaemon {
 
     init(
         options: WardenDaemonOptions, policy: Policy, clock: WardenClock, journal: any WardenJournal,
-        driver: (any CgroupDriver)?, layout: CgroupLayout?, logger: Logger
+        driver: (any CgroupDriver)?, launcher: any ProcessLauncher, memory: any WardenMemorySource, logger: Logger
     ) {
         self.options = options
         self.policy = policy
@@ -78,21 +94,23 @@ public actor WardenDaemon {
         self.clock = clock
         self.journalStore = journal
         self.driver = driver
-        self.layout = layout
+        self.layout = driver?.layout
+        self.launcher = launcher
+        self.memory = memory
         self.logger = logger
-        self.sampler = MemorySampler(logger: logger)
     }
 
     /// Loads the policy, opens the journal in the state directory, prepares the cgroups,
     /// re-adopts the apps a previous daemon left running and starts the event loop, the timers,
     /// the process watcher and the memory loop.
     ///
+    /// Before it touches anything (groups, processes, socket, journal) it takes the instance
+    /// locks and checks that no daemon answers on the socket; a refused start changes nothing.
+    ///
     /// - Parameters:
     ///   - options: What to run and where.
     ///   - clock: The monotonic clock timers run on.
     ///   - journal: The journal; by default `JournalStore` at `<state-dir>/appwarden.sqlite`.
-    /// Before it touches anything (groups, processes, socket, journal) it takes the instance
-    /// locks and checks that no daemon answers on the socket; a refused start changes nothing.
     ///
     /// - Throws: `WardenDaemonError` naming the policy problems, the daemon already running (with
     ///   its pid), or the state directory or cgroup root that could not be set up.
@@ -133,14 +151,12 @@ public actor WardenDaemon {
                 throw WardenDaemonError("The journal \"\(path)\" cannot be opened: \(error).")
             }
         }
-        var layout: CgroupLayout?
         var driver: (any CgroupDriver)?
         do {
             let found = try CgroupLayout.read()
             let made = try CgroupDrivers.make(
                 layout: found, configuration: CgroupConfiguration(rootName: options.cgroupRoot), logger: logger)
             try await made.prepare()
-            layout = found
             driver = made
         } catch {
             if !options.dryRun {
@@ -152,27 +168,64 @@ public actor WardenDaemon {
         }
         let daemon = WardenDaemon(
             options: options, policy: policy, clock: WardenClock(clock), journal: store, driver: driver,
-            layout: layout, logger: logger)
+            launcher: SpawningProcessLauncher(), memory: CgroupMemorySource(driver: driver, logger: logger),
+            logger: logger)
         await daemon.boot(holding: lock)
         return daemon
     }
 
-    private func boot(holding lock: InstanceLock) async {
+    /// Starts a daemon on parts the caller provides: the policy, the clock, the journal, the
+    /// cgroup driver, the process launcher and the memory source. Nothing is read from or
+    /// created on disk but the apps' restoration directories under `options.stateDirectory`.
+    ///
+    /// Tests run the daemon in virtual time this way, with `WardenTesting`'s `ManualClock`,
+    /// fake driver and fake launcher; `start(options:clock:journal:logger:)` passes the host's.
+    ///
+    /// - Parameters:
+    ///   - driver: The cgroups; nil runs without groups (only with `options.dryRun`, as a host
+    ///     without cgroups would).
+    public static func start(
+        options: WardenDaemonOptions,
+        policy: Policy,
+        clock: some Clock<Duration>,
+        journal: any WardenJournal,
+        driver: (any CgroupDriver)?,
+        launcher: any ProcessLauncher,
+        memory: any WardenMemorySource,
+        logger: Logger = Logger(label: "appwarden.daemon")
+    ) async -> WardenDaemon {
+        let daemon = WardenDaemon(
+            options: options, policy: policy, clock: WardenClock(clock), journal: journal, driver: driver,
+            launcher: launcher, memory: memory, logger: logger)
+        await daemon.boot()
+        return daemon
+    }
+
+    private func boot(holding lock: InstanceLock? = nil) async {
         instanceLock = lock
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         jobs = continuation
         await readopt()
+        // Intervals (the first fetch wakes) count from the start, as in the simulator.
+        await execute(lifecycle.start(at: now()))
         processor = Task { [weak self] in
             for await job in stream {
                 guard let self else {
                     job.answer?.resume(returning: .failure(Self.stoppingError))
                     continue
                 }
-                let result = await self.process(job.event)
+                let result = await self.handle(job.event)
                 job.answer?.resume(returning: result)
             }
         }
         startLoops()
+    }
+
+    /// Handles a queued event and counts it off.
+    private func handle(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
+        let result = await process(event)
+        queuedEvents -= 1
+        return result
     }
 
     static let stoppingError = LifecycleError(.conflict, "appwarden is stopping and accepts no more calls.")
@@ -189,13 +242,17 @@ public actor WardenDaemon {
 
     /// Queues an event that nobody waits for (a timer, a process exit, a sample).
     func submit(_ event: LifecycleEvent) {
-        guard !isStopped else { return }
-        jobs?.yield(Job(event: event, answer: nil))
+        guard !isStopped, let jobs else { return }
+        if case .enqueued = jobs.yield(Job(event: event, answer: nil)) {
+            queuedEvents += 1
+        }
     }
 
     /// Queues an event and waits for its answer.
     func enqueue(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
         guard !isStopped, let jobs else { return .failure(Self.stoppingError) }
+        // Counted before it is queued: the queue ends only when the daemon stops.
+        queuedEvents += 1
         return await withCheckedContinuation { answer in
             if case .terminated = jobs.yield(Job(event: event, answer: answer)) {
                 answer.resume(returning: .failure(Self.stoppingError))
@@ -248,13 +305,15 @@ public actor WardenDaemon {
         saveCheckpoint()
         isStopped = true
         jobs?.finish()
-        for (_, timer) in timers { timer.task.cancel() }
-        timers.removeAll()
+        timerServer?.task.cancel()
+        timerServer = nil
+        armedTimers.removeAll()
+        wakes.removeAll()
         for loop in loops { loop.cancel() }
         loops.removeAll()
         for monitor in monitors { monitor.stop() }
         monitors.removeAll()
-        watcher.stop()
+        launcher.stop()
         if options.stopAppsOnExit, let driver {
             for (name, group) in groups {
                 do {
@@ -267,7 +326,7 @@ public actor WardenDaemon {
             groups.removeAll()
             try? await driver.removeRoot()
         }
-        for (name, _) in groups { sampler.untrack(name) }
+        for (name, _) in groups { memory.untrack(name) }
         for (_, subscriber) in subscribers { subscriber.continuation.finish() }
         subscribers.removeAll()
         instanceLock?.release()

@@ -18,6 +18,14 @@ public struct WardenDaemonOptions: Sendable {
     /// Where the lock named after the cgroup root lives (`cgroup-<root>.lock`), shared by every
     /// daemon of the device.
     public var lockDirectory: String
+    /// How long tasks of appwarden's root group must stall on memory within one second (PSI
+    /// `some` for a warning, `full` for critical) before the kernel notifies appwarden.
+    public var pressureStall: Duration
+    /// Groups frozen or thawed behind appwarden's back are looked for on every `n`th memory sweep.
+    public var freezerCheckSweeps: Int
+    /// Suspended apps, frozen and unable to grow, are measured on every `n`th memory sweep only
+    /// (running apps on every sweep), which keeps an idle device with many suspended apps cheap.
+    public var suspendedSampleSweeps: Int
 
     /// Makes options; only the policy path is required.
     public init(
@@ -28,7 +36,10 @@ public struct WardenDaemonOptions: Sendable {
         dryRun: Bool = false,
         stopAppsOnExit: Bool = false,
         sampleInterval: Duration = .seconds(1),
-        lockDirectory: String = "/run/appwarden"
+        lockDirectory: String = "/run/appwarden",
+        pressureStall: Duration = .milliseconds(150),
+        freezerCheckSweeps: Int = 2,
+        suspendedSampleSweeps: Int = 10
     ) {
         self.policyPath = policyPath
         self.socketPath = socketPath
@@ -38,6 +49,9 @@ public struct WardenDaemonOptions: Sendable {
         self.stopAppsOnExit = stopAppsOnExit
         self.sampleInterval = sampleInterval
         self.lockDirectory = lockDirectory
+        self.pressureStall = pressureStall
+        self.freezerCheckSweeps = max(1, freezerCheckSweeps)
+        self.suspendedSampleSweeps = max(1, suspendedSampleSweeps)
     }
 
     /// The restoration directory of `app`.

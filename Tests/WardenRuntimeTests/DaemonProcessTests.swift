@@ -81,36 +81,6 @@ struct DaemonProcessTests {
         }
     }
 
-    /// A running app frozen behind the daemon's back is thawed, and a suspended app thawed
-    /// behind its back is frozen again.
-    @Test func aGroupFrozenOrThawedBehindTheDaemonsBackIsPutRight() async throws {
-        let policy = """
-            [apps.awake]
-            command = "BALLAST"
-            args = ["--hold", "1"]
-            [apps.asleep]
-            command = "BALLAST"
-            args = ["--hold", "1"]
-            [apps.asleep.background]
-            grace = "1s"
-            """
-        try await DaemonHarness.run(policy: policy, apps: ["awake", "asleep"]) { harness in
-            let daemon = try await harness.start()
-            _ = try await daemon.perform(.open(app: "asleep"))
-            _ = try await daemon.perform(.open(app: "awake"))
-            #expect(await eventually { await daemon.stateName(of: "asleep") == "suspended" })
-            let (driver, awake) = try harness.group(of: "awake")
-            let asleep = driver.group(named: "asleep")
-            try await driver.freeze(awake)
-            try await driver.thaw(asleep)
-            #expect(await eventually { (try? await driver.isFrozen(awake)) == false })
-            #expect(await eventually { (try? await driver.isFrozen(asleep)) == true })
-            #expect(await daemon.stateName(of: "awake") == "active")
-            #expect(await daemon.stateName(of: "asleep") == "suspended")
-            await daemon.stop()
-        }
-    }
-
     /// A suspended app's processes get a higher oom_score_adj than the foreground app's.
     @Test func aSuspendedAppIsScoredAboveTheForegroundAppForTheKernelsKiller() async throws {
         let policy = """

@@ -1,0 +1,273 @@
+import Synchronization
+public import WardenCgroup
+public import WardenCore
+public import WardenRuntime
+
+/// A cgroup driver without a kernel: groups are records, freezing sets a flag, killing ends
+/// the group's simulated processes (through `FakeProcessLauncher`), and every call is recorded.
+///
+/// It is also the daemon's memory source: each app has a footprint the test sets, and with a
+/// device memory set, what is available is that memory, less the reserve, less the footprints
+/// of the apps whose processes are in their groups (frozen ones included).
+public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable {
+    /// What the driver was asked to do, in order.
+    public enum Call: Sendable, Hashable {
+        case prepare
+        case create(String)
+        case attach(Int32, String)
+        case setMemoryLimits(String, MemoryLimits)
+        case setTasksMax(String, Int?)
+        case freeze(String)
+        case thaw(String)
+        case kill(String)
+        case remove(String)
+        case removeRoot
+    }
+
+    struct Group {
+        var pids: [Int32] = []
+        var isFrozen = false
+        var limits: MemoryLimits?
+        var tasksMax: Int?
+    }
+
+    struct State {
+        var groups: [String: Group] = [:]
+        var calls: [Call] = []
+        var footprints: [String: Int64] = [:]
+        var tracked: Set<String> = []
+        var device: (memory: Int64, reserved: Int64)?
+        var scanOutcomes: [String: ScanOutcome] = [:]
+        var onKill: (@Sendable ([Int32]) -> Void)?
+        /// Bumped whenever what is in memory changes (processes in groups, footprints).
+        var memoryChanges = 0
+    }
+
+    let state = Mutex(State())
+    public let layout: CgroupLayout
+
+    /// Makes a driver with no groups and a layout that names no mount.
+    public init() {
+        layout = CgroupLayout(unifiedMountPoint: nil, unifiedMountRoot: "/", unifiedControllers: [], v1Hierarchies: [:])
+    }
+
+    // MARK: What the test sees and sets
+
+    /// Every call so far, in order.
+    public var calls: [Call] { state.withLock { $0.calls } }
+
+    /// The names of the groups that exist.
+    public var groupNames: [String] { state.withLock { $0.groups.keys.sorted() } }
+
+    /// Whether app `name`'s group exists and is frozen.
+    public func isFrozen(_ name: String) -> Bool {
+        state.withLock { $0.groups[name]?.isFrozen ?? false }
+    }
+
+    /// The simulated processes in app `name`'s group.
+    public func pids(of name: String) -> [Int32] {
+        state.withLock { $0.groups[name]?.pids ?? [] }
+    }
+
+    /// The memory limits last set on app `name`'s group.
+    public func limits(of name: String) -> MemoryLimits? {
+        state.withLock { $0.groups[name]?.limits }
+    }
+
+    /// Sets what app `name`'s group is charged, in bytes (0 until set).
+    public func setFootprint(_ bytes: Int64, of name: String) {
+        state.withLock {
+            $0.footprints[name] = bytes
+            $0.memoryChanges += 1
+        }
+    }
+
+    /// Models a device of `memory` bytes of which `reserved` are not the apps'; without it the
+    /// device's memory is unknown and no memory samples are taken.
+    public func setDeviceMemory(_ memory: Int64, reserved: Int64 = 0) {
+        state.withLock { $0.device = (memory, reserved) }
+    }
+
+    /// Makes the watchdog's scan of app `name` find `outcome`: `error` makes listing the group's
+    /// processes fail, `background` makes the group look frozen, `foreground` is the truth.
+    public func setScanOutcome(_ outcome: ScanOutcome, of name: String) {
+        state.withLock { $0.scanOutcomes[name] = outcome }
+    }
+
+    /// How many times what is in memory has changed (processes came or went, footprints moved).
+    public var memoryChanges: Int { state.withLock { $0.memoryChanges } }
+
+    /// Freezes or thaws app `name`'s group behind the daemon's back.
+    public func setFrozenBehindTheDaemon(_ frozen: Bool, name: String) {
+        state.withLock { $0.groups[name]?.isFrozen = frozen }
+    }
+
+    // MARK: For the fake launcher
+
+    /// Calls `handler` with the pids a `kill` ends.
+    func onKill(_ handler: @escaping @Sendable ([Int32]) -> Void) {
+        state.withLock { $0.onKill = handler }
+    }
+
+    /// Puts a launched process into its group (the group must exist).
+    func place(_ pid: Int32, in name: String) throws(CgroupError) {
+        try state.withLock { state throws(CgroupError) in
+            guard state.groups[name] != nil else { throw Self.missing(name) }
+            state.groups[name]?.pids.append(pid)
+            state.memoryChanges += 1
+        }
+    }
+
+    /// Takes an ended process out of whatever group holds it.
+    func processEnded(_ pid: Int32) {
+        state.withLock { state in
+            for name in state.groups.keys where state.groups[name]?.pids.contains(pid) == true {
+                state.groups[name]?.pids.removeAll { $0 == pid }
+                state.memoryChanges += 1
+            }
+        }
+    }
+
+    static func missing(_ name: String) -> CgroupError {
+        CgroupError(code: .notFound, message: "The group of app \"\(name)\" does not exist.", cause: "fake driver")
+    }
+
+    // MARK: CgroupDriver
+
+    public func prepare() async throws(CgroupError) {
+        state.withLock { $0.calls.append(.prepare) }
+    }
+
+    public func group(named name: String) -> AppGroup {
+        AppGroup(name: name)
+    }
+
+    public func createGroup(named name: String) async throws(CgroupError) -> AppGroup {
+        state.withLock { state in
+            state.calls.append(.create(name))
+            if state.groups[name] == nil { state.groups[name] = Group() }
+        }
+        return AppGroup(name: name)
+    }
+
+    public func attach(_ pid: Int32, to group: AppGroup) async throws(CgroupError) {
+        state.withLock { $0.calls.append(.attach(pid, group.name)) }
+        try place(pid, in: group.name)
+    }
+
+    public func setMemoryLimits(_ limits: MemoryLimits, of group: AppGroup) async throws(CgroupError) {
+        try state.withLock { state throws(CgroupError) in
+            state.calls.append(.setMemoryLimits(group.name, limits))
+            guard state.groups[group.name] != nil else { throw Self.missing(group.name) }
+            state.groups[group.name]?.limits = limits
+        }
+    }
+
+    public func setTasksMax(_ limit: Int?, of group: AppGroup) async throws(CgroupError) {
+        try state.withLock { state throws(CgroupError) in
+            state.calls.append(.setTasksMax(group.name, limit))
+            guard state.groups[group.name] != nil else { throw Self.missing(group.name) }
+            state.groups[group.name]?.tasksMax = limit
+        }
+    }
+
+    public func freeze(_ group: AppGroup) async throws(CgroupError) {
+        try state.withLock { state throws(CgroupError) in
+            state.calls.append(.freeze(group.name))
+            guard state.groups[group.name] != nil else { throw Self.missing(group.name) }
+            state.groups[group.name]?.isFrozen = true
+        }
+    }
+
+    public func thaw(_ group: AppGroup) async throws(CgroupError) {
+        try state.withLock { state throws(CgroupError) in
+            state.calls.append(.thaw(group.name))
+            guard state.groups[group.name] != nil else { throw Self.missing(group.name) }
+            state.groups[group.name]?.isFrozen = false
+        }
+    }
+
+    public func isFrozen(_ group: AppGroup) async throws(CgroupError) -> Bool {
+        try state.withLock { state throws(CgroupError) in
+            guard let found = state.groups[group.name] else { throw Self.missing(group.name) }
+            if state.scanOutcomes[group.name] == .background { return true }
+            return found.isFrozen
+        }
+    }
+
+    /// Ends every simulated process of the group at once, as SIGKILL would, and returns with the
+    /// group empty.
+    public func kill(_ group: AppGroup) async throws(CgroupError) {
+        let (pids, handler) = state.withLock { state -> ([Int32], (@Sendable ([Int32]) -> Void)?) in
+            state.calls.append(.kill(group.name))
+            let pids = state.groups[group.name]?.pids ?? []
+            state.groups[group.name]?.pids = []
+            if !pids.isEmpty { state.memoryChanges += 1 }
+            return (pids, state.onKill)
+        }
+        if !pids.isEmpty { handler?(pids) }
+    }
+
+    public func processes(in group: AppGroup) async throws(CgroupError) -> [Int32] {
+        try state.withLock { state throws(CgroupError) in
+            if state.scanOutcomes[group.name] == .error {
+                throw CgroupError(
+                    code: .io, message: "The processes of app \"\(group.name)\" cannot be listed.", cause: "fake scan")
+            }
+            return state.groups[group.name]?.pids ?? []
+        }
+    }
+
+    public func remove(_ group: AppGroup) async throws(CgroupError) {
+        try state.withLock { state throws(CgroupError) in
+            state.calls.append(.remove(group.name))
+            if let found = state.groups[group.name], !found.pids.isEmpty {
+                throw CgroupError(
+                    code: .io, message: "The group of app \"\(group.name)\" still has processes.",
+                    cause: "fake driver")
+            }
+            state.groups[group.name] = nil
+        }
+    }
+
+    public func removeRoot() async throws(CgroupError) {
+        state.withLock { $0.calls.append(.removeRoot) }
+    }
+
+    public func memoryStatistics(of group: AppGroup) async throws(CgroupError) -> MemoryStatistics {
+        let bytes = state.withLock { UInt64(max(0, $0.footprints[group.name] ?? 0)) }
+        return MemoryStatistics(current: bytes, anon: bytes, file: 0, shmem: 0, swap: 0, kernel: 0)
+    }
+
+    public func memoryPressure(of group: AppGroup) async throws(CgroupError) -> PressureStall? {
+        nil
+    }
+
+    // MARK: WardenMemorySource
+
+    public func track(_ group: AppGroup) {
+        state.withLock { _ = $0.tracked.insert(group.name) }
+    }
+
+    public func untrack(_ name: String) {
+        state.withLock { _ = $0.tracked.remove(name) }
+    }
+
+    public func footprints(where include: (String) -> Bool) -> [String: Int64] {
+        let tracked = state.withLock { state in state.tracked.map { ($0, state.footprints[$0] ?? 0) } }
+        var result: [String: Int64] = [:]
+        for (name, bytes) in tracked where include(name) { result[name] = bytes }
+        return result
+    }
+
+    public func deviceMemory() -> (available: Int64, total: Int64)? {
+        state.withLock { state in
+            guard let device = state.device else { return nil }
+            var inMemory: Int64 = 0
+            for (name, group) in state.groups where !group.pids.isEmpty {
+                inMemory += state.footprints[name] ?? 0
+            }
+            return (device.memory - device.reserved - inMemory, device.memory)
+        }
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import Testing
+import WardenAPI
+import WardenCore
+import WardenPolicy
+import WardenRuntime
+import WardenTesting
+
+/// The daemon's timers, windows and sweeps on the manual clock, with the fake driver and the
+/// fake launcher: no root, no cgroups, no waiting in real time.
+@Suite struct DaemonVirtualTimeTests {
+    static func bed(
+        _ policy: String, configure: (inout WardenDaemonOptions) -> Void = { _ in },
+        sampleInterval: Duration = .seconds(1_000_000_000)
+    ) async throws -> WardenTestBed {
+        let parsed = try PolicyLoader.parse(policy, file: "policy.toml")
+        return await WardenTestBed.start(policy: parsed, sampleInterval: sampleInterval, configure: configure)
+    }
+
+    /// A fetch that never completes ends in fetchTimeout at the end of its window; one that
+    /// completes is frozen after it.
+    @Test func aFetchThatNeverCompletesTimesOutAndOneThatCompletesIsFrozen() async throws {
+        let bed = try await Self.bed(
+            """
+            [apps.silent]
+            command = "/bin/silent"
+            background_modes = ["fetch"]
+            fetch_interval = "minimum"
+            [apps.silent.fetch]
+            window = "2s"
+            minimum_interval = "1s"
+            [apps.diligent]
+            command = "/bin/diligent"
+            background_modes = ["fetch"]
+            fetch_interval = "minimum"
+            [apps.diligent.fetch]
+            window = "2s"
+            minimum_interval = "1s"
+            """)
+        defer { bed.removeStateDirectory() }
+        await bed.advance(to: .seconds(1))
+        #expect(bed.journal.entries(JournalQuery(app: "diligent")).contains { $0.name == "fetchStart" })
+        #expect(bed.launcher.isRunning("silent") && bed.launcher.isRunning("diligent"))
+        _ = try await bed.daemon.perform(.completeFetch(app: "diligent", result: .newData))
+        await bed.settle()
+        #expect(await bed.daemon.app(named: "diligent")?.state == "suspended")
+        #expect(bed.driver.isFrozen("diligent"))
+        await bed.advance(to: .milliseconds(2999))
+        #expect(try await bed.daemon.terminationReasons(of: "silent").isEmpty)
+        await bed.advance(to: .seconds(3))
+        #expect(try await bed.daemon.terminationReasons(of: "silent") == ["fetchTimeout"])
+        #expect(bed.driver.calls.contains(.kill("silent")))
+        #expect(try await bed.daemon.terminationReasons(of: "diligent").isEmpty)
+        await bed.stop()
+    }
+
+    /// With a 3 s task budget, an unended task ends in backgroundTaskExpired exactly when the
+    /// budget runs out, and an ended one lets the app be frozen.
+    @Test func anUnendedTaskExpiresTheBudgetAndAnEndedOneLetsTheAppFreeze() async throws {
+        let bed = try await Self.bed(
+            """
+            foreground_slots = 2
+            [apps.forgetful]
+            command = "/bin/forgetful"
+            [apps.forgetful.background]
+            grace = "1s"
+            task_budget = "3s"
+            expiration_warning = "1s"
+            [apps.tidy]
+            command = "/bin/tidy"
+            [apps.tidy.background]
+            grace = "1s"
+            task_budget = "3s"
+            expiration_warning = "1s"
+            """)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "forgetful"))
+        _ = try await bed.daemon.perform(.open(app: "tidy"))
+        await bed.settle()
+        #expect(await bed.daemon.app(named: "tidy")?.state == "active")
+        _ = try await bed.daemon.perform(.beginTask(app: "forgetful", name: "upload"))
+        let reply = try await bed.daemon.perform(.beginTask(app: "tidy", name: "upload"))
+        guard case .taskBegun(let tidyTask, _)? = reply else {
+            Issue.record("begin-task answered \(String(describing: reply))")
+            await bed.stop()
+            return
+        }
+        _ = try await bed.daemon.perform(.home)
+        await bed.advance(to: .milliseconds(500))
+        #expect(await bed.daemon.app(named: "tidy")?.state == "background")
+        _ = try await bed.daemon.perform(.endTask(app: "tidy", taskID: tidyTask))
+        await bed.settle()
+        #expect(await bed.daemon.app(named: "tidy")?.state == "suspended")
+        #expect(bed.driver.isFrozen("tidy"))
+        await bed.advance(to: .seconds(2))
+        #expect(bed.journal.entries(JournalQuery(app: "forgetful")).contains { $0.name == "expirationWarning" })
+        #expect(try await bed.daemon.terminationReasons(of: "forgetful").isEmpty)
+        await bed.advance(to: .seconds(3))
+        #expect(try await bed.daemon.terminationReasons(of: "forgetful") == ["backgroundTaskExpired"])
+        #expect(try await bed.daemon.terminationReasons(of: "tidy").isEmpty)
+        await bed.stop()
+    }
+
+    /// A notify app that never calls ready ends in launchTimeout when the launch timeout runs
+    /// out; one that calls it becomes active.
+    @Test func aNotifyAppThatNeverCallsReadyTimesOutAndOneThatCallsItBecomesActive() async throws {
+        let bed = try await Self.bed(
+            """
+            foreground_slots = 2
+            [apps.mute]
+            command = "/bin/mute"
+            readiness = "notify"
+            [apps.mute.launch]
+            timeout = "1s"
+            [apps.chatty]
+            command = "/bin/chatty"
+            readiness = "notify"
+            [apps.chatty.launch]
+            timeout = "1s"
+            """)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "mute"))
+        _ = try await bed.daemon.perform(.open(app: "chatty"))
+        #expect(await bed.daemon.app(named: "chatty")?.state == "inactive")
+        _ = try await bed.daemon.perform(.ready(app: "chatty"))
+        #expect(await bed.daemon.app(named: "chatty")?.state == "active")
+        await bed.advance(to: .milliseconds(999))
+        #expect(await bed.daemon.app(named: "mute")?.state == "inactive")
+        await bed.advance(to: .seconds(1))
+        #expect(await bed.daemon.app(named: "mute")?.state == "notRunning")
+        #expect(try await bed.daemon.terminationReasons(of: "mute") == ["launchTimeout"])
+        #expect(bed.driver.calls.contains(.kill("mute")))
+        #expect(await bed.daemon.app(named: "chatty")?.state == "active")
+        await bed.stop()
+    }
+
+    /// A running app frozen behind the daemon's back is thawed, and a suspended app thawed
+    /// behind its back is frozen again, on the sweep that checks the freezer.
+    @Test func aGroupFrozenOrThawedBehindTheDaemonsBackIsPutRightOnTheCheckingSweep() async throws {
+        let bed = try await Self.bed(
+            """
+            [apps.awake]
+            command = "/bin/awake"
+            [apps.asleep]
+            command = "/bin/asleep"
+            [apps.asleep.background]
+            grace = "1s"
+            """, configure: { $0.freezerCheckSweeps = 3 }, sampleInterval: .seconds(10))
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "asleep"))
+        _ = try await bed.daemon.perform(.open(app: "awake"))
+        await bed.advance(to: .seconds(1))
+        #expect(await bed.daemon.app(named: "asleep")?.state == "suspended")
+        bed.driver.setFrozenBehindTheDaemon(true, name: "awake")
+        bed.driver.setFrozenBehindTheDaemon(false, name: "asleep")
+        // Sweeps at 10 s and 20 s do not check the freezer; the one at 30 s does.
+        await bed.advance(to: .seconds(20))
+        #expect(bed.driver.isFrozen("awake"))
+        #expect(!bed.driver.isFrozen("asleep"))
+        await bed.advance(to: .seconds(30))
+        #expect(!bed.driver.isFrozen("awake"))
+        #expect(bed.driver.isFrozen("asleep"))
+        #expect(await bed.daemon.app(named: "awake")?.state == "active")
+        #expect(await bed.daemon.app(named: "asleep")?.state == "suspended")
+        await bed.stop()
+    }
+
+    /// A suspended app's footprint reaches the core only on every `suspendedSampleSweeps`th
+    /// sweep; a running app's on every sweep.
+    @Test func aSuspendedAppIsMeasuredOnlyOnEveryNthSweep() async throws {
+        let bed = try await Self.bed(
+            """
+            [apps.front]
+            command = "/bin/front"
+            [apps.idle]
+            command = "/bin/idle"
+            [apps.idle.background]
+            grace = "1s"
+            """, configure: { $0.suspendedSampleSweeps = 4 }, sampleInterval: .seconds(10))
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(to: .seconds(2))
+        #expect(await bed.daemon.app(named: "idle")?.state == "suspended")
+        bed.driver.setFootprint(5_000_000, of: "idle")
+        bed.driver.setFootprint(7_000_000, of: "front")
+        await bed.advance(to: .seconds(10))
+        #expect(await bed.daemon.app(named: "front")?.footprintBytes == 7_000_000)
+        #expect(await bed.daemon.app(named: "idle")?.footprintBytes != 5_000_000)
+        await bed.advance(to: .seconds(30))
+        #expect(await bed.daemon.app(named: "idle")?.footprintBytes != 5_000_000)
+        await bed.advance(to: .seconds(40))
+        #expect(await bed.daemon.app(named: "idle")?.footprintBytes == 5_000_000)
+        await bed.stop()
+    }
+
+    /// A crash of a running app is classified as a crash, a clean exit as an exit, and both
+    /// leave the app not running with its group removed.
+    @Test func aFakeProcessEndIsJournaledAsACrashOrAnExit() async throws {
+        let bed = try await Self.bed(
+            """
+            foreground_slots = 2
+            [apps.quitter]
+            command = "/bin/quitter"
+            [apps.crasher]
+            command = "/bin/crasher"
+            """)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "quitter"))
+        _ = try await bed.daemon.perform(.open(app: "crasher"))
+        #expect(bed.launcher.exit("quitter"))
+        #expect(bed.launcher.crash("crasher"))
+        await bed.settle()
+        #expect(try await bed.daemon.terminationReasons(of: "quitter") == ["exited"])
+        #expect(try await bed.daemon.terminationReasons(of: "crasher") == ["crashed"])
+        #expect(bed.driver.groupNames.isEmpty)
+        await bed.stop()
+    }
+
+    /// Every timer is served by one task sleeping until the earliest deadline: advancing time
+    /// fires the due timers in deadline order, a cancelled timer never fires, and at most two
+    /// tasks (the timers and the memory sweep) sleep on the clock however many timers are armed.
+    @Test func oneTaskFiresTheDueTimersInDeadlineOrderAndSkipsCancelledOnes() async throws {
+        let bed = try await Self.bed(
+            """
+            [apps.a]
+            command = "/bin/a"
+            [apps.b]
+            command = "/bin/b"
+            [apps.c]
+            command = "/bin/c"
+            [apps.d]
+            command = "/bin/d"
+            """)
+        defer { bed.removeStateDirectory() }
+        for (second, app) in ["a", "b", "c", "d"].enumerated() {
+            await bed.advance(to: .seconds(second))
+            _ = try await bed.daemon.perform(.open(app: app))
+        }
+        await bed.advance(to: .seconds(4))
+        // a's suspension (due at 6 s) is cancelled by opening it again; d's is due at 9 s.
+        _ = try await bed.daemon.perform(.open(app: "a"))
+        await bed.settle()
+        #expect(bed.clock.sleeperDeadlines.count <= 2)
+        await bed.advance(to: .seconds(6))
+        let suspendedBy6 = bed.journal.entries(JournalQuery(limit: 1000)).filter { $0.name == "suspended" }
+        #expect(suspendedBy6.isEmpty)
+        await bed.advance(to: .seconds(20))
+        let suspended = bed.journal.entries(JournalQuery(limit: 1000)).filter { $0.name == "suspended" }.map(\.app)
+        #expect(suspended == ["b", "c", "d"])
+        #expect(await bed.daemon.app(named: "a")?.state == "active")
+        #expect(
+            bed.driver.calls.filter { if case .freeze = $0 { true } else { false } } == [
+                .freeze("b"), .freeze("c"), .freeze("d"),
+            ])
+        await bed.stop()
+    }
+}

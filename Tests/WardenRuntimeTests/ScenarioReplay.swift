@@ -1,0 +1,317 @@
+import Foundation
+import WardenAPI
+import WardenCgroup
+import WardenCore
+import WardenRuntime
+import WardenSimulator
+import WardenTesting
+
+/// Plays a scenario against the daemon in virtual time, the way `Simulator` plays it against the
+/// core alone: the same steps at the same times, the apps answering fetch and push windows and
+/// expiration calls as their facts say, and, under the memory model, a memory sample after every
+/// change of what is in memory. What the daemon journaled and launched is then checked against
+/// the scenario's `[expect]` keys, as the simulator checks its record.
+struct ScenarioReplay {
+    /// Something a simulated app does at a given time.
+    enum AppDoing: Sendable {
+        /// The process of an immediate app begins to run.
+        case start(app: String, launch: Int)
+        /// A notify app calls `ready`.
+        case ready(app: String, launch: Int)
+        case completeFetch(app: String, launch: Int, result: CompletionResult)
+        case completePush(app: String, launch: Int, result: CompletionResult)
+    }
+
+    let scenario: Scenario
+    let bed: WardenTestBed
+    var doings = TimerQueue<AppDoing>()
+    /// Open tasks of each app's current launch, in the order they were begun.
+    var tasks: [String: [(id: Int, name: String)]] = [:]
+    var stateChecks: [(expectation: StateExpectation, actual: AppState?)] = []
+    var launchesSeen = 0
+    var lastEntryID: Int64 = 0
+    var memoryChangesSeen = 0
+
+    /// The scenario's policy with a command for every app (the fake launcher runs none).
+    static func daemonPolicy(of scenario: Scenario) -> Policy {
+        var policy = scenario.policy
+        for index in policy.apps.indices where policy.apps[index].command == nil {
+            policy.apps[index].command = "/usr/libexec/appwarden-virtual/\(policy.apps[index].name)"
+        }
+        return policy
+    }
+
+    /// Starts a daemon in virtual time for `scenario`.
+    static func start(_ scenario: Scenario) async -> ScenarioReplay {
+        let bed = await WardenTestBed.start(policy: daemonPolicy(of: scenario))
+        for app in scenario.policy.apps {
+            let facts = scenario.facts(of: app.name)
+            let paths = facts.holdsPaths.flatMap { scenario.policy.resources[$0]?.paths ?? [] }
+            bed.launcher.setHeldPaths(Set(paths), app: app.name)
+            // An immediate app is ready once its process runs, `launch_time` after the spawn.
+            bed.launcher.setStartsDelayed(app.readiness == .immediate && facts.launchTime != .zero, app: app.name)
+            bed.driver.setFootprint(facts.footprint ?? 0, of: app.name)
+        }
+        if let memory = scenario.memory {
+            bed.driver.setDeviceMemory(memory, reserved: scenario.reserved)
+        }
+        return ScenarioReplay(scenario: scenario, bed: bed)
+    }
+
+    /// Replays the whole scenario and returns one verdict per expectation, as the simulator's
+    /// `SimulationResult.checks` gives them.
+    mutating func run() async -> [ExpectationCheck] {
+        // The apps' known footprints and the first memory sample, at time zero.
+        for app in scenario.policy.apps {
+            if let bytes = scenario.facts(of: app.name).footprint {
+                _ = try? await bed.daemon.perform(.footprint(app: app.name, bytes: bytes))
+            }
+        }
+        memoryChangesSeen = -1
+        await observe()
+        let checks = scenario.expectations.states.enumerated().sorted {
+            ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
+        }.map(\.element)
+        var nextCheck = 0
+        for step in scenario.steps {
+            while nextCheck < checks.count, checks[nextCheck].time < step.time {
+                await advance(to: checks[nextCheck].time)
+                await check(checks[nextCheck])
+                nextCheck += 1
+            }
+            await advance(to: step.time)
+            await perform(step.verb)
+            await observe()
+        }
+        while nextCheck < checks.count {
+            await advance(to: checks[nextCheck].time)
+            await check(checks[nextCheck])
+            nextCheck += 1
+        }
+        await advance(to: scenario.endTime)
+        return verdicts()
+    }
+
+    /// Moves time on to `time`: the daemon's timers and the apps' doings each at their own time
+    /// (the daemon's first when both fall on one instant).
+    mutating func advance(to time: Instant) async {
+        while true {
+            await observe()
+            let wake = bed.nextWake.map(Instant.init(sinceOrigin:))
+            let doing = doings.nextDeadline
+            guard let next = [wake, doing].compactMap({ $0 }).min(), next <= time else { break }
+            if let wake, wake == next {
+                await bed.advance(to: wake.sinceOrigin)
+                continue
+            }
+            await bed.advance(to: next.sinceOrigin)
+            while let entry = doings.popDue(through: next) {
+                await play(entry.element)
+                await observe()
+            }
+        }
+        await bed.advance(to: time.sinceOrigin)
+        await observe()
+    }
+
+    /// Records the state of an `at` expectation now.
+    mutating func check(_ expectation: StateExpectation) async {
+        let actual = await bed.daemon.app(named: expectation.app).flatMap { AppState(rawValue: $0.state) }
+        stateChecks.append((expectation, actual))
+    }
+
+    /// Carries out one step: a verb for the daemon, or a change of the simulated world.
+    mutating func perform(_ verb: ScenarioVerb) async {
+        let daemon = bed.daemon
+        switch verb {
+        case .open(let app): await send(.open(app: app))
+        case .home: await send(.home)
+        case .overlay: await send(.overlay)
+        case .overlayEnd: await send(.overlayEnd)
+        case .lock: await send(.lock)
+        case .unlock: await send(.unlock)
+        case .forceQuit(let app): await send(.forceQuit(app: app))
+        case .reset(let app): await send(.reset(app: app))
+        case .push(let target, let payload):
+            let id = (try? PushPayload(parsing: payload))?.id
+            await send(.push(target: target, payload: payload, id: id))
+        case .ready(let app): await send(.ready(app: app))
+        case .beginTask(let app, let name):
+            if case .taskBegun(let id, _) = try? await daemon.perform(.beginTask(app: app, name: name)) {
+                tasks[app, default: []].append((id, name))
+            }
+        case .endTask(let app, let reference):
+            let taskID: Int
+            switch reference {
+            case .id(let id): taskID = id
+            case .name(let name):
+                guard let task = tasks[app]?.first(where: { $0.name == name }) else { return }
+                taskID = task.id
+            }
+            if (try? await daemon.perform(.endTask(app: app, taskID: taskID))) != nil {
+                tasks[app]?.removeAll { $0.id == taskID }
+            }
+        case .timeRemaining(let app): await send(.timeRemaining(app: app))
+        case .completeFetch(let app, let result): await send(.completeFetch(app: app, result: result))
+        case .completePush(let app, let result): await send(.completePush(app: app, result: result))
+        case .setFetchInterval(let app, let interval): await send(.setFetchInterval(app: app, interval: interval))
+        case .registerPush(let app): await send(.registerPush(app: app))
+        case .acquire(let app, let resource): await send(.acquire(app: app, resource: resource))
+        case .release(let app, let resource): await send(.release(app: app, resource: resource))
+        case .reportStatus(let app, let status): await send(.reportStatus(app: app, status: status))
+        case .crash(let app):
+            bed.launcher.crash(app)
+        case .exit(let app):
+            bed.launcher.exit(app)
+        case .footprint(let app, let bytes):
+            // What the next sweep of the app's group would find.
+            bed.driver.setFootprint(bytes, of: app)
+            await send(.footprint(app: app, bytes: bytes))
+        case .pressure(let level):
+            // What the pressure monitor would report.
+            await send(.pressure(level))
+        case .scan(let app, let outcome):
+            bed.driver.setScanOutcome(outcome, of: app)
+        }
+    }
+
+    /// Sends an event; a refusal is part of the scenario (the simulator records it and goes on).
+    func send(_ event: LifecycleEvent) async {
+        _ = try? await bed.daemon.perform(event)
+    }
+
+    /// What a simulated app does when its time comes.
+    mutating func play(_ doing: AppDoing) async {
+        switch doing {
+        case .start(let app, let launch):
+            guard currentLaunch(of: app) == launch else { return }
+            bed.launcher.start(app)
+        case .ready(let app, let launch):
+            guard currentLaunch(of: app) == launch else { return }
+            await send(.ready(app: app))
+        case .completeFetch(let app, let launch, let result):
+            guard currentLaunch(of: app) == launch else { return }
+            await send(.completeFetch(app: app, result: result))
+        case .completePush(let app, let launch, let result):
+            guard currentLaunch(of: app) == launch else { return }
+            await send(.completePush(app: app, result: result))
+        }
+    }
+
+    func currentLaunch(of app: String) -> Int? {
+        guard let pid = bed.launcher.pid(of: app) else { return nil }
+        return bed.launcher.launches.last { $0.pid == pid }?.launch
+    }
+
+    /// Lets the daemon settle, then lets the simulated apps react to what it did (launches,
+    /// messages) and, under the memory model, sends a memory sample while what is in memory
+    /// changes, until nothing more happens at this time.
+    mutating func observe() async {
+        while true {
+            await bed.settle()
+            var acted = false
+            let launches = bed.launcher.launches
+            for launch in launches[launchesSeen...] {
+                tasks[launch.app] = []
+                let facts = scenario.facts(of: launch.app)
+                let isImmediate = scenario.policy.app(named: launch.app)?.readiness == .immediate
+                guard launch.request.environment["APPWARDEN_LAUNCH_REASON"] == LaunchReason.user.rawValue else {
+                    // A passive launch runs at once; nothing waits for it to be ready.
+                    if isImmediate && bed.launcher.start(launch.app) { acted = true }
+                    continue
+                }
+                // "never": the process never runs (immediate) or never calls ready (notify).
+                guard let delay = facts.launchTime else { continue }
+                if isImmediate {
+                    if delay != .zero {
+                        doings.schedule(.start(app: launch.app, launch: launch.launch), at: now + delay)
+                    }
+                } else if delay == .zero {
+                    await send(.ready(app: launch.app))
+                    acted = true
+                } else {
+                    doings.schedule(.ready(app: launch.app, launch: launch.launch), at: now + delay)
+                }
+            }
+            launchesSeen = launches.count
+            let entries = bed.journal.entries(JournalQuery(sinceID: lastEntryID, limit: Int.max))
+            for entry in entries {
+                lastEntryID = entry.id
+                guard entry.kind == "message", let launch = currentLaunch(of: entry.app) else { continue }
+                let facts = scenario.facts(of: entry.app)
+                switch entry.name {
+                case "fetchStart":
+                    if case .complete(let result, let delay) = facts.onFetch {
+                        doings.schedule(.completeFetch(app: entry.app, launch: launch, result: result), at: now + delay)
+                    }
+                case "pushPayload":
+                    if case .complete(let result, let delay) = facts.onPush {
+                        doings.schedule(.completePush(app: entry.app, launch: launch, result: result), at: now + delay)
+                    }
+                case "expirationWarning":
+                    guard facts.onExpiration == .endTasks else { continue }
+                    let ids = (entry.properties["task_ids"] ?? "").split(separator: ",").compactMap { Int($0) }
+                    for id in ids {
+                        await send(.endTask(app: entry.app, taskID: id))
+                        acted = true
+                    }
+                    tasks[entry.app]?.removeAll { ids.contains($0.id) }
+                default:
+                    continue
+                }
+            }
+            if scenario.memory != nil, bed.driver.memoryChanges != memoryChangesSeen,
+                let device = bed.driver.deviceMemory()
+            {
+                memoryChangesSeen = bed.driver.memoryChanges
+                await send(.memorySample(available: device.available, total: device.total))
+                acted = true
+            }
+            if !acted { return }
+        }
+    }
+
+    var now: Instant { Instant(sinceOrigin: bed.now) }
+
+    /// The verdicts, built from the journal and the launches as the simulator builds them from its record.
+    func verdicts() -> [ExpectationCheck] {
+        let entries = bed.journal.entries(JournalQuery(limit: Int.max))
+        let terminated = entries.filter { $0.kind == "analytics" && $0.name == "$AppTerminated" }
+        let expectations = scenario.expectations
+        var checks: [ExpectationCheck] = []
+        if let expected = expectations.killOrder {
+            let actual = terminated.filter { $0.properties["reason"] == TerminationReason.memoryPressure.rawValue }
+                .map(\.app)
+            checks.append(ExpectationCheck(key: "kill_order", expected: expected, actual: actual))
+        }
+        if let expected = expectations.terminations {
+            let actual = terminated.map { "\($0.app) \($0.properties["reason"] ?? "?")" }
+            checks.append(ExpectationCheck(key: "terminations", expected: expected, actual: actual))
+        }
+        if let expected = expectations.analytics {
+            let actual = entries.filter { $0.kind == "analytics" && $0.name != "$AppTerminated" }
+                .map { "\($0.name) \($0.app)" }
+            checks.append(ExpectationCheck(key: "analytics", expected: expected, actual: actual))
+        }
+        if let expected = expectations.status {
+            let actual = entries.filter { $0.kind == "status" }.map { "\($0.app) \($0.name)" }
+            checks.append(ExpectationCheck(key: "status", expected: expected, actual: actual))
+        }
+        if let expected = expectations.launches {
+            let actual = bed.launcher.launches.map { launch in
+                let environment = launch.request.environment
+                let reason = environment["APPWARDEN_LAUNCH_REASON"] ?? "?"
+                return "\(launch.app) \(reason)\(environment["APPWARDEN_RESTORE"] == "1" ? " restore" : "")"
+            }
+            checks.append(ExpectationCheck(key: "launches", expected: expected, actual: actual))
+        }
+        for (expectation, actual) in stateChecks {
+            let holds = actual == expectation.state
+            checks.append(
+                ExpectationCheck(
+                    key: "at", expected: [expectation.text],
+                    actual: [holds ? expectation.text : (actual?.rawValue ?? "unknown")]))
+        }
+        return checks
+    }
+}
