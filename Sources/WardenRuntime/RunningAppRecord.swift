@@ -17,6 +17,8 @@ public struct RunningAppRecord: Codable, Sendable, Equatable {
     public var freezerPath: String?
     /// The v1 `cgroup.procs` files of the group.
     public var v1ProcsFiles: [String]
+    /// The app's group in the v1 pids hierarchy, if its task limit lives there.
+    public var pidsPath: String?
     /// When the process was started, wall-clock ms since the epoch.
     public var startedWallMillis: Int64?
 
@@ -28,14 +30,15 @@ public struct RunningAppRecord: Codable, Sendable, Equatable {
         self.memoryPath = group?.memoryPath
         self.freezerPath = group?.freezerPath
         self.v1ProcsFiles = group?.v1ProcsFiles ?? []
+        self.pidsPath = group?.pidsPath
         self.startedWallMillis = startedWallMillis
     }
 
     /// The app's group as recorded; nil when it was launched without one.
     public var group: AppGroup? {
-        guard unifiedPath != nil || memoryPath != nil || freezerPath != nil else { return nil }
+        guard unifiedPath != nil || memoryPath != nil || freezerPath != nil || pidsPath != nil else { return nil }
         return AppGroup(
             name: app, unifiedPath: unifiedPath, memoryPath: memoryPath, freezerPath: freezerPath,
-            v1ProcsFiles: v1ProcsFiles)
+            v1ProcsFiles: v1ProcsFiles, pidsPath: pidsPath)
     }
 }
