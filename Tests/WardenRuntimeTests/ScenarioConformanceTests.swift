@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WardenCore
 import WardenSimulator
 import WardenTesting
 
@@ -28,8 +29,23 @@ import WardenTesting
             var simulator = Simulator(scenario: scenario, tracing: false)
             let simulated = simulator.run()
             var replay = await ScenarioReplay.start(scenario)
-            let checks = await replay.run()
+            var checks = await replay.run()
             await replay.bed.stop()
+            // `refused` lists the refused steps; the simulator's check carries what is expected.
+            if let refused = simulated.checks.first(where: { $0.key == "refused" }) {
+                checks.append(ExpectationCheck(key: "refused", expected: refused.expected, actual: replay.refusals))
+            }
+            // Every step the simulator refused, the daemon refuses too, with the same code.
+            let stepTexts = Set(scenario.steps.map(\.text))
+            let simulatedRefusals = simulated.record.refusals.filter { stepTexts.contains($0.what) }.map { refusal in
+                var words = refusal.what.split(whereSeparator: \.isWhitespace).map(String.init)
+                if let first = words.first, (try? ScenarioStepParser.parseTime(first)) != nil {
+                    words.removeFirst()
+                }
+                return ([TraceText.clock(refusal.time)] + words + [refusal.error.code.rawValue]).joined(separator: " ")
+            }
+            checks.append(
+                ExpectationCheck(key: "refused steps", expected: simulatedRefusals, actual: replay.refusals))
             var failing = checks.filter { !$0.holds }
             // A key the simulator checks and the replay does not is a gap, not an agreement.
             let unchecked = Set(simulated.checks.map(\.key)).subtracting(checks.map(\.key))

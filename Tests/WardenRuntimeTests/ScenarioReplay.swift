@@ -28,6 +28,9 @@ struct ScenarioReplay {
     /// Open tasks of each app's current launch, in the order they were begun.
     var tasks: [String: [(id: Int, name: String)]] = [:]
     var stateChecks: [(expectation: StateExpectation, actual: AppState?)] = []
+    /// Refused steps as `[expect] refused` writes them: the time, the step without its time, and
+    /// the error's code (`"30s open mail conflict"`).
+    var refusals: [String] = []
     var launchesSeen = 0
     var lastEntryID: Int64 = 0
     var memoryChangesSeen = 0
@@ -80,7 +83,13 @@ struct ScenarioReplay {
                 nextCheck += 1
             }
             await advance(to: step.time)
-            await perform(step.verb)
+            if let error = await perform(step.verb) {
+                var words = step.text.split(whereSeparator: \.isWhitespace).map(String.init)
+                if let first = words.first, (try? ScenarioStepParser.parseTime(first)) != nil {
+                    words.removeFirst()
+                }
+                refusals.append(([TraceText.clock(step.time)] + words + [error.code.rawValue]).joined(separator: " "))
+            }
             await observe()
         }
         while nextCheck < checks.count {
@@ -120,64 +129,89 @@ struct ScenarioReplay {
         stateChecks.append((expectation, actual))
     }
 
-    /// Carries out one step: a verb for the daemon, or a change of the simulated world.
-    mutating func perform(_ verb: ScenarioVerb) async {
+    /// Carries out one step: a verb for the daemon, or a change of the simulated world; returns
+    /// the refusal, if the step was refused.
+    mutating func perform(_ verb: ScenarioVerb) async -> LifecycleError? {
         let daemon = bed.daemon
         switch verb {
-        case .open(let app): await send(.open(app: app))
-        case .home: await send(.home)
-        case .overlay: await send(.overlay)
-        case .overlayEnd: await send(.overlayEnd)
-        case .lock: await send(.lock)
-        case .unlock: await send(.unlock)
-        case .forceQuit(let app): await send(.forceQuit(app: app))
-        case .reset(let app): await send(.reset(app: app))
+        case .open(let app): return await send(.open(app: app))
+        case .home: return await send(.home)
+        case .overlay: return await send(.overlay)
+        case .overlayEnd: return await send(.overlayEnd)
+        case .lock: return await send(.lock)
+        case .unlock: return await send(.unlock)
+        case .forceQuit(let app): return await send(.forceQuit(app: app))
+        case .reset(let app): return await send(.reset(app: app))
         case .push(let target, let payload):
             let id = (try? PushPayload(parsing: payload))?.id
-            await send(.push(target: target, payload: payload, id: id))
-        case .ready(let app): await send(.ready(app: app))
+            return await send(.push(target: target, payload: payload, id: id))
+        case .ready(let app): return await send(.ready(app: app))
         case .beginTask(let app, let name):
-            if case .taskBegun(let id, _) = try? await daemon.perform(.beginTask(app: app, name: name)) {
-                tasks[app, default: []].append((id, name))
+            do {
+                if case .taskBegun(let id, _) = try await daemon.perform(.beginTask(app: app, name: name)) {
+                    tasks[app, default: []].append((id, name))
+                }
+                return nil
+            } catch {
+                return error
             }
         case .endTask(let app, let reference):
             let taskID: Int
             switch reference {
             case .id(let id): taskID = id
             case .name(let name):
-                guard let task = tasks[app]?.first(where: { $0.name == name }) else { return }
+                guard let task = tasks[app]?.first(where: { $0.name == name }) else {
+                    return LifecycleError(.notFound, "\(app) has no open task named \"\(name)\".")
+                }
                 taskID = task.id
             }
-            if (try? await daemon.perform(.endTask(app: app, taskID: taskID))) != nil {
+            let refusal = await send(.endTask(app: app, taskID: taskID))
+            if refusal == nil {
                 tasks[app]?.removeAll { $0.id == taskID }
             }
-        case .timeRemaining(let app): await send(.timeRemaining(app: app))
-        case .completeFetch(let app, let result): await send(.completeFetch(app: app, result: result))
-        case .completePush(let app, let result): await send(.completePush(app: app, result: result))
-        case .setFetchInterval(let app, let interval): await send(.setFetchInterval(app: app, interval: interval))
-        case .registerPush(let app): await send(.registerPush(app: app))
-        case .acquire(let app, let resource): await send(.acquire(app: app, resource: resource))
-        case .release(let app, let resource): await send(.release(app: app, resource: resource))
-        case .reportStatus(let app, let status): await send(.reportStatus(app: app, status: status))
+            return refusal
+        case .timeRemaining(let app): return await send(.timeRemaining(app: app))
+        case .completeFetch(let app, let result): return await send(.completeFetch(app: app, result: result))
+        case .completePush(let app, let result): return await send(.completePush(app: app, result: result))
+        case .setFetchInterval(let app, let interval):
+            return await send(.setFetchInterval(app: app, interval: interval))
+        case .registerPush(let app): return await send(.registerPush(app: app))
+        case .acquire(let app, let resource): return await send(.acquire(app: app, resource: resource))
+        case .release(let app, let resource): return await send(.release(app: app, resource: resource))
+        case .reportStatus(let app, let status): return await send(.reportStatus(app: app, status: status))
         case .crash(let app):
-            bed.launcher.crash(app)
+            guard bed.launcher.crash(app) else {
+                return LifecycleError(.conflict, "\(app) is not running, so it cannot crash.")
+            }
+            return nil
         case .exit(let app):
-            bed.launcher.exit(app)
+            guard bed.launcher.exit(app) else {
+                return LifecycleError(.conflict, "\(app) is not running, so it cannot exit.")
+            }
+            return nil
         case .footprint(let app, let bytes):
             // What the next sweep of the app's group would find.
             bed.driver.setFootprint(bytes, of: app)
-            await send(.footprint(app: app, bytes: bytes))
+            return await send(.footprint(app: app, bytes: bytes))
         case .pressure(let level):
             // What the pressure monitor would report.
-            await send(.pressure(level))
+            return await send(.pressure(level))
         case .scan(let app, let outcome):
             bed.driver.setScanOutcome(outcome, of: app)
+            return nil
         }
     }
 
-    /// Sends an event; a refusal is part of the scenario (the simulator records it and goes on).
-    func send(_ event: LifecycleEvent) async {
-        _ = try? await bed.daemon.perform(event)
+    /// Sends an event; returns the refusal, which is part of the scenario (the simulator records
+    /// it and goes on).
+    @discardableResult
+    func send(_ event: LifecycleEvent) async -> LifecycleError? {
+        do {
+            _ = try await bed.daemon.perform(event)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// What a simulated app does when its time comes.
@@ -245,7 +279,9 @@ struct ScenarioReplay {
                         doings.schedule(.completeFetch(app: entry.app, launch: launch, result: result), at: now + delay)
                     }
                 case "pushPayload":
-                    if case .complete(let result, let delay) = facts.onPush {
+                    // A payload handed over in the foreground opens no window: nothing to complete.
+                    let window = Int64(entry.properties["window_ms"] ?? "") ?? 0
+                    if window > 0, case .complete(let result, let delay) = facts.onPush {
                         doings.schedule(.completePush(app: entry.app, launch: launch, result: result), at: now + delay)
                     }
                 case "expirationWarning":
