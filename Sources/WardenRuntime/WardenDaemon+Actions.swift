@@ -177,9 +177,7 @@ extension WardenDaemon {
             watcher.watch(process, app: app, launch: launch)
             if let group { track(group) }
             logger.info("Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(process.pid).")
-            if appPolicy.readiness == .immediate {
-                followUps.append(.ready(app: app))
-            }
+            followUps.append(.launched(app: app, launch: launch))
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")
             followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
