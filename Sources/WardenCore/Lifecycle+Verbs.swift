@@ -70,6 +70,22 @@ extension Lifecycle {
     /// `ready`: a launching app is ready and becomes active (unless covered by an overlay).
     mutating func ready(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
         let index = try runningAppIndex(app, for: "report that it is ready")
+        becomeReady(index, at: now, &out)
+    }
+
+    /// The runtime reports that the process of `launch` runs: an app with
+    /// `readiness = "immediate"` is ready now; a `notify` app waits for its own `ready` call
+    /// while the launch watchdog runs. A report about an older launch is ignored.
+    mutating func launched(_ app: String, launch: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning,
+            records[index].terminating == nil, records[index].readiness == .immediate
+        else { return }
+        becomeReady(index, at: now, &out)
+    }
+
+    /// A launching app is ready: the launch watchdog stops and an app waiting in the foreground
+    /// becomes active (unless covered by an overlay).
+    mutating func becomeReady(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].awaitingReady else { return }
         records[index].awaitingReady = false
         cancel(index, .launchTimeout, &out)

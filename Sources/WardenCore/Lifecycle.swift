@@ -118,6 +118,7 @@ public struct Lifecycle: Sendable {
         case .release(let app, let resource): try release(app, resource: resource, at: now, &out)
         case .reportStatus(let app, let status): try reportStatus(app, status: status, at: now, &out)
         case .timerFired(let timer): timerFired(timer, at: now, &out)
+        case .launched(let app, let launch): launched(app, launch: launch, at: now, &out)
         case .processExited(let app, let launch, let end): processExited(app, launch: launch, end: end, at: now, &out)
         case .spawnFailed(let app, let launch, let message):
             spawnFailed(app, launch: launch, message: message, at: now, &out)

@@ -31,6 +31,10 @@ public enum LifecycleEvent: Sendable, Equatable {
     // MARK: Timers and runtime facts
     /// A timer the core armed with `Action.armTimer` is due.
     case timerFired(TimerID)
+    /// The process of launch number `launch` of `app` is running (the runtime spawned it). An
+    /// app with `readiness = "immediate"` is ready now; a `notify` app stays awaiting its own
+    /// `ready` call, with the launch watchdog running.
+    case launched(app: String, launch: Int)
     /// The process of launch number `launch` of `app` ended.
     case processExited(app: String, launch: Int, end: ProcessEnd)
     /// A launch could not be carried out (the program is missing, the cgroup failed, …).

@@ -171,9 +171,9 @@ extension WardenDaemon {
             if let group { memory.track(group) }
             logger.info(
                 "Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(launched.pid).")
-            // An immediate app is ready once its process runs.
-            if appPolicy.readiness == .immediate && launched.isRunning {
-                followUps.append(.ready(app: app))
+            // The core decides readiness once the process runs (at once, or when the launcher says so).
+            if launched.isRunning {
+                followUps.append(.launched(app: app, launch: launch))
             }
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")

@@ -71,13 +71,11 @@ extension WardenDaemon {
             wakes: wakes.values.sorted())
     }
 
-    /// A launched process began to run: an immediate app is ready.
+    /// A launched process began to run: the core decides whether the app is ready.
     private func processStarted(_ start: ProcessStart) {
         startsHandled += 1
-        guard running[start.app]?.launch == start.launch, running[start.app]?.pid == start.pid,
-            policy.app(named: start.app)?.readiness == .immediate
-        else { return }
-        submit(.ready(app: start.app))
+        guard running[start.app]?.launch == start.launch, running[start.app]?.pid == start.pid else { return }
+        submit(.launched(app: start.app, launch: start.launch))
     }
 
     /// A process the launcher watched ended.

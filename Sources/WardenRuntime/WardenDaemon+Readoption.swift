@@ -42,7 +42,7 @@ extension WardenDaemon {
                 let now = now()
                 let then = now - .milliseconds(WardenClock.wallMillisNow() - saved.wallTimeMillis)
                 lifecycle = Lifecycle(
-                    policy: policy, checkpoint: checkpoint.lifecycle, at: then, tokenSource: .systemRandom)
+                    policy: policy, checkpoint: checkpoint.lifecycle, at: then, tokenSource: tokenSource)
                 deviceTokens = checkpoint.deviceTokens ?? [:]
                 lifecycle.restoreDeviceTokens(deviceTokens)
                 registered = checkpoint.running.map(\.app)

@@ -83,14 +83,19 @@ public actor WardenDaemon {
     var warningLimiter = RepeatedWarningLimiter()
     var jobs: AsyncStream<Job>.Continuation?
     var processor: Task<Void, Never>?
+    /// Where new device tokens come from: the system's random source, or a deterministic one
+    /// in tests that replay scenarios naming tokens.
+    let tokenSource: DeviceTokenSource
 
     init(
         options: WardenDaemonOptions, policy: Policy, clock: WardenClock, journal: any WardenJournal,
-        driver: (any CgroupDriver)?, launcher: any ProcessLauncher, memory: any WardenMemorySource, logger: Logger
+        driver: (any CgroupDriver)?, launcher: any ProcessLauncher, memory: any WardenMemorySource,
+        tokenSource: DeviceTokenSource = .systemRandom, logger: Logger
     ) {
         self.options = options
         self.policy = policy
-        self.lifecycle = Lifecycle(policy: policy, tokenSource: .systemRandom)
+        self.tokenSource = tokenSource
+        self.lifecycle = Lifecycle(policy: policy, tokenSource: tokenSource)
         self.clock = clock
         self.journalStore = journal
         self.driver = driver
@@ -184,6 +189,7 @@ public actor WardenDaemon {
     /// - Parameters:
     ///   - driver: The cgroups; nil runs without groups (only with `options.dryRun`, as a host
     ///     without cgroups would).
+    ///   - tokenSource: Where device tokens come from (the system's random source by default).
     public static func start(
         options: WardenDaemonOptions,
         policy: Policy,
@@ -192,11 +198,12 @@ public actor WardenDaemon {
         driver: (any CgroupDriver)?,
         launcher: any ProcessLauncher,
         memory: any WardenMemorySource,
+        tokenSource: DeviceTokenSource = .systemRandom,
         logger: Logger = Logger(label: "appwarden.daemon")
     ) async -> WardenDaemon {
         let daemon = WardenDaemon(
             options: options, policy: policy, clock: WardenClock(clock), journal: journal, driver: driver,
-            launcher: launcher, memory: memory, logger: logger)
+            launcher: launcher, memory: memory, tokenSource: tokenSource, logger: logger)
         await daemon.boot()
         return daemon
     }

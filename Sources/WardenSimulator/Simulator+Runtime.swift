@@ -139,11 +139,12 @@ extension Simulator {
             apps[index].isFrozen = false
             bytesInMemory += apps[index].footprint
             memoryChanged = true
-            guard reason == .user, let delay = apps[index].facts.launchTime else { return }
+            // The process runs `launch_time` after every spawn, passive ones included.
+            guard let delay = apps[index].facts.launchTime else { return }
             if delay == .zero {
-                pending.append(.ready(app: app))
+                pending.append(contentsOf: runningEvents(index, launch: launch))
             } else {
-                queue.schedule(.ready(app: index, launch: launch), at: now + delay)
+                queue.schedule(.launched(app: index, launch: launch), at: now + delay)
             }
         case .freeze(let app, let guardPaths):
             guard let index = index(of: app) else { return }
@@ -226,6 +227,16 @@ extension Simulator {
         }
     }
 
+    /// What the simulated runtime and app report once the app's process runs: the launch fact,
+    /// then, from a `readiness = "notify"` app, its own `ready` call.
+    func runningEvents(_ index: Int, launch: Int) -> [LifecycleEvent] {
+        let name = apps[index].name
+        guard lifecycle.policy.app(named: name)?.readiness == .notify else {
+            return [.launched(app: name, launch: launch)]
+        }
+        return [.launched(app: name, launch: launch), .ready(app: name)]
+    }
+
     /// The index of the simulated app named `app`, through a one-entry cache of `appIndex`.
     mutating func index(of app: String) -> Int? {
         if let last = lastLookup, last.app == app { return last.index }
@@ -278,9 +289,11 @@ extension Simulator {
                 armed[id] = nil
             }
             _ = dispatch(.timerFired(id), what: nil)
-        case .ready(let index, let launch):
+        case .launched(let index, let launch):
             guard apps[index].launch == launch else { return }
-            _ = dispatch(.ready(app: apps[index].name), what: nil)
+            for event in runningEvents(index, launch: launch) {
+                _ = dispatch(event, what: nil)
+            }
         case .completeFetch(let index, let launch, let result):
             guard apps[index].launch == launch else { return }
             _ = dispatch(.completeFetch(app: apps[index].name, result: result), what: nil)

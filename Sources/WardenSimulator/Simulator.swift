@@ -175,8 +175,8 @@ public struct Simulator {
 enum Occurrence: Sendable {
     /// A timer the core armed.
     case timer(TimerID)
-    /// The app's process (this launch) is ready.
-    case ready(app: Int, launch: Int)
+    /// The app's process (this launch) runs: `launch_time` after its spawn.
+    case launched(app: Int, launch: Int)
     /// The app (this launch) completes its fetch window.
     case completeFetch(app: Int, launch: Int, result: CompletionResult)
     /// The app (this launch) completes its push window.

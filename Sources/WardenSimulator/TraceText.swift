@@ -59,6 +59,7 @@ public enum TraceText {
         switch event {
         case .timerFired(let id): (id.app, "timer \(id.kind.rawValue) fired")
         case .ready(let app): (app, "ready")
+        case .launched(let app, let launch): (app, "process running (launch \(launch))")
         case .processExited(let app, let launch, let end):
             switch end {
             case .exited(let code): (app, "process exited (launch \(launch), status \(code))")

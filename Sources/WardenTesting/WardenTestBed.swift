@@ -29,10 +29,13 @@ public struct WardenTestBed: Sendable {
     ///   - sampleInterval: How often the daemon sweeps memory; by default never within a test,
     ///     so that only the footprints and samples a test sends reach the core.
     ///   - configure: Changes the options before the daemon starts.
+    ///   - tokenSource: Where device tokens come from; by default the simulator's deterministic
+    ///     tokens, so that a replayed scenario's tokens are the ones it names.
     public static func start(
         policy: Policy,
         sampleInterval: Duration = .seconds(1_000_000_000),
         configure: (inout WardenDaemonOptions) -> Void = { _ in },
+        tokenSource: DeviceTokenSource = .deterministic,
         logger: Logger? = nil
     ) async -> WardenTestBed {
         let directory = NSTemporaryDirectory() + "appwarden-virtual-\(UUID().uuidString)"
@@ -48,7 +51,7 @@ public struct WardenTestBed: Sendable {
         quiet.logLevel = .critical
         let daemon = await WardenDaemon.start(
             options: options, policy: policy, clock: clock, journal: journal, driver: driver, launcher: launcher,
-            memory: driver, logger: logger ?? quiet)
+            memory: driver, tokenSource: tokenSource, logger: logger ?? quiet)
         let bed = WardenTestBed(
             clock: clock, driver: driver, launcher: launcher, journal: journal, daemon: daemon,
             stateDirectory: directory)

@@ -88,3 +88,23 @@ import WardenCore
         #expect(core.deviceToken(of: "chat") == "tok-chat-2")
     }
 }
+
+/// The wake block a system termination leaves survives a checkpoint.
+@Suite struct WakeBlockCheckpointTests {
+    /// A restored core still keeps a push for the next launch of a system-terminated app.
+    @Test func aRestoredCoreStillBlocksWakesAfterASystemTermination() throws {
+        var core = Lifecycle(policy: DeviceTokenTests.policy)
+        _ = try core.handle(.open(app: "chat"), at: .zero)
+        _ = try core.handle(.home, at: Instant(sinceOrigin: .seconds(1)))
+        _ = try core.handle(.pressure(.critical), at: Instant(sinceOrigin: .seconds(2)))
+        #expect(core.state(of: "chat") == .notRunning)
+        let json = try JSONEncoder().encode(core.checkpoint(at: Instant(sinceOrigin: .seconds(3))))
+        let checkpoint = try JSONDecoder().decode(LifecycleCheckpoint.self, from: json)
+        #expect(checkpoint.apps.first?.wakeBlockedBy == "memoryPressure")
+        var restored = Lifecycle(policy: DeviceTokenTests.policy, checkpoint: checkpoint, at: .zero)
+        let out = try restored.handle(
+            .push(target: .app("chat"), payload: DeviceTokenTests.wake, id: nil), at: Instant(sinceOrigin: .seconds(1)))
+        #expect(out.contains(.reply(.push(.pendingLaunch))))
+        #expect(restored.state(of: "chat") == .notRunning)
+    }
+}

@@ -2,8 +2,7 @@ import Testing
 import WardenCore
 
 /// A tiny runtime for the core in virtual time: it keeps the armed timers and fires them in
-/// (deadline, arming order), sends `ready` for apps with immediate readiness once they are
-/// spawned, and lets a process exit as soon as it receives SIGTERM, as the simulator does.
+/// (deadline, arming order), reports every spawned process as running (`launched`) at once, and lets a process exit as soon as it receives SIGTERM, as the simulator does.
 struct Harness {
     var core: Lifecycle
     var now: Instant = .zero
@@ -60,9 +59,7 @@ struct Harness {
                 timers[id] = nil
             case .spawn(let app, let launch, _, _):
                 launches[app] = launch
-                if core.policy.app(named: app)?.readiness == .immediate,
-                    let more = try? core.handle(.ready(app: app), at: now)
-                {
+                if let more = try? core.handle(.launched(app: app, launch: launch), at: now) {
                     all += carryOut(more)
                 }
             case .terminate(let app, _) where !stubborn.contains(app):

@@ -60,7 +60,7 @@ struct OpenAPIConformanceTests {
                     continue
                 }
                 if path.hasPrefix("/v1/open/") {
-                    // An earlier operation may have locked the screen, and open is refused while it is.
+                    // Open is refused while the screen is locked, and the lock route may have come first.
                     _ = try await harness.request(.POST, "/v1/unlock")
                 }
                 let (status, body) = try await harness.request(HTTPMethod(rawValue: parts[0]), path, body: example)
