@@ -104,13 +104,14 @@ public struct WardenConnection: Sendable {
     /// the data is not an entry. Cancelling the consuming task closes the connection.
     public func stream(path: String) -> AsyncThrowingStream<JournalEntry, any Error> {
         let (stream, continuation) = AsyncThrowingStream<JournalEntry, any Error>.makeStream()
-        let holder = openStream(
-            path: path, lastEventID: nil,
+        let holder = SocketHolder()
+        continuation.onTermination = { _ in holder.cancel() }
+        openStream(
+            path: path, lastEventID: nil, holder: holder,
             yield: { item in
                 if case .entry(let entry) = item { continuation.yield(entry) }
             },
             finish: { error in continuation.finish(throwing: (error as? StreamFailure)?.cause ?? error) })
-        continuation.onTermination = { _ in holder.cancel() }
         return stream
     }
 
@@ -136,25 +137,25 @@ public struct WardenConnection: Sendable {
     /// entry. It finishes when the daemon ends the stream and fails with a `StreamFailure`.
     func connectOnce(path: String, lastEventID: Int64?) -> AsyncThrowingStream<StreamItem, any Error> {
         let (stream, continuation) = AsyncThrowingStream<StreamItem, any Error>.makeStream()
-        let holder = openStream(
-            path: path, lastEventID: lastEventID, yield: { continuation.yield($0) },
-            finish: { continuation.finish(throwing: $0) })
+        let holder = SocketHolder()
         continuation.onTermination = { _ in holder.cancel() }
+        openStream(
+            path: path, lastEventID: lastEventID, holder: holder, yield: { continuation.yield($0) },
+            finish: { continuation.finish(throwing: $0) })
         return stream
     }
 
     /// Connects and reads one stream on a thread of its own, handing each item to `yield` and
-    /// the end (nil, or a `StreamFailure`) to `finish`; cancelling the returned holder closes it.
+    /// the end (nil, or a `StreamFailure`) to `finish`; cancelling `holder` closes it.
     private func openStream(
-        path: String, lastEventID: Int64?, yield: @escaping @Sendable (StreamItem) -> Void,
+        path: String, lastEventID: Int64?, holder: SocketHolder, yield: @escaping @Sendable (StreamItem) -> Void,
         finish: @escaping @Sendable ((any Error)?) -> Void
-    ) -> SocketHolder {
+    ) {
         let socketPath = socketPath
         var extra: [(String, String)] = []
         if let lastEventID { extra.append(("Last-Event-ID", String(lastEventID))) }
         let message = Self.requestBytes(
             method: "GET", path: path, body: nil, accept: "text/event-stream", extraHeaders: extra)
-        let holder = SocketHolder()
         let thread = Thread {
             do {
                 let socket: UnixSocket
@@ -177,7 +178,6 @@ public struct WardenConnection: Sendable {
         }
         thread.name = "appwarden-events"
         thread.start()
-        return holder
     }
 
     /// Reads the streaming response and yields each entry as its event completes.

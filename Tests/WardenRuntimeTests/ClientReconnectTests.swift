@@ -1,7 +1,9 @@
 import Foundation
+import NIOHTTP1
 import Synchronization
 import Testing
 import WardenAPI
+import WardenCore
 
 @testable import WardenClient
 
@@ -101,6 +103,29 @@ import WardenAPI
         #expect(error?.status == 404)
         #expect(error?.message == #"No app named "mail"."#)
         #expect(server.requests.count == 1)
+    }
+
+    /// The control server takes the `Last-Event-ID` header as the resume point when no `since`
+    /// is given, and refuses one that is not an id.
+    @Test func theServerResumesAfterTheLastEventIDHeader() async throws {
+        try await ControlServerHarness.run { harness in
+            _ = try await harness.double.perform(.open(app: "mail"))
+            _ = try await harness.double.perform(.home)
+            let stored = try await harness.double.journal(JournalQuery(app: "mail"))
+            try #require(stored.count >= 2)
+            let connection = WardenConnection(socketPath: harness.socketPath)
+            var ids: [Int64] = []
+            for try await item in connection.connectOnce(path: "/v1/events/stream?app=mail", lastEventID: stored[0].id)
+            {
+                if case .entry(let entry) = item { ids.append(entry.id) }
+                if ids.count == stored.count - 1 { break }
+            }
+            #expect(ids == stored.dropFirst().map(\.id))
+            let refused = try await harness.request(
+                .GET, "/v1/events/stream?app=mail", headers: [("Last-Event-ID", "soon")])
+            #expect(refused.status == 400)
+            #expect(refused.body.contains("Last-Event-ID"))
+        }
     }
 
     /// A call made while the socket is missing waits for the daemon and is answered once it listens.

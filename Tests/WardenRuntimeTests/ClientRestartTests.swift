@@ -48,14 +48,18 @@ struct ClientRestartTests {
                 #expect(suspended, "the worker is \(state); it wrote: \(Self.text(of: log))")
                 #expect(try await second.terminationReasons(of: "worker").isEmpty)
                 // The app ended its task after the warning (it is frozen at once, so its log
-                // may not get to say so).
+                // may not get to say so). The state is journaled once the freeze is done.
+                func isEndedSuspension(_ entry: JournalEntry) -> Bool {
+                    entry.kind == "state" && entry.name == "suspended"
+                        && entry.properties["because"] == "its last background task ended"
+                }
+                _ = await eventually {
+                    (try? await second.journal(JournalQuery(app: "worker")))?.contains(where: isEndedSuspension) == true
+                }
                 let entries = try await second.journal(JournalQuery(app: "worker"))
                 let warnings = entries.filter { $0.name == "expirationWarning" }
                 #expect(warnings.count == 1)
-                let ended = entries.filter {
-                    $0.kind == "state" && $0.name == "suspended"
-                        && $0.properties["because"] == "its last background task ended"
-                }
+                let ended = entries.filter(isEndedSuspension)
                 #expect(ended.count == 1)
                 #expect((warnings.first?.id ?? .max) < (ended.first?.id ?? .min))
                 #expect(await second.app(named: "worker")?.openTasks.isEmpty == true)
