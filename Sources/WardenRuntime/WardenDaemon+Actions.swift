@@ -161,7 +161,8 @@ extension WardenDaemon {
                 SpawnRequest(
                     executable: command, arguments: appPolicy.args, environment: environment,
                     workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map { .name($0) },
-                    standardOutputPath: log, standardErrorPath: log, group: group),
+                    standardOutputPath: log, standardErrorPath: log, group: group,
+                    logRotation: LogRotation(maxSize: policy.logs.maxSize, keep: policy.logs.keep)),
                 app: app, launch: launch)
             running[app] = RunningProcess(
                 record: RunningAppRecord(

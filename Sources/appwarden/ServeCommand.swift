@@ -58,6 +58,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        LoggingSystem.bootstrap { label in WardenLogHandler(label: label) }
         let logger = Logger(label: "appwarden")
         let options = WardenDaemonOptions(
             policyPath: policy, socketPath: socket, stateDirectory: stateDirectory, cgroupRoot: cgroupRoot,
