@@ -213,17 +213,22 @@ struct TOMLLineScanner {
         }
     }
 
-    /// toml++ asserts that a date's "T" is followed by a digit (`1979-05-27T:` aborts the
-    /// process), so a bare value that starts with a date and a "T" must go on with the hour.
+    /// toml++ asserts things about a date followed by a time that damaged text breaks:
+    /// `1979-05-27T:` and `1979-05-27 5` abort the process. A bare value that starts with a
+    /// date and then "T" (or a space and a digit) must therefore go on with a two-digit hour.
     private mutating func checkDateTime(_ scalar: ArraySlice<UInt8>) -> Bool {
         let text = Array(scalar)
-        // "YYYY-MM-DDT" (or "t"): digits everywhere but the two dashes and the T.
+        // "YYYY-MM-DD": digits everywhere but the two dashes.
         guard text.count > 10, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
-            text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t"),
             (0..<10).allSatisfy({ $0 == 4 || $0 == 7 || Self.isDigit(text[$0]) })
         else { return true }
-        guard text.count > 11, Self.isDigit(text[11]) else {
-            return fail("a date and time must give the hour right after \"T\", such as 1979-05-27T07:32:00")
+        let startsTime =
+            text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t")
+            || (text[10] == UInt8(ascii: " ") && text.count > 11 && Self.isDigit(text[11]))
+        guard startsTime else { return true }
+        guard text.count > 12, Self.isDigit(text[11]), Self.isDigit(text[12]) else {
+            return fail(
+                "a date and time must give the hour as two digits right after the date, such as 1979-05-27T07:32:00")
         }
         return true
     }

@@ -17,7 +17,20 @@ import WardenSimulator
         }
         #expect(
             error.diagnostics.map(\.description) == [
-                #"Scenario "fuzz.toml", line 3: the file is not valid TOML: a date and time must give the hour right after "T", such as 1979-05-27T07:32:00."#
+                #"Scenario "fuzz.toml", line 3: the file is not valid TOML: a date and time must give the hour as two digits right after the date, such as 1979-05-27T07:32:00."#
+            ])
+    }
+
+    /// The scenario fuzzer's input, a date, a space and a one-digit hour followed by a vertical
+    /// tab, which failed another toml++ assertion, is refused naming the line.
+    @Test func dateWithOneDigitHourAfterSpaceIsRefused() throws {
+        let text = "#\\\"\nn=1979-05-27 1\u{0B}10688202\u{0}\u{0}780-\n"
+        let error = try #require(throws: ScenarioError.self) {
+            try ScenarioLoader.parse(text: text, file: "fuzz.toml")
+        }
+        #expect(
+            error.diagnostics.map(\.description) == [
+                #"Scenario "fuzz.toml", line 2: the file is not valid TOML: a date and time must give the hour as two digits right after the date, such as 1979-05-27T07:32:00."#
             ])
     }
 }
