@@ -60,6 +60,20 @@ wait_for_state() {
   return 1
 }
 
+# Waits up to $3 seconds until app $1's group holds at least $2 MiB of anonymous memory, so that
+# an app is not frozen before it has touched all the memory it holds (the guest is slow).
+wait_for_anon() {
+  i=0
+  while [ "$i" -lt "$3" ]; do
+    group=$(app_group "$1")
+    anon=$(awk '$1 == "anon" { print $2 }' "$group/memory.stat" 2>/dev/null)
+    [ -n "$anon" ] && [ "$anon" -ge $(($2 << 20)) ] && return 0
+    sleep 1
+    i=$((i + 1))
+  done
+  return 1
+}
+
 # The cgroup2 directory of app $1 (found by name under the scope or the service).
 app_group() {
   find /sys/fs/cgroup -type d -path "*/appwarden/$1" 2>/dev/null | head -1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every device job (each folder under Tests/Device with a job.sh) in its own fresh boot of
-# the device image, one machine at a time, and prints each job's result and duration.
+# Runs every device test job (each folder under Tests/Device with a job.sh, except benchmarks
+# marked "# device-benchmark") in its own fresh boot of the device image, one machine at a time,
+# and prints each job's result and duration. Benchmarks run by name or through run.sh.
 #
 #   sudo bash scripts/device/test.sh            # every job
 #   sudo bash scripts/device/test.sh restart    # only the named jobs
@@ -11,7 +12,9 @@ jobs=()
 if [ "$#" -gt 0 ]; then
   for name in "$@"; do jobs+=("Tests/Device/$name"); done
 else
-  for dir in Tests/Device/*/; do [ -f "$dir/job.sh" ] && jobs+=("${dir%/}"); done
+  for dir in Tests/Device/*/; do
+    [ -f "$dir/job.sh" ] && ! grep -q '^# device-benchmark' "$dir/job.sh" && jobs+=("${dir%/}")
+  done
 fi
 bash scripts/device/build-image.sh >/dev/null
 

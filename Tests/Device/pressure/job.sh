@@ -11,7 +11,10 @@ oom_before=$(kernel_oom_kills)
 step "launch four apps; the three in background are frozen"
 systemctl start appwarden
 check "the daemon answers" wait_for_daemon 60
-for app in big mid small front; do appwarden open "$app"; done
+for spec in big:200 mid:120 small:60 front:40; do
+  appwarden open "${spec%%:*}"
+  check "${spec%%:*} holds its ${spec#*:} MiB before the next app opens" wait_for_anon "${spec%%:*}" "${spec#*:}" 60
+done
 for app in big mid small; do check "$app is suspended" wait_for_state "$app" 60 suspended; done
 check "front is active" wait_for_state front 30 active
 check "the hierarchy is pure cgroup v2" test ! -e /sys/fs/cgroup/memory -a -f /sys/fs/cgroup/cgroup.controllers

@@ -19,9 +19,11 @@ echo "before: mail=$before_mail maps=$before_maps"
 echo "service group: $(systemctl show -p ControlGroup --value appwarden.service)"
 echo "mail group: $(app_group mail)"
 check "mail's group is frozen" test "$(cat "$(app_group mail)/cgroup.freeze")" = 1
-check "the service's own group has no controllers enabled for children, or it is a DelegateSubgroup layout" \
-  sh -c 'g=/sys/fs/cgroup$(systemctl show -p ControlGroup --value appwarden.service); \
-    [ -z "$(cat $g/cgroup.subtree_control)" ] || [ -d $g/daemon ]'
+# systemd 254 and later start the daemon in the service's `daemon` leaf (DelegateSubgroup=daemon).
+check "the group systemd starts the daemon in has no controllers enabled for its children" sh -c '
+  start=/sys/fs/cgroup$(systemctl show -p ControlGroup --value appwarden.service)
+  [ "$(systemctl --version | awk "NR == 1 { print \$2 }")" -ge 254 ] && start=$start/daemon
+  [ -z "$(cat "$start/cgroup.subtree_control")" ]'
 
 compare() { # compare WHEN
   check "$1: the service is active" systemctl is-active --quiet appwarden
