@@ -249,11 +249,7 @@ struct ScenarioReplay {
                 tasks[launch.app] = []
                 let facts = scenario.facts(of: launch.app)
                 let isImmediate = scenario.policy.app(named: launch.app)?.readiness == .immediate
-                guard launch.request.environment["APPWARDEN_LAUNCH_REASON"] == LaunchReason.user.rawValue else {
-                    // A passive launch runs at once; nothing waits for it to be ready.
-                    if isImmediate && bed.launcher.start(launch.app) { acted = true }
-                    continue
-                }
+                // The process runs `launch_time` after every spawn, passive ones included.
                 // "never": the process never runs (immediate) or never calls ready (notify).
                 guard let delay = facts.launchTime else { continue }
                 if isImmediate {
