@@ -45,10 +45,6 @@ public struct ProcessSpawner: Sendable {
         var descriptors = OpenDescriptors()
         defer { descriptors.closeAll() }
         let stdinFD = try descriptors.open("/dev/null", "open standard input", Syscalls.open("/dev/null", O_RDONLY))
-        let stdoutFD = try descriptors.openLog(request.standardOutputPath)
-        let stderrFD =
-            request.standardErrorPath == request.standardOutputPath && request.standardErrorPath != nil
-            ? stdoutFD : try descriptors.openLog(request.standardErrorPath)
         var unifiedFD: Int32 = -1
         if let unifiedPath = request.group?.unifiedPath {
             unifiedFD = try descriptors.open(unifiedPath, "open the group", Syscalls.openDirectory(unifiedPath))
@@ -57,6 +53,22 @@ public struct ProcessSpawner: Sendable {
         var v1FDs: [Int32] = []
         for file in v1Files {
             v1FDs.append(try descriptors.open(file, "open", Syscalls.open(file, O_WRONLY)))
+        }
+        let stdoutFD: Int32
+        let stderrFD: Int32
+        if let rotation = request.logRotation, let path = request.standardOutputPath,
+            request.standardErrorPath == path
+        {
+            // The relay stays out of the app's groups: it must not count as one of the app's
+            // processes (its pids, the watchdog's scan, the group's emptiness after an exit).
+            // It ends when the app's last process closes its output, killed group included.
+            stdoutFD = try descriptors.startRelay(path: path, rotation: rotation, unifiedFD: -1, v1FDs: [])
+            stderrFD = stdoutFD
+        } else {
+            stdoutFD = try descriptors.openLog(request.standardOutputPath)
+            stderrFD =
+                request.standardErrorPath == request.standardOutputPath && request.standardErrorPath != nil
+                ? stdoutFD : try descriptors.openLog(request.standardErrorPath)
         }
 
         let argv = CStringArray([request.executable] + request.arguments)
@@ -215,6 +227,31 @@ private struct OpenDescriptors {
     mutating func openLog(_ path: String?) throws(CgroupError) -> Int32 {
         guard let path else { return try open("/dev/null", "open", Syscalls.open("/dev/null", O_WRONLY)) }
         return try open(path, "open the log file", Syscalls.openForAppending(path))
+    }
+
+    /// Starts a log relay for `path`, joining the groups given (none for apps); returns the pipe's write end.
+    mutating func startRelay(
+        path: String, rotation: LogRotation, unifiedFD: Int32, v1FDs: [Int32]
+    ) throws(CgroupError) -> Int32 {
+        var writeFD: Int32 = -1
+        var errorNumber: Int32 = 0
+        let status = path.withCString { pathPointer in
+            v1FDs.withUnsafeBufferPointer { v1Pointer in
+                var request = warden_log_relay_request()
+                request.path = pathPointer
+                request.max_size = rotation.maxSize
+                request.keep = Int32(clamping: rotation.keep)
+                request.unified_cgroup_fd = unifiedFD
+                request.v1_procs_fds = v1Pointer.baseAddress
+                request.v1_procs_count = v1Pointer.count
+                return warden_log_relay_start(&request, &writeFD, &errorNumber)
+            }
+        }
+        guard status == 0 else {
+            throw CgroupError.from(Errno(rawValue: errorNumber), "start the log relay for", path: path)
+        }
+        fds.append(writeFD)
+        return writeFD
     }
 
     func closeAll() {

@@ -30,6 +30,10 @@ public struct SpawnRequest: Sendable, Hashable {
     public var standardOutputPath: String?
     /// The file standard error is appended to (created if missing); nil sends it to `/dev/null`.
     public var standardErrorPath: String?
+    /// When set, and standard output and error name the same file, they go through a log relay
+    /// (a process outside the app's groups, ending with the app's output) that timestamps each
+    /// line and rotates the file at a size.
+    public var logRotation: LogRotation?
     /// The process's `oom_score_adj` (-1000 to 1000), written before `execve`; nil inherits appwarden's.
     public var oomScoreAdj: Int?
     /// The app's group; the process runs no code of its own outside it.
@@ -51,7 +55,8 @@ public struct SpawnRequest: Sendable, Hashable {
         oomScoreAdj: Int? = nil,
         group: AppGroup? = nil,
         newSession: Bool = true,
-        method: Method = .automatic
+        method: Method = .automatic,
+        logRotation: LogRotation? = nil
     ) {
         self.executable = executable
         self.arguments = arguments
@@ -64,5 +69,6 @@ public struct SpawnRequest: Sendable, Hashable {
         self.group = group
         self.newSession = newSession
         self.method = method
+        self.logRotation = logRotation
     }
 }

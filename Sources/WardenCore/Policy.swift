@@ -18,6 +18,8 @@ public struct Policy: Sendable, Equatable {
     public var limits = LimitSettings()
     /// How much history the journal keeps (`[journal]`).
     public var journal = JournalRetention()
+    /// The size cap and rotation of each app's log file (`[logs]`).
+    public var logs = AppLogSettings()
 
     public init(
         foregroundSlots: Int = 1,

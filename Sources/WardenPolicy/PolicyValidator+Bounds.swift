@@ -5,6 +5,8 @@ extension PolicyValidator {
     static let limitKeys = ["tasks_max"]
     /// The keys of `[journal]`.
     static let journalKeys = ["keep", "max_entries"]
+    /// The keys of `[logs]`.
+    static let logKeys = ["max_size", "keep"]
 
     /// `[limits]`: bounds on each app's group beyond memory.
     mutating func limitSettings(in root: LocatedTable) -> LimitSettings {
@@ -44,6 +46,33 @@ extension PolicyValidator {
             }
         }
         return retention
+    }
+
+    /// `[logs]`: the size cap and rotation of each app's log file.
+    mutating func appLogSettings(in root: LocatedTable) -> AppLogSettings {
+        var logs = AppLogSettings()
+        guard let table = section("logs", in: root, example: "max_size = \"1MiB\"") else { return logs }
+        for (key, entry) in table.pairs {
+            switch key {
+            case "max_size":
+                if let size = positiveSize(entry, example: "1MiB") {
+                    if size < 4096 {
+                        report(entry, "key \"\(entry.dottedKey)\" must be at least 4KiB, such as \"1MiB\".")
+                    } else {
+                        logs.maxSize = size
+                    }
+                }
+            case "keep":
+                if let count = entry.integer, (1...100).contains(count) {
+                    logs.keep = count
+                } else {
+                    report(entry, "key \"\(entry.dottedKey)\" must be a whole number from 1 to 100, such as 3.")
+                }
+            default:
+                reportUnknown(entry, known: Self.logKeys, place: "[logs]")
+            }
+        }
+        return logs
     }
 
     /// `tasks_max`: a whole number from 1 to `TaskLimit.largest`, or `"max"`.

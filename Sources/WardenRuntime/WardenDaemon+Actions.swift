@@ -172,7 +172,8 @@ extension WardenDaemon {
                 SpawnRequest(
                     executable: command, arguments: appPolicy.args, environment: environment,
                     workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map { .name($0) },
-                    standardOutputPath: log, standardErrorPath: log, group: group))
+                    standardOutputPath: log, standardErrorPath: log, group: group,
+                    logRotation: LogRotation(maxSize: policy.logs.maxSize, keep: policy.logs.keep)))
             running[app] = RunningProcess(
                 launch: launch, pid: process.pid, process: process, startedWallMillis: WardenClock.wallMillisNow())
             watcher.watch(process, app: app, launch: launch)

@@ -2,7 +2,7 @@ import Testing
 import WardenCore
 import WardenPolicy
 
-/// `[limits]`, `tasks_max` and `[journal]`: the bounds on what apps and the daemon keep.
+/// `[limits]`, `tasks_max`, `[journal]` and `[logs]`: the bounds on what apps and the daemon keep.
 struct PolicyBoundsTests {
     /// Without the new sections every app's task limit is 512 and the journal keeps 30 days.
     @Test func boundsHaveTheirDefaults() throws {
@@ -74,5 +74,18 @@ struct PolicyBoundsTests {
         let diagnostics = PolicyFixtures.diagnostics(parsing: "[limits]\ntask_max = 10\n", file: "bounds.toml")
         #expect(
             diagnostics.map(\.message) == ["key \"limits.task_max\" is unknown; did you mean \"limits.tasks_max\"?"])
+    }
+
+    /// App logs rotate at 1 MiB keeping 3 files unless `[logs]` says otherwise; bad values are
+    /// errors at their lines.
+    @Test func logRotationHasDefaultsAndIsValidated() throws {
+        #expect(try PolicyLoader.parse("", file: "logs.toml").logs == AppLogSettings(maxSize: 1 << 20, keep: 3))
+        let set = try PolicyLoader.parse("[logs]\nmax_size = \"256KiB\"\nkeep = 5\n", file: "logs.toml")
+        #expect(set.logs == AppLogSettings(maxSize: 256 << 10, keep: 5))
+        let diagnostics = PolicyFixtures.diagnostics(
+            parsing: "[logs]\nmax_size = \"1KiB\"\nkeep = 0\n", file: "logs.toml")
+        #expect(diagnostics.map(\.key) == ["logs.max_size", "logs.keep"])
+        #expect(diagnostics.first?.message == "key \"logs.max_size\" must be at least 4KiB, such as \"1MiB\".")
+        #expect(diagnostics.last?.message == "key \"logs.keep\" must be a whole number from 1 to 100, such as 3.")
     }
 }

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "warden_log_relay.h"
+
 /// Where a spawn failed; reported with the errno of the failing call.
 enum warden_spawn_stage {
     WARDEN_SPAWN_STAGE_NONE = 0,

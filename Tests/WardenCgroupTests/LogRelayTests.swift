@@ -1,0 +1,84 @@
+import Testing
+
+@testable import WardenCgroup
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The log relay between an app's output and its log file: timestamps and size-capped rotation.
+@Suite(.enabled(if: access("/bin/sh", X_OK) == 0, "needs /bin/sh"))
+struct LogRelayTests {
+    /// Starts `script` with its output relayed into `log`, waits for it to end and for the relay
+    /// to write `lastLine`.
+    private func run(_ script: String, log: String, rotation: LogRotation, lastLine: String) async throws {
+        let child = ChildGuard(
+            try ProcessSpawner().spawn(
+                SpawnRequest(
+                    executable: "/bin/sh", arguments: ["-c", script], standardOutputPath: log,
+                    standardErrorPath: log, logRotation: rotation)))
+        #expect(try child.waitAndReap() == .exited(0))
+        let written = await eventually(timeout: .seconds(30)) { fileContains(log, lastLine + "\n") }
+        #expect(written, "the relay never wrote \"\(lastLine)\"")
+    }
+
+    /// Each line of standard output and error, and an unfinished last line, is written once,
+    /// prefixed with an RFC 3339 UTC time with milliseconds.
+    @Test func linesAreTimestamped() async throws {
+        let scratch = ScratchDirectory("relay-stamp")
+        defer { scratch.remove() }
+        let log = scratch.file("app.log")
+        try await run(
+            "echo one; echo two >&2; printf unfinished", log: log,
+            rotation: LogRotation(maxSize: 1 << 20, keep: 3), lastLine: "unfinished")
+        let lines = try Syscalls.readText(log).get().split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4 && lines.last == "")
+        let stamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (.*)$/
+        let messages = lines.dropLast().map { line in line.wholeMatch(of: stamp).map { String($0.1) } }
+        #expect(messages == ["one", "two", "unfinished"])
+    }
+
+    /// Past the size the file is rotated to .1, .2 …; every file stays within the size, and the
+    /// files read oldest first hold every line once, in order.
+    @Test func rotationHappensAtTheSizeAndLosesNothing() async throws {
+        let scratch = ScratchDirectory("relay-rotate")
+        defer { scratch.remove() }
+        let log = scratch.file("app.log")
+        let maxSize: Int64 = 8192
+        try await run(
+            "i=1; while [ $i -le 2000 ]; do echo \"line $i\"; i=$((i+1)); done", log: log,
+            rotation: LogRotation(maxSize: maxSize, keep: 100), lastLine: "line 2000")
+        var files: [String] = []
+        var number = 1
+        while Syscalls.exists(log + ".\(number)") {
+            files.insert(log + ".\(number)", at: 0)
+            number += 1
+        }
+        #expect(files.count >= 8, "2,000 lines of about 35 bytes should fill at least eight 8 KiB files")
+        files.append(log)
+        var numbers: [Int] = []
+        for file in files {
+            let text = try Syscalls.readText(file).get()
+            #expect(Int64(text.utf8.count) <= maxSize, "\(file) is larger than the limit")
+            for line in text.split(separator: "\n") {
+                numbers.append(Int(line.split(separator: " ").last ?? "") ?? -1)
+            }
+        }
+        #expect(numbers == Array(1...2000))
+    }
+
+    /// Only `keep` rotated files stay; the oldest output goes.
+    @Test func onlyKeepRotatedFilesStay() async throws {
+        let scratch = ScratchDirectory("relay-keep")
+        defer { scratch.remove() }
+        let log = scratch.file("app.log")
+        try await run(
+            "i=1; while [ $i -le 2000 ]; do echo \"line $i\"; i=$((i+1)); done", log: log,
+            rotation: LogRotation(maxSize: 8192, keep: 2), lastLine: "line 2000")
+        #expect(Syscalls.exists(log + ".1"))
+        #expect(Syscalls.exists(log + ".2"))
+        #expect(!Syscalls.exists(log + ".3"))
+    }
+}
