@@ -59,8 +59,10 @@ public struct ProcessSpawner: Sendable {
         if let rotation = request.logRotation, let path = request.standardOutputPath,
             request.standardErrorPath == path
         {
-            stdoutFD = try descriptors.startRelay(
-                path: path, rotation: rotation, unifiedFD: unifiedFD, v1FDs: v1FDs)
+            // The relay stays out of the app's groups: it must not count as one of the app's
+            // processes (its pids, the watchdog's scan, the group's emptiness after an exit).
+            // It ends when the app's last process closes its output, killed group included.
+            stdoutFD = try descriptors.startRelay(path: path, rotation: rotation, unifiedFD: -1, v1FDs: [])
             stderrFD = stdoutFD
         } else {
             stdoutFD = try descriptors.openLog(request.standardOutputPath)
@@ -227,7 +229,7 @@ private struct OpenDescriptors {
         return try open(path, "open the log file", Syscalls.openForAppending(path))
     }
 
-    /// Starts a log relay for `path` in the app's groups; returns the pipe's write end.
+    /// Starts a log relay for `path`, joining the groups given (none for apps); returns the pipe's write end.
     mutating func startRelay(
         path: String, rotation: LogRotation, unifiedFD: Int32, v1FDs: [Int32]
     ) throws(CgroupError) -> Int32 {

@@ -31,7 +31,8 @@ public struct SpawnRequest: Sendable, Hashable {
     /// The file standard error is appended to (created if missing); nil sends it to `/dev/null`.
     public var standardErrorPath: String?
     /// When set, and standard output and error name the same file, they go through a log relay
-    /// (a process in the app's groups) that timestamps each line and rotates the file at a size.
+    /// (a process outside the app's groups, ending with the app's output) that timestamps each
+    /// line and rotates the file at a size.
     public var logRotation: LogRotation?
     /// The process's `oom_score_adj` (-1000 to 1000), written before `execve`; nil inherits appwarden's.
     public var oomScoreAdj: Int?

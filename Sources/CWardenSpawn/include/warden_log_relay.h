@@ -11,9 +11,9 @@ struct warden_log_relay_request {
     long long max_size;
     /// How many rotated files stay (at least 1).
     int keep;
-    /// O_DIRECTORY descriptor of the app's cgroup v2 leaf, or -1.
+    /// O_DIRECTORY descriptor of a cgroup v2 leaf for the relay to join, or -1.
     int unified_cgroup_fd;
-    /// Descriptors opened for writing on v1 cgroup.procs files the relay joins.
+    /// Descriptors opened for writing on v1 cgroup.procs files the relay joins (may be none).
     const int *v1_procs_fds;
     size_t v1_procs_count;
 };
@@ -22,8 +22,9 @@ struct warden_log_relay_request {
 /// app's standard output and error.
 ///
 /// The relay is a grandchild (fork, fork, the middle one exits at once and is reaped), so
-/// it outlives the daemon and is never its child. Before reading it joins the app's groups
-/// (so it is frozen and killed with the app), starts a session, keeps no descriptor but
+/// it outlives the daemon and is never its child. Before reading it joins the groups given
+/// (appwarden gives none, so that the relay never counts as one of the app's processes),
+/// starts a session, ignores SIGTERM, keeps no descriptor but
 /// the pipe's read end and the log file, and then appends every line it reads to `path`,
 /// prefixed with an RFC 3339 UTC time with milliseconds ("2026-11-23T00:56:19.042Z ").
 /// A line that would take the file past `max_size` first rotates PATH to PATH.1, PATH.1
