@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import Testing
 import WardenAPI
+import WardenCore
 import WardenRuntime
 
 /// Inputs that fuzzing the control API from docs/openapi.yaml (scripts/fuzz-api.sh) found, kept
@@ -61,6 +62,23 @@ struct ControlServerFuzzFindingsTests {
             let (status, body) = try await harness.request(
                 .POST, "/v1/apps/mail/end-task", body: #"{"id":\#(Int64.max)}"#)
             #expect(status == 404, "\(body)")
+        }
+    }
+
+    /// An empty fetch interval (schemathesis' input, valid for the document's plain string) is
+    /// refused with 400 and a sentence naming the forms it may take, and changes nothing.
+    @Test func emptyFetchIntervalIsRefusedNamingTheForms() async throws {
+        try await ControlServerHarness.run { harness in
+            _ = try await harness.request(.POST, "/v1/open/mail")
+            let (status, body) = try await harness.request(
+                .POST, "/v1/apps/mail/fetch-interval", body: #"{"interval": ""}"#)
+            #expect(status == 400, "\(body)")
+            let error = try ControlServerHarness.error(body)
+            #expect(error.error == "invalid")
+            #expect(
+                error.message
+                    == #"The fetch interval must be "minimum", "never" or a duration such as "15m", not ""."#)
+            #expect(await harness.double.accepted == [.open(app: "mail")])
         }
     }
 }
