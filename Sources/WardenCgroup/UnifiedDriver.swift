@@ -11,8 +11,9 @@ public import Logging
 /// Groups live at `ROOT/NAME`, where ROOT is `<mount>/appwarden` (`hierarchyRoot` placement) or
 /// `<the daemon's own group>/appwarden` (`delegated` placement, after the daemon moved itself into
 /// a `daemon` leaf so that controllers can be enabled, unless systemd started it there) or
-/// `<the service's slice>/appwarden-apps.scope/appwarden` (`systemdScope` placement). The memory controller is enabled for the
-/// app groups when the hierarchy offers it; without it, statistics come from `/proc/PID/statm`.
+/// `<the service's slice>/appwarden-apps.scope/appwarden` (`systemdScope` placement). The memory
+/// controller is enabled for the app groups when the hierarchy offers it; without it, statistics
+/// come from `/proc/PID/statm`.
 public struct UnifiedDriver: CgroupDriver {
     public let layout: CgroupLayout
     /// The configuration the driver was made with.

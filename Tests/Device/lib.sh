@@ -1,4 +1,4 @@
-# Helpers for device jobs; sourced by each Tests/Device/*/job.sh inside the guest.
+# Shell functions for device jobs; sourced by each Tests/Device/*/job.sh inside the guest.
 # The guest mounts the host's binaries at /opt/appwarden/bin and the job folder at /job.
 
 failures=0

@@ -70,7 +70,7 @@ if [ -d "$job" ]; then
 else
   cp "$job" "$run/job/job.sh"
 fi
-# Helpers shared by every job.
+# The shell functions every job sources, and the unit file the jobs install.
 cp Tests/Device/lib.sh "$run/job/lib.sh"
 cp contrib/appwarden.service "$run/job/appwarden.service"
 chmod +x "$run/job/job.sh"
