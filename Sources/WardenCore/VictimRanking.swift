@@ -17,7 +17,12 @@ public enum VictimRanking {
 
     /// The first victim in O(n), without sorting; nil when nobody may be killed.
     public static func victim(among candidates: [KillCandidate], killForeground: Bool) -> KillCandidate? {
-        victimIndex(among: candidates, killForeground: killForeground).map { candidates[$0] }
+        // The scan reads the candidates through their buffer: the array's own subscript would
+        // copy (and so retain) each candidate it reads.
+        let index = candidates.withUnsafeBufferPointer {
+            victimIndex(among: $0, killForeground: killForeground)
+        }
+        return index.map { candidates[$0] }
     }
 
     /// Whether the killer may choose `candidate` at all.
@@ -28,7 +33,9 @@ public enum VictimRanking {
     /// Whether `first` is killed before `second`: lower band, then larger footprint, then
     /// less recently used, then app name ascending.
     public static func precedes(_ first: KillCandidate, _ second: KillCandidate) -> Bool {
-        precedes(first, second, firstBand: first.band, secondBand: second.band)
+        precedes(
+            band: first.band, footprint: first.footprint, lastUsed: first.lastUsed, app: first.app,
+            before: second.band, footprint: second.footprint, lastUsed: second.lastUsed, app: second.app)
     }
 
     /// The index of the first victim among `candidates`, in one pass without sorting or
@@ -51,7 +58,11 @@ public enum VictimRanking {
                 bestBand = band
                 continue
             }
-            if precedes(candidates[index], candidates[current], firstBand: band, secondBand: bestBand) {
+            if precedes(
+                band: band, footprint: candidates[index].footprint, lastUsed: candidates[index].lastUsed,
+                app: candidates[index].app, before: bestBand, footprint: candidates[current].footprint,
+                lastUsed: candidates[current].lastUsed, app: candidates[current].app)
+            {
                 best = index
                 bestBand = band
             }
@@ -65,15 +76,18 @@ public enum VictimRanking {
         !isProtected && (band != .foreground || killForeground)
     }
 
-    /// `precedes` with the bands already known, so that a scan computes each band once.
+    /// `precedes` on the fields: the one comparison of rule 9. The names are read only when
+    /// everything else ties, so a scan reading them in place does not copy them.
     @inline(__always)
-    static func precedes<Candidate: KillRankable>(
-        _ first: Candidate, _ second: Candidate, firstBand: KillBand, secondBand: KillBand
+    static func precedes(
+        band: KillBand, footprint: Int64, lastUsed: Instant, app: @autoclosure () -> String,
+        before otherBand: KillBand, footprint otherFootprint: Int64, lastUsed otherLastUsed: Instant,
+        app otherApp: @autoclosure () -> String
     ) -> Bool {
-        if firstBand != secondBand { return firstBand < secondBand }
-        if first.footprint != second.footprint { return first.footprint > second.footprint }
-        if first.lastUsed != second.lastUsed { return first.lastUsed < second.lastUsed }
-        return first.app < second.app
+        if band != otherBand { return band < otherBand }
+        if footprint != otherFootprint { return footprint > otherFootprint }
+        if lastUsed != otherLastUsed { return lastUsed < otherLastUsed }
+        return app() < otherApp()
     }
 }
 
