@@ -148,23 +148,7 @@ struct AppRecord: Sendable {
 
     /// The kill band of a running app (rule 9).
     @inline(__always) var band: KillBand {
-        Self.band(state: state, hasTasks: !tasks.isEmpty, hasOpenWindow: hasOpenWindow)
-    }
-
-    /// The kill band of an app in `state` (rule 9), from the facts that decide it.
-    @inline(__always) static func band(state: AppState, hasTasks: Bool, hasOpenWindow: Bool) -> KillBand {
-        switch state {
-        case .notRunning, .suspended: .suspended
-        case .inactive, .active: .foreground
-        case .background:
-            if hasTasks {
-                .backgroundTask
-            } else if hasOpenWindow {
-                .backgroundWindow
-            } else {
-                .idleBackground
-            }
-        }
+        KillBand(state: state, hasTasks: !tasks.isEmpty, hasOpenWindow: hasOpenWindow)
     }
 
     /// What is left of the task budget at `now`; nil when no background session is running.

@@ -111,29 +111,6 @@ public enum LaunchReason: String, Sendable, Hashable, CaseIterable {
     case push
 }
 
-/// Kill-order bands of rule 9, first killed first.
-public enum KillBand: Int, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
-    case suspended = 1
-    case idleBackground = 2
-    case backgroundWindow = 3
-    case backgroundTask = 4
-    case foreground = 5
-
-    public static func < (lhs: KillBand, rhs: KillBand) -> Bool {
-        lhs.rawValue < rhs.rawValue
-    }
-
-    public var description: String {
-        switch self {
-        case .suspended: "suspended"
-        case .idleBackground: "idle-background"
-        case .backgroundWindow: "background-window"
-        case .backgroundTask: "background-task"
-        case .foreground: "foreground"
-        }
-    }
-}
-
 /// What the watchdog's scan of an app's processes found (§1.5).
 public enum ScanOutcome: String, Sendable, Hashable, CaseIterable {
     /// Still running in the foreground.

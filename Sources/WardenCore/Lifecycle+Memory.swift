@@ -48,56 +48,28 @@ extension Lifecycle {
         }
     }
 
-    /// The candidate for the killer of the app at `index`.
-    func killCandidate(_ index: Int) -> KillCandidate {
-        KillCandidate(
-            app: records[index].name, band: band(of: index), footprint: records[index].footprint,
-            lastUsed: records[index].lastUsed, isProtected: records[index].isProtected)
+    /// The candidates for the killer: every running app not already being terminated, read
+    /// in place from the records; the indices are the records' own.
+    var killableRecords: LazyFilterCollection<[AppRecord]> {
+        records.lazy.filter { $0.state != .notRunning && $0.terminating == nil }
     }
 
-    /// Whether the app at `index` is a candidate for the killer: running and not already being terminated.
-    func isKillCandidate(_ index: Int) -> Bool {
-        records[index].state != .notRunning && records[index].terminating == nil
-    }
-
-    /// The candidates for the killer: every running app not already being terminated.
-    func killCandidates() -> [KillCandidate] {
-        var candidates: [KillCandidate] = []
-        for index in records.indices where isKillCandidate(index) {
-            candidates.append(killCandidate(index))
+    /// The candidates for the killer as `VictimRanking` lists them: `VictimRanking.rank` of
+    /// them is the order in which critical pressure kills, one app per event.
+    public func killCandidates() -> [KillCandidate] {
+        killableRecords.map {
+            KillCandidate(
+                app: $0.name, band: $0.band, footprint: $0.footprint, lastUsed: $0.lastUsed,
+                isProtected: $0.isProtected)
         }
-        return candidates
-    }
-
-    /// The index of the first victim of rule 9, in one pass over the records without building
-    /// candidates; the same choice as `VictimRanking.victim(among: killCandidates(), ...)`.
-    func victimIndex() -> Int? {
-        let killForeground = policy.memory.killForeground
-        var best: Int?
-        var bestBand = KillBand.foreground
-        for index in records.indices where isKillCandidate(index) && !records[index].isProtected {
-            let band = self.band(of: index)
-            guard band != .foreground || killForeground else { continue }
-            guard let current = best else {
-                best = index
-                bestBand = band
-                continue
-            }
-            if VictimRanking.precedes(
-                band: band, footprint: records[index].footprint, lastUsed: records[index].lastUsed,
-                app: records[index].name, bandOf: bestBand, footprint: records[current].footprint,
-                lastUsed: records[current].lastUsed, app: records[current].name)
-            {
-                best = index
-                bestBand = band
-            }
-        }
-        return best
     }
 
     /// Kills exactly one victim (rule 9), or journals that nobody may be killed.
     mutating func killOneVictim(at now: Instant, _ out: inout [LifecycleAction]) {
-        guard let index = victimIndex() else {
+        guard
+            let index = VictimRanking.victimIndex(
+                among: killableRecords, killForeground: policy.memory.killForeground)
+        else {
             out.append(
                 .journal(
                     JournalRecord(

@@ -46,7 +46,7 @@ extension Lifecycle {
     /// The kill band of the app at `index`, read field by field: calling `AppRecord.band` on
     /// `records[index]` copies the whole record.
     @inline(__always) func band(of index: Int) -> KillBand {
-        AppRecord.band(
+        KillBand(
             state: records[index].state, hasTasks: !records[index].tasks.isEmpty,
             hasOpenWindow: records[index].fetchWindowOpen || records[index].pushWindowOpen)
     }

@@ -3,7 +3,9 @@
 /// first, then app name ascending. Protected apps never; foreground apps only if killForeground.
 ///
 /// The order is total: two different candidates never tie, so the result does not depend on the
-/// order in which the candidates are given.
+/// order in which the candidates are given. The memory killer of `Lifecycle` chooses its victims
+/// with `victimIndex(among:killForeground:)` over its own records, so the order listed here is
+/// the order in which apps are killed.
 public enum VictimRanking {
     /// The whole order, first victim first.
     ///
@@ -15,38 +17,17 @@ public enum VictimRanking {
 
     /// The first victim in O(n), without sorting; nil when nobody may be killed.
     public static func victim(among candidates: [KillCandidate], killForeground: Bool) -> KillCandidate? {
-        // Fields are read in place through the buffer: no copies, so no reference counting of
-        // names in the loop; a name is only compared when everything else ties.
-        let best = candidates.withUnsafeBufferPointer { buffer -> Int? in
-            var best = -1
-            for index in buffer.indices {
-                let band = buffer[index].band
-                guard !buffer[index].isProtected, band != .foreground || killForeground else { continue }
-                if best < 0 {
-                    best = index
-                    continue
-                }
-                let bestBand = buffer[best].band
-                if band != bestBand {
-                    if band < bestBand { best = index }
-                    continue
-                }
-                let footprint = buffer[index].footprint
-                let bestFootprint = buffer[best].footprint
-                if footprint != bestFootprint {
-                    if footprint > bestFootprint { best = index }
-                    continue
-                }
-                if precedes(buffer[index], buffer[best]) { best = index }
-            }
-            return best < 0 ? nil : best
+        // The scan reads the candidates through their buffer: the array's own subscript would
+        // copy (and so retain) each candidate it reads.
+        let index = candidates.withUnsafeBufferPointer {
+            victimIndex(among: $0, killForeground: killForeground)
         }
-        return best.map { candidates[$0] }
+        return index.map { candidates[$0] }
     }
 
     /// Whether the killer may choose `candidate` at all.
     public static func isEligible(_ candidate: KillCandidate, killForeground: Bool) -> Bool {
-        !candidate.isProtected && (candidate.band != .foreground || killForeground)
+        isEligible(band: candidate.band, isProtected: candidate.isProtected, killForeground: killForeground)
     }
 
     /// Whether `first` is killed before `second`: lower band, then larger footprint, then
@@ -54,19 +35,74 @@ public enum VictimRanking {
     public static func precedes(_ first: KillCandidate, _ second: KillCandidate) -> Bool {
         precedes(
             band: first.band, footprint: first.footprint, lastUsed: first.lastUsed, app: first.app,
-            bandOf: second.band, footprint: second.footprint, lastUsed: second.lastUsed, app: second.app)
+            before: second.band, footprint: second.footprint, lastUsed: second.lastUsed, app: second.app)
     }
 
-    /// `precedes` on the candidates' fields, for callers that keep them elsewhere.
+    /// The index of the first victim among `candidates`, in one pass without sorting or
+    /// allocating; nil when nobody may be killed. The one place the victim is chosen: `victim`
+    /// (for candidate lists) and the killer (over the running apps' records) both call it.
+    @inline(__always)
+    static func victimIndex<Candidates: Collection>(
+        among candidates: Candidates, killForeground: Bool
+    ) -> Candidates.Index? where Candidates.Element: KillRankable {
+        var best: Candidates.Index?
+        var bestBand = KillBand.foreground
+        for index in candidates.indices {
+            // Fields are read in place: no copy of the candidate, so no reference counting of
+            // names in the loop; a name is only compared when everything else ties.
+            let band = candidates[index].band
+            guard isEligible(band: band, isProtected: candidates[index].isProtected, killForeground: killForeground)
+            else { continue }
+            guard let current = best else {
+                best = index
+                bestBand = band
+                continue
+            }
+            if precedes(
+                band: band, footprint: candidates[index].footprint, lastUsed: candidates[index].lastUsed,
+                app: candidates[index].app, before: bestBand, footprint: candidates[current].footprint,
+                lastUsed: candidates[current].lastUsed, app: candidates[current].app)
+            {
+                best = index
+                bestBand = band
+            }
+        }
+        return best
+    }
+
+    /// Protected apps never; foreground apps only when `killForeground`.
+    @inline(__always)
+    static func isEligible(band: KillBand, isProtected: Bool, killForeground: Bool) -> Bool {
+        !isProtected && (band != .foreground || killForeground)
+    }
+
+    /// `precedes` on the fields: the one comparison of rule 9. The names are read only when
+    /// everything else ties, so a scan reading them in place does not copy them.
     @inline(__always)
     static func precedes(
-        band: KillBand, footprint: Int64, lastUsed: Instant, app: String,
-        bandOf otherBand: KillBand, footprint otherFootprint: Int64, lastUsed otherLastUsed: Instant,
-        app otherApp: String
+        band: KillBand, footprint: Int64, lastUsed: Instant, app: @autoclosure () -> String,
+        before otherBand: KillBand, footprint otherFootprint: Int64, lastUsed otherLastUsed: Instant,
+        app otherApp: @autoclosure () -> String
     ) -> Bool {
         if band != otherBand { return band < otherBand }
         if footprint != otherFootprint { return footprint > otherFootprint }
         if lastUsed != otherLastUsed { return lastUsed < otherLastUsed }
-        return app < otherApp
+        return app() < otherApp()
     }
+}
+
+/// What rule 9 reads of an app: `KillCandidate` for lists, `AppRecord` for the killer itself.
+protocol KillRankable {
+    var app: String { get }
+    var band: KillBand { get }
+    /// What a kill would give back, bytes.
+    var footprint: Int64 { get }
+    var lastUsed: Instant { get }
+    var isProtected: Bool { get }
+}
+
+extension KillCandidate: KillRankable {}
+
+extension AppRecord: KillRankable {
+    var app: String { name }
 }

@@ -50,6 +50,47 @@ import WardenCore
             ])
     }
 
+    /// The killer kills in exactly the order `VictimRanking.rank` gives for the core's own
+    /// candidates, over every band, a footprint tie broken by last use, and a protected app.
+    @Test(arguments: [true, false])
+    func successiveKillsFollowTheRankingOfTheCoresCandidates(killForeground: Bool) throws {
+        var fetcher = AppPolicy(name: "window", backgroundModes: [.fetch], fetchInterval: .every(.seconds(100)))
+        fetcher.settings.fetch.coalesce = .zero
+        var graceful = AppPolicy(name: "grace")
+        graceful.settings.background.grace = .seconds(1000)
+        let apps = [
+            AppPolicy(name: "front"), AppPolicy(name: "task"), fetcher, graceful, AppPolicy(name: "idle"),
+            AppPolicy(name: "twin"), AppPolicy(name: "big"), AppPolicy(name: "keeper", isProtected: true),
+        ]
+        var harness = Harness(Policy(memory: MemorySettings(killForeground: killForeground), apps: apps))
+        for app in ["idle", "twin", "grace", "task", "window"] {
+            try harness.send(.footprint(app: app, bytes: 100 * Self.mib), at: 0)
+        }
+        try harness.send(.footprint(app: "big", bytes: 300 * Self.mib), at: 0)
+        try harness.send(.footprint(app: "keeper", bytes: 900 * Self.mib), at: 0)
+        try harness.send(.footprint(app: "front", bytes: 900 * Self.mib), at: 0)
+        for (second, app) in [(1.0, "idle"), (1.5, "twin"), (1.6, "keeper"), (1.8, "big"), (2, "window"), (3, "task")] {
+            try harness.send(.open(app: app), at: second)
+        }
+        try harness.send(.beginTask(app: "task", name: "upload"), at: 3)
+        try harness.send(.open(app: "grace"), at: 4)
+        try harness.send(.open(app: "front"), at: 5)
+        harness.advance(to: 100)
+
+        let ranked = VictimRanking.rank(harness.core.killCandidates(), killForeground: killForeground).map(\.app)
+        let expected = ["big", "idle", "twin", "grace", "window", "task"] + (killForeground ? ["front"] : [])
+        #expect(ranked == expected)
+        for (offset, app) in ranked.enumerated() {
+            let head = VictimRanking.rank(harness.core.killCandidates(), killForeground: killForeground).first
+            #expect(head?.app == app)
+            try harness.send(.pressure(.critical), at: 101 + Double(offset))
+            #expect(harness.terminations.last == "\(app) memoryPressure")
+        }
+        #expect(harness.terminations == ranked.map { "\($0) memoryPressure" })
+        #expect(VictimRanking.rank(harness.core.killCandidates(), killForeground: killForeground).isEmpty)
+        #expect(harness.core.killCandidates().map(\.app).contains("keeper"))
+    }
+
     /// With kill_foreground = false the foreground app survives, and a critical event with nobody to kill is journaled.
     @Test func foregroundAppIsSparedWithoutKillForeground() throws {
         var harness = try Self.bandedDevice(killForeground: false)

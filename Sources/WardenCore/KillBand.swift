@@ -1,0 +1,41 @@
+/// Kill-order bands of rule 9, first killed first.
+public enum KillBand: Int, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+    case suspended = 1
+    case idleBackground = 2
+    case backgroundWindow = 3
+    case backgroundTask = 4
+    case foreground = 5
+
+    public static func < (lhs: KillBand, rhs: KillBand) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+
+    /// The band of an app in `state`, from the facts that decide it: its open background tasks
+    /// and its open fetch or push windows. The one place rule 9's bands are decided; the record,
+    /// the OOM score (rule 10) and the killer all read it.
+    @inline(__always)
+    public init(state: AppState, hasTasks: Bool, hasOpenWindow: Bool) {
+        switch state {
+        case .notRunning, .suspended: self = .suspended
+        case .inactive, .active: self = .foreground
+        case .background:
+            if hasTasks {
+                self = .backgroundTask
+            } else if hasOpenWindow {
+                self = .backgroundWindow
+            } else {
+                self = .idleBackground
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .suspended: "suspended"
+        case .idleBackground: "idle-background"
+        case .backgroundWindow: "background-window"
+        case .backgroundTask: "background-task"
+        case .foreground: "foreground"
+        }
+    }
+}
