@@ -110,31 +110,6 @@ public final class JournalStore: Sendable {
         }
     }
 
-    // MARK: Device tokens
-
-    /// Saves (or replaces) the app's device token.
-    public func saveToken(app: String, token: String) throws {
-        try run("save the device token of \(app)") {
-            try pool.write { db in
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO device_token (app, token) VALUES (?, ?)", arguments: [app, token])
-            }
-        }
-    }
-
-    /// Every app's device token, by app name.
-    public func tokens() throws -> [String: String] {
-        try run("read the device tokens") {
-            try pool.read { db in
-                var tokens: [String: String] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT app, token FROM device_token") {
-                    tokens[row["app"]] = row["token"]
-                }
-                return tokens
-            }
-        }
-    }
-
     // MARK: Checkpoint
 
     /// Saves the core's checkpoint (opaque JSON text) with the wall-clock time it was taken at,
@@ -251,6 +226,10 @@ public final class JournalStore: Sendable {
             try db.execute(sql: "DROP TABLE running_app; DROP TABLE pending_push;")
         }
         registerRetentionMigration(in: &migrator)
+        // Device tokens live in the core's push bookkeeping, inside the checkpoint.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: "DROP TABLE device_token;")
+        }
         return migrator
     }
 }

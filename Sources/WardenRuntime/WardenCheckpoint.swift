@@ -6,6 +6,7 @@ public struct WardenCheckpoint: Codable, Sendable, Equatable {
     public var lifecycle: LifecycleCheckpoint
     /// The running apps, by name.
     public var running: [RunningAppRecord]
-    /// Each app's current device token.
-    public var deviceTokens: [String: String]?
+    /// Each app's device token, in checkpoints written before the core's push bookkeeping kept
+    /// the tokens; read from such checkpoints, never written.
+    public var deviceTokens: [String: String]? = nil
 }

@@ -10,8 +10,7 @@ extension WardenDaemon {
     func saveCheckpoint() {
         let now = now()
         let checkpoint = WardenCheckpoint(
-            lifecycle: lifecycle.checkpoint(at: now), running: running.values.map(\.record).sorted { $0.app < $1.app },
-            deviceTokens: deviceTokens)
+            lifecycle: lifecycle.checkpoint(at: now), running: running.values.map(\.record).sorted { $0.app < $1.app })
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
@@ -43,8 +42,9 @@ extension WardenDaemon {
                 let then = now - .milliseconds(WardenClock.wallMillisNow() - saved.wallTimeMillis)
                 lifecycle = Lifecycle(
                     policy: policy, checkpoint: checkpoint.lifecycle, at: then, tokenSource: tokenSource)
-                deviceTokens = checkpoint.deviceTokens ?? [:]
-                lifecycle.restoreDeviceTokens(deviceTokens)
+                if let tokens = checkpoint.deviceTokens {
+                    lifecycle.restoreDeviceTokens(tokens)
+                }
                 registered = checkpoint.running.map(\.app)
                 await adopt(checkpoint.running)
             } catch {
@@ -118,34 +118,4 @@ extension WardenDaemon {
             }
         }
     }
-
-    /// Keeps the device token the core handed out (`register-push`), or the rotation a reset made.
-    func noteDeviceToken(_ event: LifecycleEvent, reply: Reply?) {
-        switch (event, reply) {
-        case (.registerPush(let app), .deviceToken(let token)?):
-            guard deviceTokens[app] != token else { return }
-            deviceTokens[app] = token
-        case (.reset(let app), _):
-            let prefix = "tok-\(app)-"
-            guard let token = deviceTokens[app], token.hasPrefix(prefix),
-                let number = Int(token.dropFirst(prefix.count))
-            else { return }
-            deviceTokens[app] = prefix + String(number + 1)
-        default:
-            return
-        }
-        do {
-            try journalStore.saveToken(app: app(of: event), token: deviceTokens[app(of: event)] ?? "")
-        } catch {
-            logger.error("Could not save a device token: \(error)")
-        }
-    }
-
-    private func app(of event: LifecycleEvent) -> String {
-        switch event {
-        case .registerPush(let app), .reset(let app): app
-        default: ""
-        }
-    }
-
 }

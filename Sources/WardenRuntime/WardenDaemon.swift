@@ -75,8 +75,6 @@ public actor WardenDaemon {
     var isHandling = false
     /// How many memory sweeps have run.
     var sweeps = 0
-    /// Each app's current device token, as handed out by the core.
-    var deviceTokens: [String: String] = [:]
     /// The locks that keep a second daemon from starting on the same state or cgroup root.
     var instanceLock: InstanceLock?
     /// Warnings that repeat (per app and cause) are logged once, then counted.
@@ -279,7 +277,6 @@ public actor WardenDaemon {
         isHandling = true
         defer { isHandling = false }
         let reply = await execute(actions)
-        noteDeviceToken(event, reply: reply)
         var changed = !actions.isEmpty
         while !followUps.isEmpty && !isStopped {
             let next = followUps.removeFirst()

@@ -18,8 +18,6 @@ public protocol WardenJournal: Sendable {
     func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws
     /// The last checkpoint saved, if any.
     func checkpoint() throws -> (json: String, wallTimeMillis: Int64)?
-    /// Records the app's current device token.
-    func saveToken(app: String, token: String) throws
 }
 
 extension JournalStore: WardenJournal {}

@@ -8,7 +8,6 @@ public final class WardenMemoryJournal: WardenJournal {
     private struct Contents {
         var entries: [JournalEntry] = []
         var checkpoint: (json: String, wallTimeMillis: Int64)?
-        var tokens: [String: String] = [:]
     }
 
     private let contents = Mutex(Contents())
@@ -59,9 +58,5 @@ public final class WardenMemoryJournal: WardenJournal {
 
     public func checkpoint() -> (json: String, wallTimeMillis: Int64)? {
         contents.withLock { $0.checkpoint }
-    }
-
-    public func saveToken(app: String, token: String) {
-        contents.withLock { $0.tokens[app] = token }
     }
 }

@@ -38,6 +38,45 @@ struct DaemonRestartTests {
         }
     }
 
+    /// The daemon hands out 128-bit random device tokens; the token survives a restart in the
+    /// checkpoint, and after a reset the old one is refused as unregistered.
+    @Test func randomDeviceTokensSurviveARestartAndRotateOnReset() async throws {
+        let policy = """
+            [apps.chat]
+            command = "BALLAST"
+            background_modes = ["remote-notification"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["chat"]) { harness in
+            let first = try await harness.start()
+            guard case .deviceToken(let token)? = try await first.perform(.registerPush(app: "chat")) else {
+                Issue.record("register-push answered no token")
+                return
+            }
+            #expect(token.count == 32 && token.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+            await first.stop()
+
+            let second = try await harness.start()
+            guard case .deviceToken(let again)? = try await second.perform(.registerPush(app: "chat")) else {
+                Issue.record("register-push answered no token after the restart")
+                return
+            }
+            #expect(again == token)
+            _ = try await second.perform(.reset(app: "chat"))
+            guard case .deviceToken(let rotated)? = try await second.perform(.registerPush(app: "chat")) else {
+                Issue.record("register-push answered no token after the reset")
+                return
+            }
+            #expect(rotated != token && rotated.count == 32)
+            do {
+                _ = try await second.perform(.push(target: .token(token), payload: #"{"aps":{}}"#, id: nil))
+                Issue.record("a push to the stale token was accepted")
+            } catch let error as LifecycleError {
+                #expect(error.code == .unregistered)
+            }
+            await second.stop()
+        }
+    }
+
     /// The end of a re-adopted process is noticed through its pidfd, long before the next
     /// memory sweep, and journaled with its status unknown.
     @Test func aReadoptedProcessThatEndsIsNoticedAtOnce() async throws {

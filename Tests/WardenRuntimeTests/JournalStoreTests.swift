@@ -92,17 +92,6 @@ struct JournalTestDirectory {
         #expect(try store.entries(JournalQuery()).map(\.wallTimeMillis) == [100, 100, 120])
     }
 
-    /// Device tokens are saved, replaced per app and read back.
-    @Test func tokensAreSavedAndReplaced() throws {
-        let directory = try JournalTestDirectory()
-        defer { directory.remove() }
-        let store = try JournalStore(path: directory.databasePath)
-        try store.saveToken(app: "mail", token: "old")
-        try store.saveToken(app: "maps", token: "m1")
-        try store.saveToken(app: "mail", token: "new")
-        #expect(try store.tokens() == ["mail": "new", "maps": "m1"])
-    }
-
     /// The checkpoint is absent at first, then the last one saved.
     @Test func checkpointIsTheLastSaved() throws {
         let directory = try JournalTestDirectory()
@@ -123,13 +112,11 @@ struct JournalTestDirectory {
         let first = try JournalStore(path: directory.databasePath)
         let written = try first.append(
             [record("mail", .analytics(.appTerminated(reason: .memoryPressure)))], wallTimeMillis: 42)
-        try first.saveToken(app: "mail", token: "t")
         try first.saveCheckpoint("{}", wallTimeMillis: 3)
         try first.close()
 
         let second = try JournalStore(path: directory.databasePath)
         #expect(try second.entries(JournalQuery()) == written)
-        #expect(try second.tokens() == ["mail": "t"])
         #expect(try second.checkpoint()?.wallTimeMillis == 3)
         let next = try second.append(
             app: "mail", kind: "status", name: "terminating", properties: [:], wallTimeMillis: 50)
