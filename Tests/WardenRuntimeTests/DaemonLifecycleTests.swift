@@ -39,7 +39,8 @@ struct DaemonLifecycleTests {
             #expect(try await daemon.terminationReasons(of: "holder") == ["heldSharedResource"])
             #expect(await eventually { await daemon.stateName(of: "spinner") == "suspended" })
             let (driver, group) = try harness.group(of: "spinner")
-            #expect(try await driver.isFrozen(group))
+            // The model says suspended as soon as the core decides; the freeze follows.
+            #expect(await eventually { (try? await driver.isFrozen(group)) == true })
             let before = try Self.cpuMicroseconds(of: group)
             try await Task.sleep(for: .milliseconds(500))
             let after = try Self.cpuMicroseconds(of: group)
