@@ -101,6 +101,19 @@ extension Syscalls {
         warden_send_signal(pid, pidfd, signal) == 0 ? .success(()) : .failure(.current)
     }
 
+    /// Opens a close-on-exec pidfd for `pid` with `pidfd_open(2)`.
+    static func openPidFD(_ pid: pid_t) -> Result<Int32, Errno> {
+        retryingInterrupts { warden_pidfd_open(pid) }
+    }
+
+    /// Reaps the address space of the dying process `pidfd` refers to with `process_mrelease(2)`.
+    ///
+    /// Fails with `ENOSYS` before Linux 5.15, `ESRCH` once the process is reaped, and `EINVAL`
+    /// while the process has no pending SIGKILL.
+    static func releaseMemory(pidfd: Int32) -> Result<Void, Errno> {
+        retryingInterrupts { warden_process_mrelease(pidfd) }.map { _ in () }
+    }
+
     /// The current working directory, with `getcwd(3)`.
     static func currentDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -15,6 +15,9 @@ public struct WardenDaemonOptions: Sendable {
     public var stopAppsOnExit: Bool
     /// How often footprints and host memory are sampled.
     public var sampleInterval: Duration
+    /// Hand the memory of apps killed for memory pressure back at once with `process_mrelease(2)`,
+    /// instead of when their exit path gets to it (kernels before 5.15 only kill).
+    public var releasesMemoryOnKill: Bool
 
     /// Makes options; only the policy path is required.
     public init(
@@ -24,7 +27,8 @@ public struct WardenDaemonOptions: Sendable {
         cgroupRoot: String = "appwarden",
         dryRun: Bool = false,
         stopAppsOnExit: Bool = false,
-        sampleInterval: Duration = .seconds(1)
+        sampleInterval: Duration = .seconds(1),
+        releasesMemoryOnKill: Bool = true
     ) {
         self.policyPath = policyPath
         self.socketPath = socketPath
@@ -33,6 +37,7 @@ public struct WardenDaemonOptions: Sendable {
         self.dryRun = dryRun
         self.stopAppsOnExit = stopAppsOnExit
         self.sampleInterval = sampleInterval
+        self.releasesMemoryOnKill = releasesMemoryOnKill
     }
 
     /// The restoration directory of `app`.

@@ -23,6 +23,15 @@ int warden_reap(pid_t pid, int pidfd, int no_hang, int peek, struct warden_exit 
 /// Returns 0 or -1 with errno.
 int warden_send_signal(pid_t pid, int pidfd, int signal_number);
 
+/// Opens a pidfd for `pid` (pidfd_open(2), close-on-exec); returns it or -1 with errno.
+int warden_pidfd_open(pid_t pid);
+
+/// Reaps the memory of the dying process `pidfd` refers to (process_mrelease(2), flags 0).
+///
+/// Returns 0 or -1 with errno: ENOSYS before Linux 5.15, ESRCH once the process is reaped,
+/// EINVAL while it has no pending SIGKILL.
+int warden_process_mrelease(int pidfd);
+
 /// Creates a close-on-exec, non-blocking eventfd (eventfd(2)); returns it or -1 with errno.
 int warden_eventfd(void);
 
