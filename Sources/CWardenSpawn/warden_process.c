@@ -19,6 +19,9 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
+#ifndef SYS_process_mrelease
+#define SYS_process_mrelease 448
+#endif
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
@@ -58,6 +61,8 @@ int warden_send_signal(pid_t pid, int pidfd, int signal_number) {
 }
 
 int warden_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int warden_process_mrelease(int pidfd) { return (int)syscall(SYS_process_mrelease, pidfd, 0); }
 
 int warden_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

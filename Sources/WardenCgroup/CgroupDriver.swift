@@ -46,6 +46,11 @@ public protocol CgroupDriver: Sendable {
     /// A group that has vanished counts as empty.
     func kill(_ group: AppGroup) async throws(CgroupError)
 
+    /// Kills every process of the group as `kill(_:)` does; with `releasingMemory`, also hands
+    /// their memory back to the kernel with `process_mrelease(2)` right after SIGKILL, without
+    /// waiting for their exit path. Kernels without the call (before 5.15) only kill.
+    func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError)
+
     /// The processes in the group, in any hierarchy, without duplicates.
     func processes(in group: AppGroup) async throws(CgroupError) -> [Int32]
 
@@ -61,4 +66,11 @@ public protocol CgroupDriver: Sendable {
 
     /// The group's memory pressure, where the host reports it per group.
     func memoryPressure(of group: AppGroup) async throws(CgroupError) -> PressureStall?
+}
+
+extension CgroupDriver {
+    /// Kills the group without releasing memory early, for drivers that cannot.
+    public func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError) {
+        try await kill(group)
+    }
 }

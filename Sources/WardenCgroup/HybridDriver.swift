@@ -163,13 +163,21 @@ public struct HybridDriver: CgroupDriver {
     }
 
     public func kill(_ group: AppGroup) async throws(CgroupError) {
+        try await kill(group, releasingMemory: false)
+    }
+
+    public func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError) {
+        // The pidfds are opened before the kill; the release runs once, after the first SIGKILL.
+        let release =
+            releasingMemory ? MemoryRelease(pids: (try? await processes(in: group)) ?? [], logger: logger) : nil
         if !freezesThroughV1, let unified, group.unifiedPath != nil {
-            try await unified.kill(group)
+            try unified.kill(group) { release?.release() }
         }
         // Catch processes that joined only a v1 hierarchy, and kill-each where cgroup.kill is absent.
         let directories = [group.memoryPath, group.freezerPath, group.pidsPath, group.unifiedPath].compactMap { $0 }
         try legacy.killEach(
-            directories, freezer: freezesThroughV1 ? group.freezerPath : nil, timeout: configuration.killTimeout)
+            directories, freezer: freezesThroughV1 ? group.freezerPath : nil, timeout: configuration.killTimeout
+        ) { release?.release() }
     }
 
     public func processes(in group: AppGroup) async throws(CgroupError) -> [Int32] {

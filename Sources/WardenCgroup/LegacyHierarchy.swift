@@ -68,9 +68,12 @@ struct LegacyHierarchy: Sendable {
 
     /// Sends SIGKILL to every process listed in `directories` until all are empty.
     ///
-    /// After each round the freezer group, if any, is thawed: frozen v1 tasks cannot die until
-    /// they run again. Processes that vanish on their own are not errors.
-    func killEach(_ directories: [String], freezer: String?, timeout: Duration) throws(CgroupError) {
+    /// After the first round `afterSignal` runs. After each round the freezer group, if any, is
+    /// thawed: frozen v1 tasks cannot die until they run again. Processes that vanish on their own
+    /// are not errors.
+    func killEach(
+        _ directories: [String], freezer: String?, timeout: Duration, afterSignal: () -> Void = {}
+    ) throws(CgroupError) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while true {
@@ -89,6 +92,7 @@ struct LegacyHierarchy: Sendable {
                     throw .from(error, "send SIGKILL to process \(pid) of", path: directories.first ?? "")
                 }
             }
+            afterSignal()
             if let freezer { try thaw(freezer) }
             Self.pause(microseconds: 200)
         }

@@ -115,7 +115,7 @@ public struct SpawnedProcess: Sendable, Hashable {
     ///
     /// Returns nil on kernels without pidfds; throws `notFound` when the process is gone.
     public static func pidfd(of pid: Int32) throws(CgroupError) -> Int32? {
-        switch Syscalls.pidfdOpen(pid) {
+        switch Syscalls.openPidFD(pid) {
         case .success(let fd): return fd
         case .failure(let error) where error.rawValue == ENOSYS: return nil
         case .failure(let error): throw CgroupError.from(error, "open a pidfd for process", path: "\(pid)")

@@ -58,12 +58,6 @@ extension Syscalls {
         return Glibc.access(path, X_OK) == 0
     }
 
-    /// Opens a pidfd for any process with `pidfd_open(2)`.
-    static func pidfdOpen(_ pid: pid_t) -> Result<Int32, Errno> {
-        let fd = warden_pidfd_open(pid)
-        return fd >= 0 ? .success(fd) : .failure(.current)
-    }
-
     /// Creates a non-blocking, close-on-exec eventfd with `eventfd(2)`.
     static func eventFD() -> Result<Int32, Errno> {
         let fd = warden_eventfd()
@@ -105,6 +99,19 @@ extension Syscalls {
     /// Sends `signal` with `pidfd_send_signal(2)`, or `kill(2)` when there is no pidfd.
     static func sendSignal(_ signal: Int32, pid: pid_t, pidfd: Int32) -> Result<Void, Errno> {
         warden_send_signal(pid, pidfd, signal) == 0 ? .success(()) : .failure(.current)
+    }
+
+    /// Opens a close-on-exec pidfd for any process, child or not, with `pidfd_open(2)`.
+    static func openPidFD(_ pid: pid_t) -> Result<Int32, Errno> {
+        retryingInterrupts { warden_pidfd_open(pid) }
+    }
+
+    /// Reaps the address space of the dying process `pidfd` refers to with `process_mrelease(2)`.
+    ///
+    /// Fails with `ENOSYS` before Linux 5.15, `ESRCH` once the process is reaped, and `EINVAL`
+    /// while the process has no pending SIGKILL.
+    static func releaseMemory(pidfd: Int32) -> Result<Void, Errno> {
+        retryingInterrupts { warden_process_mrelease(pidfd) }.map { _ in () }
     }
 
     /// The current working directory, with `getcwd(3)`.

@@ -137,7 +137,19 @@ public struct UnifiedDriver: CgroupDriver {
     }
 
     public func kill(_ group: AppGroup) async throws(CgroupError) {
-        try files.kill(try directory(of: group), timeout: configuration.killTimeout)
+        try kill(group, afterSignal: {})
+    }
+
+    public func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError) {
+        let release =
+            releasingMemory ? MemoryRelease(pids: (try? await processes(in: group)) ?? [], logger: logger) : nil
+        try kill(group) { release?.release() }
+    }
+
+    /// Writes `cgroup.kill`, runs `afterSignal` once the processes have SIGKILL pending, and
+    /// waits until the group is empty.
+    func kill(_ group: AppGroup, afterSignal: () -> Void) throws(CgroupError) {
+        try files.kill(try directory(of: group), timeout: configuration.killTimeout, afterSignal: afterSignal)
     }
 
     public func processes(in group: AppGroup) async throws(CgroupError) -> [Int32] {

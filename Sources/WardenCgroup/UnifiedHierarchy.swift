@@ -102,10 +102,11 @@ struct UnifiedHierarchy: Sendable {
         try write("0", to: directory + "/cgroup.freeze", "thaw the group through")
     }
 
-    /// Writes `1` to `cgroup.kill` and waits until `cgroup.events` reads `populated 0`.
+    /// Writes `1` to `cgroup.kill`, runs `afterSignal`, and waits until `cgroup.events` reads
+    /// `populated 0`.
     ///
     /// Frozen cgroup2 tasks die without a thaw. A vanished group is already empty.
-    func kill(_ directory: String, timeout: Duration) throws(CgroupError) {
+    func kill(_ directory: String, timeout: Duration, afterSignal: () -> Void = {}) throws(CgroupError) {
         let path = directory + "/cgroup.kill"
         switch Syscalls.writeText("1", to: path) {
         case .success: break
@@ -114,6 +115,7 @@ struct UnifiedHierarchy: Sendable {
             return
         case .failure(let error): throw .from(error, "kill the group through", path: path)
         }
+        afterSignal()
         try waitForEvent(directory, key: "populated", value: 0, timeout: timeout, what: "empty")
     }
 

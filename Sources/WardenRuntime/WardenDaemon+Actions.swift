@@ -241,7 +241,8 @@ extension WardenDaemon {
         }
         if let driver, let group = groups[app] {
             do {
-                try await driver.kill(group)
+                let releasingMemory = options.releasesMemoryOnKill && reason == .memoryPressure
+                try await driver.kill(group, releasingMemory: releasingMemory)
             } catch {
                 logger.error("Could not kill app \"\(app)\": \(error)")
             }

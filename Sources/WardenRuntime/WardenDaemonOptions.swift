@@ -26,6 +26,9 @@ public struct WardenDaemonOptions: Sendable {
     /// Suspended apps, frozen and unable to grow, are measured on every `n`th memory sweep only
     /// (running apps on every sweep), which keeps an idle device with many suspended apps cheap.
     public var suspendedSampleSweeps: Int
+    /// Hand the memory of apps killed for memory pressure back at once with `process_mrelease(2)`,
+    /// instead of when their exit path gets to it (kernels before 5.15 only kill).
+    public var releasesMemoryOnKill: Bool
 
     /// Makes options; only the policy path is required.
     public init(
@@ -39,7 +42,8 @@ public struct WardenDaemonOptions: Sendable {
         lockDirectory: String = "/run/appwarden",
         pressureStall: Duration = .milliseconds(150),
         freezerCheckSweeps: Int = 2,
-        suspendedSampleSweeps: Int = 10
+        suspendedSampleSweeps: Int = 10,
+        releasesMemoryOnKill: Bool = true
     ) {
         self.policyPath = policyPath
         self.socketPath = socketPath
@@ -52,6 +56,7 @@ public struct WardenDaemonOptions: Sendable {
         self.pressureStall = pressureStall
         self.freezerCheckSweeps = max(1, freezerCheckSweeps)
         self.suspendedSampleSweeps = max(1, suspendedSampleSweeps)
+        self.releasesMemoryOnKill = releasesMemoryOnKill
     }
 
     /// The restoration directory of `app`.

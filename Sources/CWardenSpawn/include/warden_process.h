@@ -28,6 +28,12 @@ int warden_send_signal(pid_t pid, int pidfd, int signal_number);
 /// Returns it, or -1 with errno (ESRCH: no such process; ENOSYS: the kernel has no pidfds).
 int warden_pidfd_open(pid_t pid);
 
+/// Reaps the memory of the dying process `pidfd` refers to (process_mrelease(2), flags 0).
+///
+/// Returns 0 or -1 with errno: ENOSYS before Linux 5.15, ESRCH once the process is reaped,
+/// EINVAL while it has no pending SIGKILL.
+int warden_process_mrelease(int pidfd);
+
 /// Creates a close-on-exec, non-blocking eventfd (eventfd(2)); returns it or -1 with errno.
 int warden_eventfd(void);
 
