@@ -116,7 +116,6 @@ extension WardenDaemon: WardenControl {
                 "The policy \"\(options.policyPath)\" was not reloaded; the running policy stays in force:\n"
                     + error.description)
         }
-        policy = newPolicy
         _ = try await enqueue(.policyChanged(newPolicy)).get()
         return "Reloaded the policy \"\(options.policyPath)\": \(newPolicy.apps.count) apps."
     }

@@ -41,7 +41,8 @@ public actor WardenDaemon {
     let launcher: any ProcessLauncher
     let memory: any WardenMemorySource
     let logger: Logger
-    var policy: Policy
+    /// The policy in force: the core's, the one source of every rule and setting.
+    var policy: Policy { lifecycle.policy }
     var lifecycle: Lifecycle
 
     var groups: [String: AppGroup] = [:]
@@ -91,7 +92,6 @@ public actor WardenDaemon {
         tokenSource: DeviceTokenSource = .systemRandom, logger: Logger
     ) {
         self.options = options
-        self.policy = policy
         self.tokenSource = tokenSource
         self.lifecycle = Lifecycle(policy: policy, tokenSource: tokenSource)
         self.clock = clock
