@@ -38,10 +38,14 @@ scratch="$PWD/.build-fuzz"
 # Swift's own crash reporter would catch the signal first; libFuzzer's must, to save the input.
 export SWIFT_BACKTRACE=enable=no
 echo "== fuzz: build (release, -sanitize=fuzzer)"
-(cd Fuzz && swift build -c release --scratch-path "$scratch" \
+# A failed build stops here, so that stale binaries are never run.
+if ! (cd Fuzz && swift build -c release --scratch-path "$scratch" \
   -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld \
   -Xcc -fsanitize=fuzzer-no-link -Xcxx -fsanitize=fuzzer-no-link 2>&1 |
-  grep -v -e 'unhandled; explicitly declare' -e '/CMakeLists.txt$' || true)
+  { grep -v -e 'unhandled; explicitly declare' -e '/CMakeLists.txt$' || true; }); then
+  echo "fuzz.sh: the fuzz targets did not build (the compiler's errors are above)." >&2
+  exit 1
+fi
 bin="$scratch/release"
 
 seeds() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the whole test suite: lint, a warnings-as-errors build, the
 # unit, scenario and real-cgroup tests, end-to-end checks of the built command, and short
-# fixed-seed fuzz runs of the push-payload parser and of the control API (scripts/fuzz.sh,
-# scripts/fuzz-api.sh).
+# fixed-seed fuzz runs of the policy, scenario and push-payload parsers, of scenario replay and
+# of the control API (scripts/fuzz.sh, scripts/fuzz-api.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -34,10 +34,8 @@ echo "== crash consistency: serve killed with SIGKILL under load (see RELIABILIT
 python3 scripts/crash-test.py --kills "${APPWARDEN_CRASH_KILLS:-5}" --seed 1 \
   --appwarden "$bin" --ballast "$(dirname "$bin")/ballast"
 
-# The TOML targets (FuzzPolicy, FuzzScenario, FuzzSimulation) join this step once toml++'s
-# open assertion (RELIABILITY.md, "Open") is kept from them: their smoke runs still hit it.
-echo "== fuzz smoke: push-payload parser (libFuzzer, fixed seed)"
-bash scripts/fuzz.sh --smoke FuzzPushPayload
+echo "== fuzz smoke: policy, scenario and push-payload parsers, scenario replay (libFuzzer, fixed seed)"
+bash scripts/fuzz.sh --smoke FuzzPolicy FuzzScenario FuzzSimulation FuzzPushPayload
 if [ "$(id -u)" -eq 0 ]; then
   echo "== fuzz smoke: control API against a real daemon (schemathesis, fixed seed)"
   bash scripts/fuzz-api.sh --smoke

@@ -213,28 +213,62 @@ struct TOMLLineScanner {
         }
     }
 
-    /// toml++ asserts things about a date followed by a time that damaged text breaks:
-    /// `1979-05-27T:` and `1979-05-27 5` abort the process. A bare value that starts with a
-    /// date and then "T" (or a space and a digit) must therefore go on with a two-digit hour.
+    /// toml++ takes a bare value for a date when, with underscores skipped, it starts with ten
+    /// characters, the first a digit and the fifth and eighth dashes (a space and a digit
+    /// after them make it read on for a time); a "T" and a colon anywhere make it read a date
+    /// and time. It asserts things about such values that damaged text breaks — `1979-05-27T:`,
+    /// `1979-05-27 5` and `1958-05-2x 5` abort the process — so every value of that shape must
+    /// be a well-formed TOML date (`1979-05-27`), optionally followed by "T", "t" or a space
+    /// and a time (`07:32:00`, a fraction, then "Z" or an offset such as `-07:00`). No other
+    /// TOML value has that shape; what follows the value on its line is left to TOMLKit.
     private mutating func checkDateTime(_ scalar: ArraySlice<UInt8>) -> Bool {
-        let text = Array(scalar)
-        // "YYYY-MM-DD": digits everywhere but the two dashes.
-        guard text.count > 10, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
-            (0..<10).allSatisfy({ $0 == 4 || $0 == 7 || Self.isDigit(text[$0]) })
-        else { return true }
+        let text = Array(String(decoding: scalar, as: UTF8.self).unicodeScalars)
+        let head = text.prefix { $0 != " " && $0 != "\t" }.filter { $0 != "_" }
+        guard head.count >= 10, Self.isDigit(head[0]), head[4] == "-", head[7] == "-" else { return true }
+        var index = 0
+        func digits(_ count: Int) -> Bool {
+            guard index + count <= text.count, text[index..<index + count].allSatisfy(Self.isDigit) else {
+                return false
+            }
+            index += count
+            return true
+        }
+        func literal(_ characters: Unicode.Scalar...) -> Bool {
+            guard index < text.count, characters.contains(text[index]) else { return false }
+            index += 1
+            return true
+        }
+        func endsValue() -> Bool { index == text.count || text[index] == " " || text[index] == "\t" }
+
+        guard digits(4), literal("-"), digits(2), literal("-"), digits(2) else {
+            return fail("a date must be written as YYYY-MM-DD, such as 1979-05-27")
+        }
         let startsTime =
-            text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t")
-            || (text[10] == UInt8(ascii: " ") && text.count > 11 && Self.isDigit(text[11]))
-        guard startsTime else { return true }
-        guard text.count > 12, Self.isDigit(text[11]), Self.isDigit(text[12]) else {
+            literal("T", "t")
+            || (index + 1 < text.count && text[index] == " " && Self.isDigit(text[index + 1]) && literal(" "))
+        guard startsTime else {
+            return endsValue() ? true : fail("a date must be written as YYYY-MM-DD, such as 1979-05-27")
+        }
+        guard digits(2) else {
             return fail(
                 "a date and time must give the hour as two digits right after the date, such as 1979-05-27T07:32:00")
         }
-        return true
+        let timeMessage =
+            "a date and time must give the time as HH:MM:SS, then optionally a fraction and \"Z\" or an offset,"
+            + " such as 1979-05-27T07:32:00.5-07:00"
+        guard literal(":"), digits(2), literal(":"), digits(2) else { return fail(timeMessage) }
+        if literal(".") {
+            guard digits(1) else { return fail(timeMessage) }
+            while digits(1) {}
+        }
+        if !literal("Z", "z"), literal("+", "-") {
+            guard digits(2), literal(":"), digits(2) else { return fail(timeMessage) }
+        }
+        return endsValue() ? true : fail(timeMessage)
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        ("0"..."9").contains(scalar)
     }
 
     /// The deepest path the scanner follows; deeper nesting stops the scan.

@@ -51,6 +51,8 @@ extension ControlServer {
 
     /// A push: the body is the JSON payload exactly as sent; the notification id comes from the
     /// `id` query parameter or the `Appwarden-Push-Id` header, else from the payload's `"id"`.
+    /// A body that is not a JSON object is refused (400) before the app or device token is
+    /// looked up, so malformed input gets the same answer whatever it is addressed to.
     func push(to target: PushTarget, _ request: Request) async throws -> Response {
         let bytes = try await Self.bodyBytes(of: request)
         guard let payload = String(validating: bytes, as: UTF8.self) else {
@@ -59,6 +61,11 @@ extension ControlServer {
         guard !payload.isEmpty else {
             throw ControlServerFailure.invalid(
                 #"The push payload is empty; send a JSON object such as {"aps":{"content-available":1}}."#)
+        }
+        do {
+            _ = try PushPayload(parsing: payload)
+        } catch {
+            throw ControlServerFailure(error)
         }
         let id =
             request.uri.queryParameters["id"].map(String.init)

@@ -81,4 +81,30 @@ struct ControlServerFuzzFindingsTests {
             #expect(await harness.double.accepted == [.open(app: "mail")])
         }
     }
+
+    /// A push whose body is not a JSON object (schemathesis' input) is refused with 400 naming
+    /// the JSON problem before the device token is looked up: a stale token, an unknown token
+    /// and an unknown app all give the same answer, and the core is not asked at all.
+    @Test func malformedPushBodyIsRefusedBeforeTheTokenIsLookedUp() async throws {
+        try await ControlServerHarness.run { harness in
+            _ = try await harness.request(.POST, "/v1/open/mail")
+            let (_, tokenBody) = try await harness.request(.POST, "/v1/apps/mail/register-push")
+            let stale = try JSONDecoder().decode(ControlReplies.DeviceToken.self, from: Data(tokenBody.utf8)).token
+            #expect(try await harness.request(.POST, "/v1/reset/mail").status == 200)
+            let acceptedBefore = await harness.double.accepted
+            for path in ["/v1/push-token/\(stale)", "/v1/push-token/no-such-token", "/v1/push/nobody"] {
+                for body in ["{not json", "[1]", #"{"aps":{"content-available":1}} x"#] {
+                    let (status, reply) = try await harness.request(.POST, path, body: body)
+                    #expect(status == 400, "\(path) \(body): \(reply)")
+                    let error = try ControlServerHarness.error(reply)
+                    #expect(error.error == "invalid")
+                    #expect(error.message.hasPrefix("The push payload "), "\(error.message)")
+                }
+            }
+            #expect(await harness.double.accepted == acceptedBefore)
+            let (gone, goneBody) = try await harness.request(
+                .POST, "/v1/push-token/\(stale)", body: #"{"aps":{"content-available":1}}"#)
+            #expect(gone == 410, "\(goneBody)")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WardenSimulator
 
@@ -32,5 +33,28 @@ import WardenSimulator
             error.diagnostics.map(\.description) == [
                 #"Scenario "fuzz.toml", line 2: the file is not valid TOML: a date and time must give the hour as two digits right after the date, such as 1979-05-27T07:32:00."#
             ])
+    }
+
+    /// The replay fuzzer's input (scripts/fuzz.sh FuzzSimulation), as found and minimized: a
+    /// value shaped like a date whose day is a damaged byte, then a space, a one-digit hour and
+    /// a comment, which failed a third toml++ assertion, is refused naming the line.
+    @Test func dateShapedValueWithDamagedDayIsRefused() throws {
+        let found = try #require(
+            Data(
+                base64Encoded:
+                    "IyBSOTkyNzY0ODBoXQpzdGV0bmFtZSA9IDAzOTktMDUtMjcjMDAwMDAwMDBzY2VuYXJpbzBiYmJiYmJiYmJiYmJiCiMgdGFrI2JlZ3VqIHdpdGkjCltzY2VuYXJpb10Kc3RldG5hbWUgPSAwMDM5LTA1Lac3IDIjwjElNQ=="
+            ))
+        let cases = [
+            (String(decoding: found, as: UTF8.self), 5), ("[scenario]\nx = 0039-05-\u{FFFD}7 2#\n", 2),
+        ]
+        for (text, line) in cases {
+            let error = try #require(throws: ScenarioError.self) {
+                try ScenarioLoader.parse(text: text, file: "fuzz.toml")
+            }
+            #expect(
+                error.diagnostics.map(\.description) == [
+                    #"Scenario "fuzz.toml", line \#(line): the file is not valid TOML: a date must be written as YYYY-MM-DD, such as 1979-05-27."#
+                ])
+        }
     }
 }
