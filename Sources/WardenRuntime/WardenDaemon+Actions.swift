@@ -254,12 +254,24 @@ extension WardenDaemon {
     }
 
     /// Forgets the app's group and removes it once it is empty.
+    /// Processes the app left behind when its main process ended (children it started in the
+    /// background) are killed with the group: an app that is not running runs nothing, and its
+    /// next launch starts in an empty group.
     func releaseGroup(_ app: String) async {
         memory.untrack(app)
         guard let group = groups[app] else { return }
         if let driver {
             let left = (try? await driver.processes(in: group)) ?? []
-            guard left.isEmpty else { return }
+            if !left.isEmpty {
+                guard !options.dryRun else { return }
+                logger.warning("Killing processes \(left) that app \"\(app)\" left behind when it ended.")
+                do {
+                    try await driver.kill(group)
+                } catch {
+                    logger.error("Could not kill what app \"\(app)\" left behind: \(error)")
+                    return
+                }
+            }
             do {
                 try await driver.remove(group)
             } catch {
