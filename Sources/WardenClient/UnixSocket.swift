@@ -62,12 +62,13 @@ final class UnixSocket: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
-    /// Writes every byte with `write(2)`.
+    /// Writes every byte with `send(2)` and `MSG_NOSIGNAL`, so that a daemon gone away is an
+    /// error (EPIPE) rather than a SIGPIPE that would end the app.
     func writeAll(_ bytes: [UInt8]) throws(WardenClientError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw in
-                write(descriptor, raw.baseAddress! + offset, bytes.count - offset)
+                send(descriptor, raw.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
             }
             if written < 0 {
                 if errno == EINTR { continue }
