@@ -16,36 +16,32 @@ extension WardenApplication {
         let (connection, app) = try configured()
         // From the journal id the daemon gave at launch, so that the event that launched the
         // app (a push, a fetch) is received even though it was delivered before this call.
-        let path = "/v1/events/stream?app=\(Self.escape(app))"
-        for try await entry in connection.events(path: path, since: eventsSince) {
+        for try await entry in connection.events(JournalQuery(app: app, sinceID: eventsSince)) {
             handle(entry)
         }
     }
 
     /// Acts on one journal entry of the event stream.
     public func handle(_ entry: JournalEntry) {
-        switch (entry.kind, entry.name) {
-        case ("status", let name):
-            if let status = AppStatus(name: name) { publish(app: entry.app, status: status) }
-        case ("message", "stateChanged"):
-            if let state = entry.properties["state"].flatMap(AppState.init(rawValue:)) {
-                publish(app: entry.app, status: state.status)
-            }
-        case ("message", "expirationWarning"):
-            let ids = (entry.properties["task_ids"] ?? "").split(separator: ",").compactMap { Int($0) }
+        switch entry.event {
+        case .status(let status):
+            publish(app: entry.app, status: status)
+        case .message(.stateChanged(let state)):
+            publish(app: entry.app, status: state.status)
+        case .message(.expirationWarning(let ids, _)):
             let due = handlers.withLock { handlers in ids.compactMap { handlers.expiration[$0] } }
             for handler in due { handler() }
-        case ("message", "fetchStart"):
+        case .message(.fetchStart):
             guard let handler = handlers.withLock({ $0.fetch }) else { return }
             handler { result in Task { try? await self.completeFetch(result) } }
-        case ("message", "pushPayload"):
+        case .message(.pushPayload(let payload, _, _)):
             guard let handler = handlers.withLock({ $0.push }) else { return }
-            handler(entry.properties["payload"] ?? "{}") { result in Task { try? await self.completePush(result) } }
-        case ("message", "memoryWarning"):
+            handler(payload) { result in Task { try? await self.completePush(result) } }
+        case .message(.memoryWarning):
             handlers.withLock { $0.memoryWarning }?()
-        case ("message", "saveState"):
+        case .message(.saveState):
             handlers.withLock { $0.saveState }?()
-        default:
+        case .analytics, .stateChange, .decision, .memoryKill, .system, .unknown:
             break
         }
     }

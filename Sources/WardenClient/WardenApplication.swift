@@ -83,7 +83,8 @@ public final class WardenApplication: Sendable {
 
     /// Tells the daemon the app finished launching (`readiness = "notify"`).
     public func ready() async throws {
-        _ = try await call("POST", "ready", ControlReplies.Done.self)
+        let (connection, app) = try configured()
+        _ = try await connection.call(ControlAPI.ready, [app])
     }
 
     /// Begins a background task; `expirationHandler` runs when the daemon warns that the budget
@@ -91,8 +92,8 @@ public final class WardenApplication: Sendable {
     public func beginBackgroundTask(
         withName name: String, expirationHandler: (@Sendable () -> Void)? = nil
     ) async throws -> BackgroundTaskIdentifier {
-        let begun = try await call(
-            "POST", "begin-task", ControlReplies.TaskBegun.self, body: ControlRequests.BeginTask(name: name))
+        let (connection, app) = try configured()
+        let begun = try await connection.call(ControlAPI.beginTask, [app], body: ControlRequests.BeginTask(name: name))
         if let expirationHandler {
             handlers.withLock { $0.expiration[begun.id] = expirationHandler }
         }
@@ -102,15 +103,16 @@ public final class WardenApplication: Sendable {
     /// Ends a background task.
     public func endBackgroundTask(_ identifier: BackgroundTaskIdentifier) async throws {
         _ = handlers.withLock { $0.expiration.removeValue(forKey: identifier.rawValue) }
-        _ = try await call(
-            "POST", "end-task", ControlReplies.Done.self, body: ControlRequests.EndTask(id: identifier.rawValue))
+        let (connection, app) = try configured()
+        _ = try await connection.call(ControlAPI.endTask, [app], body: ControlRequests.EndTask(id: identifier.rawValue))
     }
 
     /// Seconds of background-task budget left; `.greatestFiniteMagnitude` in the foreground,
     /// where no budget runs (as UIKit's `backgroundTimeRemaining`).
     public var backgroundTimeRemaining: TimeInterval {
         get async throws {
-            let answer = try await call("GET", "time-remaining", ControlReplies.TimeRemaining.self)
+            let (connection, app) = try configured()
+            let answer = try await connection.call(ControlAPI.timeRemaining, [app])
             guard let millis = answer.remainingMillis else { return .greatestFiniteMagnitude }
             return TimeInterval(millis) / 1000
         }
@@ -118,47 +120,48 @@ public final class WardenApplication: Sendable {
 
     /// Registers for silent pushes and returns the app's device token.
     public func registerForRemoteNotifications() async throws -> String {
-        try await call("POST", "register-push", ControlReplies.DeviceToken.self, idempotent: true).token
+        let (connection, app) = try configured()
+        return try await connection.call(ControlAPI.registerPush, [app]).token
     }
 
     /// Sets the fetch interval: `"minimum"`, `"never"` or a duration such as `"15m"`.
     public func setMinimumBackgroundFetchInterval(_ interval: String) async throws {
-        _ = try await call(
-            "POST", "fetch-interval", ControlReplies.Done.self, body: ControlRequests.FetchInterval(interval: interval),
-            idempotent: true)
+        let (connection, app) = try configured()
+        _ = try await connection.call(
+            ControlAPI.fetchInterval, [app], body: ControlRequests.FetchInterval(interval: interval))
     }
 
     /// Reports that a fetch window's work is done.
     public func completeFetch(_ result: CompletionResult) async throws {
-        _ = try await call(
-            "POST", "complete-fetch", ControlReplies.Done.self,
-            body: ControlRequests.Completion(result: result.rawValue))
+        let (connection, app) = try configured()
+        _ = try await connection.call(
+            ControlAPI.completeFetch, [app], body: ControlRequests.Completion(result: result.rawValue))
     }
 
     /// Reports that a push window's work is done.
     public func completePush(_ result: CompletionResult) async throws {
-        _ = try await call(
-            "POST", "complete-push", ControlReplies.Done.self, body: ControlRequests.Completion(result: result.rawValue)
-        )
+        let (connection, app) = try configured()
+        _ = try await connection.call(
+            ControlAPI.completePush, [app], body: ControlRequests.Completion(result: result.rawValue))
     }
 
     /// Acquires a shared resource declared in the policy (holding it at suspension terminates the app).
     public func acquire(_ resource: String) async throws {
-        _ = try await call(
-            "POST", "acquire", ControlReplies.Done.self, body: ControlRequests.Resource(resource: resource))
+        let (connection, app) = try configured()
+        _ = try await connection.call(ControlAPI.acquire, [app], body: ControlRequests.Resource(resource: resource))
     }
 
     /// Releases a shared resource.
     public func release(_ resource: String) async throws {
-        _ = try await call(
-            "POST", "release", ControlReplies.Done.self, body: ControlRequests.Resource(resource: resource))
+        let (connection, app) = try configured()
+        _ = try await connection.call(ControlAPI.release, [app], body: ControlRequests.Resource(resource: resource))
     }
 
     /// Reports the app's own status (`status_source = "reported"`): foreground or background.
     public func reportStatus(_ status: AppStatus) async throws {
-        _ = try await call(
-            "POST", "report-status", ControlReplies.Done.self,
-            body: ControlRequests.StatusReport(status: status.description), idempotent: true)
+        let (connection, app) = try configured()
+        _ = try await connection.call(
+            ControlAPI.reportStatus, [app], body: ControlRequests.StatusReport(status: status.description))
     }
 
     // MARK: Handlers
@@ -214,28 +217,6 @@ public final class WardenApplication: Sendable {
 
     // MARK: Plumbing
 
-    /// Performs an app call on `/v1/apps/NAME/CALL` and decodes the answer; `idempotent` calls
-    /// are sent again when the daemon went away before answering.
-    func call<Answer: Decodable>(
-        _ method: String, _ call: String, _ answer: Answer.Type, body: (some Encodable)? = String?.none,
-        idempotent: Bool? = nil
-    ) async throws -> Answer {
-        let (connection, app) = try configured()
-        let path = "/v1/apps/\(Self.escape(app))/\(call)"
-        let bytes = try body.map { Array(try JSONEncoder().encode($0)) }
-        let response = try await connection.request(method: method, path: path, body: bytes, idempotent: idempotent)
-        guard (200..<300).contains(response.status) else {
-            throw WardenConnection.refusal(status: response.status, body: response.body, path: path)
-        }
-        do {
-            return try JSONDecoder().decode(Answer.self, from: Data(response.body))
-        } catch {
-            throw WardenClientError(
-                .protocolViolation, "The answer to \(method) \(path) is not the expected JSON: \(error).",
-                status: response.status)
-        }
-    }
-
     func configured() throws(WardenClientError) -> (WardenConnection, String) {
         guard let connection, let appName else {
             throw WardenClientError(
@@ -243,9 +224,5 @@ public final class WardenApplication: Sendable {
                 "APPWARDEN_SOCKET and APPWARDEN_APP are not set; the app was not started by appwarden.")
         }
         return (connection, appName)
-    }
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "&", "="])) ?? text
     }
 }

@@ -6,11 +6,14 @@ public struct WardenClientError: Error, Sendable, Equatable, CustomStringConvert
     public var message: String
     /// The HTTP status, when the daemon answered with an error.
     public var status: Int?
+    /// The daemon's error code (`APIErrorBody.error`: `notFound`, `conflict`, …), when it sent one.
+    public var reason: String?
 
-    public init(_ code: Code, _ message: String, status: Int? = nil) {
+    public init(_ code: Code, _ message: String, status: Int? = nil, reason: String? = nil) {
         self.code = code
         self.message = message
         self.status = status
+        self.reason = reason
     }
 
     public enum Code: String, Sendable, Equatable {

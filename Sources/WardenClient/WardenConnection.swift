@@ -236,7 +236,7 @@ public struct WardenConnection: Sendable {
     /// The error for a refused request, carrying the daemon's sentence when it sent one.
     static func refusal(status: Int, body: [UInt8], path: String) -> WardenClientError {
         if let error = try? JSONDecoder().decode(APIErrorBody.self, from: Data(body)) {
-            return WardenClientError(.refused, error.message, status: status)
+            return WardenClientError(.refused, error.message, status: status, reason: error.error)
         }
         let text = String(decoding: body.prefix(200), as: UTF8.self)
         return WardenClientError(.refused, "The daemon refused \(path) with HTTP \(status): \(text)", status: status)

@@ -6,7 +6,7 @@ extension Lifecycle {
     /// The index of an app the policy declares; throws `.notFound` otherwise.
     func appIndex(_ app: String) throws(LifecycleError) -> Int {
         guard let index = indexByName[app], records[index].inPolicy else {
-            throw LifecycleError(.notFound, "No app named \"\(app)\" is declared in the policy.")
+            throw LifecycleError.unknownApp(app)
         }
         return index
     }

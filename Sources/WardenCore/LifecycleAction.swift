@@ -107,6 +107,10 @@ public struct JournalRecord: Sendable, Equatable {
         /// A decision not to do something, with the reason in words (for `explain`):
         /// a fetch skipped, a push coalesced, a victim passed over.
         case decision(String)
+        /// The memory killer's choice of this app, with the figures and the candidates passed over.
+        case memoryKill(MemoryKillReport)
+        /// Something about the device or the daemon (pressure, screen, policy, start and stop).
+        case system(SystemEvent)
     }
 }
 
@@ -158,4 +162,10 @@ public struct LifecycleError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// The refusal of anything naming an app the policy does not declare: one sentence for
+    /// every verb, call and read.
+    public static func unknownApp(_ app: String) -> LifecycleError {
+        LifecycleError(.notFound, "No app named \"\(app)\" is declared in the policy.")
+    }
 }

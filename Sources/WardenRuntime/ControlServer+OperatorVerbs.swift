@@ -6,37 +6,38 @@ import WardenCore
 extension ControlServer {
     /// The operator verbs of DESIGN §1.1, `push`, and `policy reload`: root or the socket's group only.
     func addOperatorVerbs(to router: Router<ControlServerContext>) {
-        let verbs: [(String, LifecycleEvent)] = [
-            ("home", .home), ("overlay", .overlay), ("overlay-end", .overlayEnd), ("lock", .lock),
-            ("unlock", .unlock),
+        let verbs: [(APIEndpoint<NoBody, ControlReplies.Done>, LifecycleEvent)] = [
+            (ControlAPI.home, .home), (ControlAPI.overlay, .overlay), (ControlAPI.overlayEnd, .overlayEnd),
+            (ControlAPI.lock, .lock), (ControlAPI.unlock, .unlock),
         ]
-        for (name, event) in verbs {
-            route(router, .post, "/v1/\(name)") { _, _, caller in
-                try caller.requireOperator(toDo: name)
+        for (endpoint, event) in verbs {
+            route(router, endpoint) { _, _, caller in
+                try caller.requireOperator(toDo: endpoint.name)
                 return try await self.perform(event)
             }
         }
-        let appVerbs: [(String, @Sendable (String) -> LifecycleEvent)] = [
-            ("open", { .open(app: $0) }), ("force-quit", { .forceQuit(app: $0) }), ("reset", { .reset(app: $0) }),
+        let appVerbs: [(APIEndpoint<NoBody, ControlReplies.Done>, @Sendable (String) -> LifecycleEvent)] = [
+            (ControlAPI.open, { .open(app: $0) }), (ControlAPI.forceQuit, { .forceQuit(app: $0) }),
+            (ControlAPI.reset, { .reset(app: $0) }),
         ]
-        for (name, event) in appVerbs {
-            route(router, .post, "/v1/\(name)/:app") { _, context, caller in
+        for (endpoint, event) in appVerbs {
+            route(router, endpoint) { _, context, caller in
                 let app = try context.parameters.require("app")
-                try caller.requireOperator(toDo: "\(name) app \"\(app)\"")
+                try caller.requireOperator(toDo: "\(endpoint.name) app \"\(app)\"")
                 return try await self.perform(event(app))
             }
         }
-        route(router, .post, "/v1/push/:app") { request, context, caller in
+        route(router, ControlAPI.push) { request, context, caller in
             let app = try context.parameters.require("app")
             try caller.requireOperator(toDo: "push to app \"\(app)\"")
             return try await self.push(to: .app(app), request)
         }
-        route(router, .post, "/v1/push-token/:token") { request, context, caller in
+        route(router, ControlAPI.pushToken) { request, context, caller in
             let token = try context.parameters.require("token")
             try caller.requireOperator(toDo: "push to a device token")
             return try await self.push(to: .token(token), request)
         }
-        route(router, .post, "/v1/policy/reload") { _, _, caller in
+        route(router, ControlAPI.reloadPolicy) { _, _, caller in
             try caller.requireOperator(toDo: "reload the policy")
             do {
                 let message = try await self.control.reloadPolicy()

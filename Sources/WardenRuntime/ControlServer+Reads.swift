@@ -5,7 +5,7 @@ import WardenCore
 extension ControlServer {
     /// App list and detail, `explain`, the journal, the live stream and health.
     func addReads(to router: Router<ControlServerContext>) {
-        route(router, .get, "/v1/apps") { _, _, caller in
+        route(router, ControlAPI.apps) { _, _, caller in
             try caller.requireKnown()
             let apps = await self.control.apps()
             if case .app(let own) = caller.identity {
@@ -13,15 +13,15 @@ extension ControlServer {
             }
             return Self.json(apps)
         }
-        route(router, .get, "/v1/apps/:app") { _, context, caller in
+        route(router, ControlAPI.app) { _, context, caller in
             let app = try context.parameters.require("app")
             try caller.requireApp(app, toDo: "read the state")
             guard let info = await self.control.app(named: app) else {
-                throw ControlServerFailure(.notFound, "notFound", "No app named \"\(app)\" is declared in the policy.")
+                throw ControlServerFailure(LifecycleError.unknownApp(app))
             }
             return Self.json(info)
         }
-        route(router, .get, "/v1/apps/:app/explain") { _, context, caller in
+        route(router, ControlAPI.explain) { _, context, caller in
             let app = try context.parameters.require("app")
             try caller.requireApp(app, toDo: "read the explanation")
             let explanation: Explanation
@@ -32,15 +32,18 @@ extension ControlServer {
             }
             return Self.json(explanation)
         }
-        route(router, .get, "/v1/events") { request, _, caller in
-            let query = try Self.journalQuery(request, caller: caller)
+        route(router, ControlAPI.events) { request, _, caller in
+            let query = try await self.knownApp(Self.journalQuery(request, caller: caller))
             return Self.json(try await self.control.journal(query))
         }
-        route(router, .get, "/v1/events/stream") { request, _, caller in
-            let query = try Self.resuming(Self.journalQuery(request, caller: caller), from: request)
+        route(router, ControlAPI.eventStream) { request, _, caller in
+            var query = try await self.knownApp(
+                Self.resuming(Self.journalQuery(request, caller: caller), from: request))
+            // The replay pages through the stored entries oldest first.
+            query.newest = false
             return await self.eventStream(query)
         }
-        route(router, .get, "/v1/health") { _, _, caller in
+        route(router, ControlAPI.health) { _, _, caller in
             try caller.requireKnown()
             return Self.json(await self.control.health())
         }
@@ -53,7 +56,7 @@ extension ControlServer {
         -> JournalQuery
     {
         let parameters = request.uri.queryParameters
-        var query = JournalQuery(app: parameters["app"].map(String.init))
+        var query = JournalQuery(app: parameters[Substring(JournalQuery.Parameter.app.rawValue)].map(String.init))
         switch caller.identity {
         case .operator:
             break
@@ -63,10 +66,29 @@ extension ControlServer {
         case .denied(let sentence):
             throw .forbidden(sentence)
         }
-        query.sinceID = try integer(parameters["since"], named: "since", atLeast: 0)
-        query.sinceMillis = try integer(parameters["sinceTime"], named: "sinceTime", atLeast: 0)
-        if let limit = try integer(parameters["limit"], named: "limit", atLeast: 1) {
+        query.sinceID = try integer(
+            parameters[Substring(JournalQuery.Parameter.since.rawValue)], named: "since", atLeast: 0)
+        query.sinceMillis = try integer(
+            parameters[Substring(JournalQuery.Parameter.sinceTime.rawValue)], named: "sinceTime", atLeast: 0)
+        if let limit = try integer(
+            parameters[Substring(JournalQuery.Parameter.limit.rawValue)], named: "limit", atLeast: 1)
+        {
             query.limit = Int(min(limit, 100_000))
+        }
+        switch parameters[Substring(JournalQuery.Parameter.newest.rawValue)] {
+        case nil, "false": query.newest = false
+        case "true": query.newest = true
+        case let text?:
+            throw .invalid("The query parameter \"newest\" must be \"true\" or \"false\", not \"\(text)\".")
+        }
+        return query
+    }
+
+    /// Refuses a query for an app the policy does not declare, as every verb does; the
+    /// daemon's own records (`appwarden`) may always be read.
+    func knownApp(_ query: JournalQuery) async throws -> JournalQuery {
+        if let app = query.app, app != JournalEntry.systemApp, await control.app(named: app) == nil {
+            throw ControlServerFailure(LifecycleError.unknownApp(app))
         }
         return query
     }

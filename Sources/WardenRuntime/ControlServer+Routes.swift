@@ -19,13 +19,18 @@ extension ControlServer {
         addReads(to: router)
     }
 
-    /// Registers `handler` for `method path`; the handler receives the identified caller and
-    /// every error it throws becomes a JSON error answer.
+    /// Registers `handler` for the table's `endpoint`; the handler receives the identified
+    /// caller and every error it throws becomes a JSON error answer.
     func route(
-        _ router: Router<ControlServerContext>, _ method: HTTPRequest.Method, _ path: RouterPath,
+        _ router: Router<ControlServerContext>, _ endpoint: some APIRoute,
         _ handler: @escaping @Sendable (Request, ControlServerContext, ControlServerCaller) async throws -> Response
     ) {
-        router.on(path, method: method) { request, context in
+        let method: HTTPRequest.Method =
+            switch endpoint.method {
+            case .get: .get
+            case .post: .post
+            }
+        router.on(RouterPath(endpoint.template), method: method) { request, context in
             await self.respond(to: request, context: context, handler)
         }
     }

@@ -42,26 +42,23 @@ public final class JournalStore: Sendable {
     /// Appends core journal records (wall time given by the caller), returns the stored entries with ids.
     @discardableResult
     public func append(_ records: [JournalRecord], wallTimeMillis: Int64) throws -> [JournalEntry] {
-        let contents = records.map { (app: $0.app, content: Self.content(of: $0)) }
+        let contents = records.map { (app: $0.app, event: AppEvent($0.kind)) }
         return try run("append \(records.count) records to the journal") {
             try pool.write { db in
                 try contents.map { item in
-                    try Self.insert(
-                        db, app: item.app, content: item.content, wallTimeMillis: wallTimeMillis)
+                    try Self.insert(db, app: item.app, event: item.event, wallTimeMillis: wallTimeMillis)
                 }
             }
         }
     }
 
-    /// Appends an already-formed entry (messages to apps, status publications); id assigned.
+    /// Appends an event that is not a core record (a message to an app, a status publication,
+    /// a daemon record); id assigned.
     @discardableResult
-    public func append(
-        app: String, kind: String, name: String, properties: [String: String], wallTimeMillis: Int64
-    ) throws -> JournalEntry {
-        let content = EntryContent(kind: kind, name: name, properties: properties)
-        return try run("append a \"\(kind)\" record for \(app) to the journal") {
+    public func append(app: String, event: AppEvent, wallTimeMillis: Int64) throws -> JournalEntry {
+        try run("append a \"\(event.name)\" record for \(app) to the journal") {
             try pool.write { db in
-                try Self.insert(db, app: app, content: content, wallTimeMillis: wallTimeMillis)
+                try Self.insert(db, app: app, event: event, wallTimeMillis: wallTimeMillis)
             }
         }
     }
@@ -84,19 +81,22 @@ public final class JournalStore: Sendable {
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         arguments += [max(0, query.limit)]
+        // The newest N are read newest first and turned around, so that entries are always oldest first.
         let sql = """
             SELECT id, app, wall_time_millis, kind, name, properties FROM journal \(filter)
-            ORDER BY id LIMIT ?
+            ORDER BY id \(query.newest ? "DESC" : "ASC") LIMIT ?
             """
+        let newest = query.newest
         let frozenArguments = arguments
         return try run("read the journal") {
             try pool.read { db in
-                try Row.fetchAll(db, sql: sql, arguments: frozenArguments).map { row in
+                let entries = try Row.fetchAll(db, sql: sql, arguments: frozenArguments).map { row in
                     JournalEntry(
                         id: row["id"], app: row["app"], wallTimeMillis: row["wall_time_millis"],
                         kind: row["kind"], name: row["name"],
                         properties: Self.decodeProperties(row["properties"]))
                 }
+                return newest ? entries.reversed() : entries
             }
         }
     }
@@ -154,16 +154,15 @@ public final class JournalStore: Sendable {
     /// (a core record of an event, stamped with the event's time, after a message sent while
     /// carrying it out) or when the wall clock is stepped back.
     private static func insert(
-        _ db: Database, app: String, content: EntryContent, wallTimeMillis requested: Int64
+        _ db: Database, app: String, event: AppEvent, wallTimeMillis requested: Int64
     ) throws -> JournalEntry {
         let previous = try Int64.fetchOne(db, sql: "SELECT wall_time_millis FROM journal ORDER BY id DESC LIMIT 1")
         let wallTimeMillis = max(requested, previous ?? requested)
+        let fields = event.fields
         try db.execute(
             sql: "INSERT INTO journal (app, wall_time_millis, kind, name, properties) VALUES (?, ?, ?, ?, ?)",
-            arguments: [app, wallTimeMillis, content.kind, content.name, encodeProperties(content.properties)])
-        return JournalEntry(
-            id: db.lastInsertedRowID, app: app, wallTimeMillis: wallTimeMillis, kind: content.kind,
-            name: content.name, properties: content.properties)
+            arguments: [app, wallTimeMillis, fields.kind, fields.name, encodeProperties(fields.properties)])
+        return JournalEntry(id: db.lastInsertedRowID, app: app, wallTimeMillis: wallTimeMillis, event: event)
     }
 
     private static func encodeProperties(_ properties: [String: String]) -> String {

@@ -34,16 +34,14 @@ extension WardenDaemon {
             case .setOOMScore(let app, _, let score):
                 await setOOMScore(app, score: score)
             case .deliver(let app, let message):
-                let content = JournalStore.content(of: message)
-                record(app: app, kind: content.kind, name: content.name, properties: content.properties)
+                record(app: app, .message(message))
                 sendMappedSignal(app, for: message)
             case .armTimer(let timer, let deadline):
                 arm(timer, deadline: deadline)
             case .cancelTimer(let timer):
                 cancel(timer)
             case .publishStatus(let app, let status):
-                let content = JournalStore.content(of: status)
-                record(app: app, kind: content.kind, name: content.name, properties: content.properties)
+                record(app: app, .status(status))
             case .scan(let app):
                 followUps.append(.scanResult(app: app, outcome: await scan(app)))
             case .journal(let journalRecord):
@@ -67,10 +65,9 @@ extension WardenDaemon {
     }
 
     /// Appends an entry that is not a core record (a message, a status) and publishes it.
-    func record(app: String, kind: String, name: String, properties: [String: String]) {
+    func record(app: String, _ event: AppEvent) {
         do {
-            let entry = try journalStore.append(
-                app: app, kind: kind, name: name, properties: properties, wallTimeMillis: wallMillis(now()))
+            let entry = try journalStore.append(app: app, event: event, wallTimeMillis: wallMillis(now()))
             publish(entry)
         } catch {
             logger.error("Could not write to the journal: \(error)")

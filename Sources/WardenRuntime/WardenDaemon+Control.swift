@@ -66,20 +66,18 @@ extension WardenDaemon: WardenControl {
 
     public func explain(app: String) async throws(LifecycleError) -> Explanation {
         guard let state = lifecycle.state(of: app) else {
-            throw LifecycleError(.notFound, "The policy has no app \"\(app)\".")
+            throw LifecycleError.unknownApp(app)
         }
         let entries = (try? journalStore.entries(JournalQuery(app: app, limit: 100_000))) ?? []
         var sentences: [String] = []
         for entry in entries {
-            switch (entry.kind, entry.name) {
-            case ("state", _):
-                let from = entry.properties["from"] ?? "?"
-                let because = entry.properties["because"] ?? "no reason recorded"
-                sentences.append("Went from \(from) to \(entry.name): \(because).")
-            case ("decision", _):
-                if let text = entry.properties["text"] { sentences.append(text) }
-            case ("analytics", "$AppTerminated"):
-                sentences.append("Terminated: \(entry.properties["reason"] ?? "reason unknown").")
+            switch entry.event {
+            case .stateChange(let from, let to, let because):
+                sentences.append("Went from \(from.rawValue) to \(to.rawValue): \(because).")
+            case .decision(let text):
+                sentences.append(text)
+            case .analytics(.appTerminated(let reason)):
+                sentences.append("Terminated: \(reason.rawValue).")
             default:
                 continue
             }
@@ -123,7 +121,7 @@ extension WardenDaemon: WardenControl {
     public func health() async -> Health {
         let pressure = lifecycle.checkpoint(at: now()).pressure
         return Health(
-            ok: !isStopped, version: "0.1.0", policy: options.policyPath, apps: policy.apps.count,
+            ok: !isStopped, version: WardenVersion.current, policy: options.policyPath, apps: policy.apps.count,
             pressure: pressure, cgroupLayout: layout?.kind.rawValue ?? "none", dryRun: options.dryRun)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WardenAPI
 import WardenCgroup
 import WardenCore
 
@@ -94,11 +95,7 @@ extension WardenDaemon {
         logger.info(
             "Process \(exit.pid) of app \"\(exit.app)\" ended: \(exit.termination?.description ?? "status unknown").")
         if exit.termination == nil {
-            record(
-                app: exit.app, kind: "decision", name: "decision",
-                properties: [
-                    "text": "Process \(exit.pid) ended; exit status unknown (re-adopted process)."
-                ])
+            record(app: exit.app, .decision("Process \(exit.pid) ended; exit status unknown (re-adopted process)."))
         }
         submit(.processExited(app: exit.app, launch: exit.launch, end: end))
     }

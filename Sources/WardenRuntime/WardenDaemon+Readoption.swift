@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WardenAPI
 import WardenCgroup
 import WardenCore
 
@@ -93,8 +94,9 @@ extension WardenDaemon {
         }
         if !adopted.isEmpty {
             record(
-                app: Lifecycle.systemJournalName, kind: "decision", name: "decision",
-                properties: ["text": "Re-adopted after a restart: \(adopted.joined(separator: ", "))."])
+                app: Lifecycle.systemJournalName,
+                .decision("Re-adopted after a restart: \(adopted.joined(separator: ", ")).")
+            )
         }
         // The exits found above go through the queue like any other event.
         let gone = followUps

@@ -6,10 +6,9 @@ public import WardenCore
 public protocol WardenJournal: Sendable {
     /// Appends core journal records (wall time given by the caller); returns the stored entries.
     func append(_ records: [JournalRecord], wallTimeMillis: Int64) throws -> [JournalEntry]
-    /// Appends an already-formed entry (a message to an app, a status publication).
-    func append(
-        app: String, kind: String, name: String, properties: [String: String], wallTimeMillis: Int64
-    ) throws -> JournalEntry
+    /// Appends an event that is not a core record (a message to an app, a status publication,
+    /// a daemon record).
+    func append(app: String, event: AppEvent, wallTimeMillis: Int64) throws -> JournalEntry
     /// Entries matching the query, oldest first.
     func entries(_ query: JournalQuery) throws -> [JournalEntry]
     /// The id of the newest entry (0 when the journal is empty).

@@ -17,22 +17,16 @@ public final class WardenMemoryJournal: WardenJournal {
 
     public func append(_ records: [JournalRecord], wallTimeMillis: Int64) throws -> [JournalEntry] {
         records.map { record in
-            let content = JournalStore.content(of: record)
-            return append(
-                app: record.app, kind: content.kind, name: content.name, properties: content.properties,
-                wallTimeMillis: wallTimeMillis)
+            append(app: record.app, event: AppEvent(record.kind), wallTimeMillis: wallTimeMillis)
         }
     }
 
-    public func append(
-        app: String, kind: String, name: String, properties: [String: String], wallTimeMillis: Int64
-    ) -> JournalEntry {
+    public func append(app: String, event: AppEvent, wallTimeMillis: Int64) -> JournalEntry {
         contents.withLock { contents in
             // As in `JournalStore`, wall times never go backwards.
             let time = max(wallTimeMillis, contents.entries.last?.wallTimeMillis ?? wallTimeMillis)
             let entry = JournalEntry(
-                id: Int64(contents.entries.count + 1), app: app, wallTimeMillis: time, kind: kind, name: name,
-                properties: properties)
+                id: Int64(contents.entries.count + 1), app: app, wallTimeMillis: time, event: event)
             contents.entries.append(entry)
             return entry
         }
@@ -44,7 +38,8 @@ public final class WardenMemoryJournal: WardenJournal {
                 (query.app == nil || entry.app == query.app) && entry.id > (query.sinceID ?? 0)
                     && entry.wallTimeMillis >= (query.sinceMillis ?? Int64.min)
             }
-            return Array(matching.prefix(max(0, query.limit)))
+            let limit = max(0, query.limit)
+            return Array(query.newest ? matching.suffix(limit) : matching.prefix(limit))
         }
     }
 

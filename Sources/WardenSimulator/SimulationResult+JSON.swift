@@ -3,7 +3,7 @@ import WardenCore
 extension SimulationResult {
     /// The run for machines: the verdict, each check, the record and the trace.
     ///
-    /// Times are in milliseconds of virtual time (`time_ms`); each trace entry has a `type`
+    /// Times are in milliseconds of virtual time (`timeMillis`); each trace entry has a `type`
     /// (`step`, `event`, `action`, `refused`, `check`), the `app` it concerns when there is one,
     /// and its readable `text`.
     public var json: JSONValue {
@@ -11,7 +11,7 @@ extension SimulationResult {
             ("scenario", .string(scenario.name)),
             ("file", scenario.file.map(JSONValue.string) ?? .null),
             ("passed", .bool(passed)),
-            ("end_ms", .number(endTime.sinceOrigin.milliseconds)),
+            ("endMillis", .number(endTime.sinceOrigin.milliseconds)),
             ("events", .number(Int64(eventCount))),
             (
                 "checks",
@@ -22,11 +22,11 @@ extension SimulationResult {
                             ("holds", .bool(check.holds)),
                             ("expected", .array(check.expected.map(JSONValue.string))),
                             ("actual", .array(check.actual.map(JSONValue.string))),
-                            ("first_difference", check.firstDifference.map { .number(Int64($0)) } ?? .null),
+                            ("firstDifference", check.firstDifference.map { .number(Int64($0)) } ?? .null),
                         ])
                     })
             ),
-            ("kill_order", .array(record.killOrder.map(JSONValue.string))),
+            ("killOrder", .array(record.killOrder.map(JSONValue.string))),
             ("terminations", .array(record.terminationLines.map(JSONValue.string))),
             ("analytics", .array(record.analyticsLines.map(JSONValue.string))),
             ("status", .array(record.statusLines.map(JSONValue.string))),
@@ -36,7 +36,7 @@ extension SimulationResult {
                 .array(
                     record.refusals.map { refusal in
                         .object([
-                            ("time_ms", .number(refusal.time.sinceOrigin.milliseconds)),
+                            ("timeMillis", .number(refusal.time.sinceOrigin.milliseconds)),
                             ("what", .string(refusal.what)),
                             ("code", .string(refusal.error.code.rawValue)),
                             ("message", .string(refusal.error.message)),
@@ -68,7 +68,7 @@ extension SimulationResult {
         }
         let text = TraceText.line(entry, verbose: true).map(Self.untimed) ?? ""
         return .object([
-            ("time_ms", .number(entry.time.sinceOrigin.milliseconds)),
+            ("timeMillis", .number(entry.time.sinceOrigin.milliseconds)),
             ("type", .string(type)),
             ("app", app.flatMap { $0.isEmpty ? nil : JSONValue.string($0) } ?? .null),
             ("text", .string(text)),
@@ -104,6 +104,11 @@ extension LifecycleAction {
     var isHousekeeping: Bool {
         switch self {
         case .armTimer, .cancelTimer, .setOOMScore, .deliver(_, .stateChanged): true
+        case .journal(let record):
+            switch record.kind {
+            case .memoryKill, .system: true
+            case .analytics, .stateChange, .decision: false
+            }
         default: false
         }
     }

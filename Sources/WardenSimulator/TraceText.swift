@@ -134,6 +134,10 @@ public enum TraceText {
                 return (record.app, "\(from.rawValue) → \(to.rawValue)  (\(because))")
             case .analytics(let event): return (record.app, analytics(event))
             case .decision(let text): return (record.app, "decided: \(text)")
+            case .memoryKill(let report):
+                let others = report.others.map { "\($0.app) (\($0.reason))" }
+                return (record.app, "passed over: " + (others.isEmpty ? "nobody" : others.joined(separator: ", ")))
+            case .system(let event): return (record.app, "device: \(event)")
             }
         case .deleteRestorationState(let app): return (app, "delete preserved state")
         case .reply(let reply):

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WardenAPI
 
 /// The `appwarden` command: the daemon and its client in one binary.
 @main
@@ -7,6 +8,7 @@ struct Appwarden: AsyncParsableCommand {
         commandName: "appwarden",
         abstract:
             "Runs processes as mobile-style apps: foreground, background, suspension, and a memory-pressure killer.",
+        version: WardenVersion.current,
         subcommands: [
             SimulateCommand.self, PolicyCommand.self, ServeCommand.self, OpenCommand.self, HomeCommand.self,
             OverlayCommand.self, OverlayEndCommand.self, LockCommand.self, UnlockCommand.self, ForceQuitCommand.self,

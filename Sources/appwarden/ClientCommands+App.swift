@@ -32,14 +32,14 @@ struct AppOptions: ParsableArguments {
 
     var app: String { appName ?? ProcessInfo.processInfo.environment["APPWARDEN_APP"] ?? "" }
 
-    /// `POST /v1/apps/APP/CALL` (or GET) without a body.
-    func call(_ call: String, method: String = "POST") async throws -> [UInt8] {
-        try await client.call(method, "/v1/apps/\(encoded(app))/\(call)")
+    /// Makes the app call `endpoint` without a body.
+    func call<Reply>(_ endpoint: APIEndpoint<NoBody, Reply>) async throws -> Reply {
+        try await client.call(endpoint, [app])
     }
 
-    /// `POST /v1/apps/APP/CALL` with a JSON body.
-    func call(_ call: String, body: some Encodable) async throws -> [UInt8] {
-        try await client.call("POST", "/v1/apps/\(encoded(app))/\(call)", body: ClientOptions.body(body))
+    /// Makes the app call `endpoint` with a JSON body.
+    func call<Body: Encodable, Reply>(_ endpoint: APIEndpoint<Body, Reply>, body: Body) async throws -> Reply {
+        try await client.call(endpoint, [app], body: body)
     }
 }
 
@@ -48,7 +48,7 @@ struct AppReadyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ready", abstract: "Tell appwarden the app is ready (readiness = \"notify\").")
     @OptionGroup var options: AppOptions
-    func run() async throws { options.client.output(try await options.call("ready"), text: "") }
+    func run() async throws { options.client.output(try await options.call(ControlAPI.ready), text: "") }
 }
 
 /// `appwarden app begin-task NAME`: prints the task id.
@@ -59,9 +59,8 @@ struct AppBeginTaskCommand: AsyncParsableCommand {
     @Argument(help: "The task's name.") var name: String
 
     func run() async throws {
-        let bytes = try await options.call("begin-task", body: ControlRequests.BeginTask(name: name))
-        let begun = try? JSONDecoder().decode(ControlReplies.TaskBegun.self, from: Data(bytes))
-        options.client.output(bytes, text: begun.map { "\($0.id)" } ?? "")
+        let begun = try await options.call(ControlAPI.beginTask, body: ControlRequests.BeginTask(name: name))
+        options.client.output(begun, text: "\(begun.id)")
     }
 }
 
@@ -72,7 +71,8 @@ struct AppEndTaskCommand: AsyncParsableCommand {
     @Argument(help: "The id begin-task printed.") var id: Int
 
     func run() async throws {
-        options.client.output(try await options.call("end-task", body: ControlRequests.EndTask(id: id)), text: "")
+        options.client.output(
+            try await options.call(ControlAPI.endTask, body: ControlRequests.EndTask(id: id)), text: "")
     }
 }
 
@@ -84,17 +84,16 @@ struct AppTimeRemainingCommand: AsyncParsableCommand {
     @OptionGroup var options: AppOptions
 
     func run() async throws {
-        let bytes = try await options.call("time-remaining", method: "GET")
-        let answer = try? JSONDecoder().decode(ControlReplies.TimeRemaining.self, from: Data(bytes))
-        let text = answer?.remainingMillis.map { String(format: "%.3f", Double($0) / 1000) } ?? "unlimited"
-        options.client.output(bytes, text: text)
+        let answer = try await options.call(ControlAPI.timeRemaining)
+        let text = answer.remainingMillis.map { String(format: "%.3f", Double($0) / 1000) } ?? "unlimited"
+        options.client.output(answer, text: text)
     }
 }
 
 /// Checks the result argument of complete-fetch and complete-push.
 func validateCompletion(_ result: String) throws {
     if CompletionResult(rawValue: result) == nil {
-        throw ValidationError("The result must be newData, noData or failed, not \"\(result)\".")
+        throw ValidationError(APIMessages.invalidResult(result))
     }
 }
 
@@ -109,7 +108,7 @@ struct AppCompleteFetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let body = ControlRequests.Completion(result: result)
-        options.client.output(try await options.call("complete-fetch", body: body), text: "")
+        options.client.output(try await options.call(ControlAPI.completeFetch, body: body), text: "")
     }
 }
 
@@ -124,7 +123,7 @@ struct AppCompletePushCommand: AsyncParsableCommand {
 
     func run() async throws {
         let body = ControlRequests.Completion(result: result)
-        options.client.output(try await options.call("complete-push", body: body), text: "")
+        options.client.output(try await options.call(ControlAPI.completePush, body: body), text: "")
     }
 }
 
@@ -137,13 +136,13 @@ struct AppSetFetchIntervalCommand: AsyncParsableCommand {
 
     func validate() throws {
         if FetchInterval(parsing: interval) == nil {
-            throw ValidationError("The interval must be minimum, never or a duration such as 15m, not \"\(interval)\".")
+            throw ValidationError(APIMessages.invalidFetchInterval(interval))
         }
     }
 
     func run() async throws {
         let body = ControlRequests.FetchInterval(interval: interval)
-        options.client.output(try await options.call("fetch-interval", body: body), text: "")
+        options.client.output(try await options.call(ControlAPI.fetchInterval, body: body), text: "")
     }
 }
 
@@ -154,9 +153,8 @@ struct AppRegisterPushCommand: AsyncParsableCommand {
     @OptionGroup var options: AppOptions
 
     func run() async throws {
-        let bytes = try await options.call("register-push")
-        let answer = try? JSONDecoder().decode(ControlReplies.DeviceToken.self, from: Data(bytes))
-        options.client.output(bytes, text: answer?.token ?? "")
+        let answer = try await options.call(ControlAPI.registerPush)
+        options.client.output(answer, text: answer.token)
     }
 }
 
@@ -169,7 +167,7 @@ struct AppAcquireCommand: AsyncParsableCommand {
 
     func run() async throws {
         options.client.output(
-            try await options.call("acquire", body: ControlRequests.Resource(resource: resource)), text: "")
+            try await options.call(ControlAPI.acquire, body: ControlRequests.Resource(resource: resource)), text: "")
     }
 }
 
@@ -181,7 +179,7 @@ struct AppReleaseCommand: AsyncParsableCommand {
 
     func run() async throws {
         options.client.output(
-            try await options.call("release", body: ControlRequests.Resource(resource: resource)), text: "")
+            try await options.call(ControlAPI.release, body: ControlRequests.Resource(resource: resource)), text: "")
     }
 }
 
@@ -193,14 +191,14 @@ struct AppReportStatusCommand: AsyncParsableCommand {
     @Argument(help: "foreground or background.") var status: String
 
     func validate() throws {
-        if status != "foreground" && status != "background" {
-            throw ValidationError("The status must be foreground or background, not \"\(status)\".")
+        if status != AppStatus.foreground.description && status != AppStatus.background.description {
+            throw ValidationError(APIMessages.invalidStatus(status))
         }
     }
 
     func run() async throws {
         let body = ControlRequests.StatusReport(status: status)
-        options.client.output(try await options.call("report-status", body: body), text: "")
+        options.client.output(try await options.call(ControlAPI.reportStatus, body: body), text: "")
     }
 }
 
@@ -211,6 +209,6 @@ struct AppEventsCommand: AsyncParsableCommand {
     @OptionGroup var options: AppOptions
 
     func run() async throws {
-        try await follow(options.client, path: "/v1/events/stream?app=\(encoded(options.app))")
+        try await follow(options.client, JournalQuery(app: options.app))
     }
 }

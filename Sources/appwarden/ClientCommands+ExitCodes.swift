@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
+import WardenAPI
 
 extension Appwarden {
     /// Runs the command with exit codes that scripts can rely on: 0 success, 1 refused by the
     /// daemon (its sentence printed), 2 a usage error, 3 the daemon cannot be reached. Commands
-    /// that choose their own code (`ExitCode(n)`) keep it.
+    /// that choose their own code (`ExitCode(n)`) keep it. With `--json`, a failure is printed
+    /// on standard output as `{"error": CODE, "message": SENTENCE}`.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -14,12 +16,25 @@ extension Appwarden {
                 try command.run()
             }
         } catch let failure as ClientExit {
-            FileHandle.standardError.write(Data("appwarden: \(failure)\n".utf8))
+            if JSONOutput.requested {
+                print(JSONOutput.text(failure.body))
+            } else {
+                FileHandle.standardError.write(Data("appwarden: \(failure)\n".utf8))
+            }
             Foundation.exit(failure.exitCode)
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                if JSONOutput.requested {
+                    print(JSONOutput.text(APIErrorBody(error: "usage", message: fullMessage(for: error))))
+                } else {
+                    FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                }
                 Foundation.exit(2)
+            }
+            if JSONOutput.requested, code != .success, !(error is ExitCode) {
+                print(JSONOutput.text(APIErrorBody(error: "failed", message: fullMessage(for: error))))
+                Foundation.exit(code.rawValue)
             }
             exit(withError: error)
         }

@@ -13,16 +13,14 @@ struct StatusCommand: AsyncParsableCommand {
     @Argument(help: "Only this app.") var app: String?
 
     func run() async throws {
-        let apps: [AppInfo]
-        let bytes: [UInt8]
+        let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
         if let app {
-            bytes = try await client.call("GET", "/v1/apps/\(encoded(app))")
-            apps = [try JSONDecoder().decode(AppInfo.self, from: Data(bytes))]
+            let info = try await client.call(ControlAPI.app, [app])
+            client.output(info, text: Self.table([info], nowMillis: nowMillis))
         } else {
-            bytes = try await client.call("GET", "/v1/apps")
-            apps = try JSONDecoder().decode([AppInfo].self, from: Data(bytes))
+            let apps = try await client.call(ControlAPI.apps)
+            client.output(apps, text: Self.table(apps, nowMillis: nowMillis))
         }
-        client.output(bytes, text: Self.table(apps, nowMillis: Int64(Date().timeIntervalSince1970 * 1000)))
     }
 
     /// A span of milliseconds in whole seconds, minutes and hours: `45s`, `14m58s`, `2h05m`.
@@ -68,11 +66,10 @@ struct ExplainCommand: AsyncParsableCommand {
     @Argument(help: "The app.") var app: String
 
     func run() async throws {
-        let bytes = try await client.call("GET", "/v1/apps/\(encoded(app))/explain")
-        let explanation = try JSONDecoder().decode(Explanation.self, from: Data(bytes))
+        let explanation = try await client.call(ControlAPI.explain, [app])
         let text = (["\(explanation.app) is \(explanation.state)."] + explanation.sentences.map { "  " + $0 })
             .joined(separator: "\n")
-        client.output(bytes, text: text)
+        client.output(explanation, text: text)
     }
 }
 
@@ -94,21 +91,22 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var query: [String] = []
-        if let app { query.append("app=\(encoded(app))") }
+        var query = JournalQuery(app: app)
         if let since {
             if let id = Int64(since) {
-                query.append("since=\(id)")
+                query.sinceID = id
             } else if let duration = DurationFormat.parse(since) {
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
-                query.append("sinceTime=\(max(0, now - ControlDurations.milliseconds(duration)))")
+                query.sinceMillis = max(0, now - ControlDurations.milliseconds(duration))
             }
         }
-        if let limit { query.append("limit=\(limit)") }
-        let path = "/v1/events" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-        let bytes = try await client.call("GET", path)
-        let entries = try JSONDecoder().decode([JournalEntry].self, from: Data(bytes))
-        client.output(bytes, text: entries.map(EntryLine.text).joined(separator: "\n"))
+        if let limit {
+            // The newest N, still printed oldest first.
+            query.limit = limit
+            query.newest = true
+        }
+        let entries = try await client.call(ControlAPI.events, query: query.parameters)
+        client.output(entries, text: entries.map(EntryLine.text).joined(separator: "\n"))
     }
 }
 
@@ -127,19 +125,16 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "First replay the stored events after this id, then follow.") var since: Int64?
 
     func run() async throws {
-        let path = "/v1/events/stream" + (app.map { "?app=\(encoded($0))" } ?? "")
-        try await follow(client, path: path, since: since)
+        try await follow(client, JournalQuery(app: app, sinceID: since))
     }
 }
 
 /// Prints every entry of a live stream, one line each (JSON lines with `--json`), following it
 /// across daemon restarts with a line on standard error when the connection drops and when it
 /// is back.
-func follow(_ client: ClientOptions, path: String, since: Int64? = nil) async throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+func follow(_ client: ClientOptions, _ query: JournalQuery) async throws {
     let socket = client.socketPath
-    let stream = WardenConnection(socketPath: socket).events(path: path, since: since) { change in
+    let stream = WardenConnection(socketPath: socket).events(query) { change in
         let line: String
         switch change {
         case .lost(let error):
@@ -153,11 +148,11 @@ func follow(_ client: ClientOptions, path: String, since: Int64? = nil) async th
     }
     do {
         for try await entry in stream {
-            let line = client.json ? String(decoding: try encoder.encode(entry), as: UTF8.self) : EntryLine.text(entry)
+            let line = client.json ? JSONOutput.text(entry) : EntryLine.text(entry)
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
     } catch let error as WardenClientError where error.code == .refused {
-        throw ClientExit.refused(error.message)
+        throw ClientExit.refused(reason: error.reason ?? "refused", error.message)
     } catch let error as WardenClientError {
         throw ClientExit.unreachable(client.socketPath, error)
     }
@@ -166,12 +161,28 @@ func follow(_ client: ClientOptions, path: String, since: Int64? = nil) async th
 /// One journal entry as a line: time, id, app, kind, name and properties.
 enum EntryLine {
     static func text(_ entry: JournalEntry) -> String {
-        let date = Date(timeIntervalSince1970: Double(entry.wallTimeMillis) / 1000)
-        var formatter = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        formatter.timeZone = .current
         let properties = entry.properties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return ([date.formatted(formatter), "#\(entry.id)", entry.app, entry.kind, entry.name] + properties)
+        return ([timestamp(entry.wallTimeMillis), "#\(entry.id)", entry.app, entry.kind, entry.name] + properties)
             .joined(separator: "  ")
+    }
+
+    /// The exact millisecond in UTC, `2026-11-23T03:22:07.045Z`, from integer arithmetic (no
+    /// floating-point rounding).
+    static func timestamp(_ millis: Int64) -> String {
+        let seconds = millis.floorDivided(by: 1000)
+        let fraction = millis - seconds * 1000
+        var formatter = Date.ISO8601FormatStyle()
+        formatter.timeZone = TimeZone(identifier: "UTC") ?? .gmt
+        let whole = Date(timeIntervalSince1970: Double(seconds)).formatted(formatter)
+        return String(whole.dropLast()) + "." + String(format: "%03lld", fraction) + "Z"
+    }
+}
+
+extension Int64 {
+    /// Division rounding towards minus infinity.
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }
 

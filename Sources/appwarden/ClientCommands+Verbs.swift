@@ -41,7 +41,8 @@ protocol AppVerbCommand: AsyncParsableCommand {
 extension AppVerbCommand {
     func run() async throws {
         let name = Self.configuration.commandName ?? ""
-        client.output(try await client.call("POST", "/v1/\(name)/\(encoded(app))"), text: "")
+        guard let endpoint = ControlAPI.appVerbs.first(where: { $0.name == name }) else { return }
+        client.output(try await client.call(endpoint, [app]), text: "")
     }
 }
 
@@ -53,7 +54,8 @@ protocol ScreenVerbCommand: AsyncParsableCommand {
 extension ScreenVerbCommand {
     func run() async throws {
         let name = Self.configuration.commandName ?? ""
-        client.output(try await client.call("POST", "/v1/\(name)"), text: "")
+        guard let endpoint = ControlAPI.screenVerbs.first(where: { $0.name == name }) else { return }
+        client.output(try await client.call(endpoint), text: "")
     }
 }
 
@@ -111,12 +113,21 @@ struct PushCommand: AsyncParsableCommand {
 
     func run() async throws {
         let text =
-            payload == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : payload
-        var path = token ? "/v1/push-token/\(encoded(target))" : "/v1/push/\(encoded(target))"
-        if let id { path += "?id=\(encoded(id))" }
-        let bytes = try await client.call("POST", path, body: Array(text.utf8))
-        let answer = try? JSONDecoder().decode(ControlReplies.PushAccepted.self, from: Data(bytes))
-        client.output(bytes, text: answer?.disposition ?? "")
+            payload == "-"
+            ? Self.withoutFinalNewline(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
+            : payload
+        let answer = try await client.call(
+            token ? ControlAPI.pushToken : ControlAPI.push, [target], body: RawJSON(text),
+            query: id.map { [("id", $0)] } ?? [])
+        client.output(answer, text: answer.disposition)
+    }
+
+    /// The payload as read from standard input, without the newline that ends its last line
+    /// (`echo` and here-documents add one).
+    static func withoutFinalNewline(_ text: String) -> String {
+        var text = text
+        if text.hasSuffix("\n") || text.hasSuffix("\r\n") { text.removeLast() }
+        return text
     }
 }
 
@@ -130,8 +141,7 @@ struct PolicyReloadCommand: AsyncParsableCommand {
     @OptionGroup var client: ClientOptions
 
     func run() async throws {
-        let bytes = try await client.call("POST", "/v1/policy/reload")
-        let answer = try? JSONDecoder().decode(ControlReplies.PolicyReloaded.self, from: Data(bytes))
-        client.output(bytes, text: answer?.message ?? "")
+        let answer = try await client.call(ControlAPI.reloadPolicy)
+        client.output(answer, text: answer.message)
     }
 }

@@ -8,7 +8,7 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "The daemon's control socket (default: $APPWARDEN_SOCKET, else /run/appwarden.sock).")
     var socket: String?
 
-    @Flag(help: "Print the daemon's answer as JSON, for scripts.")
+    @Flag(help: "Print the daemon's answer as JSON, for scripts (errors too, as {\"error\", \"message\"}).")
     var json = false
 
     /// The socket to use: `--socket`, `APPWARDEN_SOCKET`, or the default.
@@ -20,65 +20,87 @@ struct ClientOptions: ParsableArguments {
     /// rather than waiting for it; `watch` follows the daemon across restarts.
     var connection: WardenConnection { WardenConnection(socketPath: socketPath, retry: .once) }
 
-    /// Sends one request and returns the answer's body; prints the daemon's refusal and exits 1,
-    /// or exits 3 when the daemon cannot be reached.
-    func call(_ method: String, _ path: String, body: [UInt8]? = nil) async throws -> [UInt8] {
-        let answer: (status: Int, body: [UInt8])
+    /// Makes a call of the table that sends no body; a refusal exits 1, an absent daemon 3.
+    func call<Reply>(
+        _ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = [], query: [(String, String)] = []
+    ) async throws -> Reply {
+        try await exiting { try await connection.call(endpoint, arguments, query: query) }
+    }
+
+    /// Makes a call of the table with a JSON body.
+    func call<Body: Encodable, Reply>(_ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String], body: Body)
+        async throws -> Reply
+    {
+        try await exiting { try await connection.call(endpoint, arguments, body: body) }
+    }
+
+    /// Makes a call of the table whose body is JSON text sent as given.
+    func call<Reply>(
+        _ endpoint: APIEndpoint<RawJSON, Reply>, _ arguments: [String], body: RawJSON, query: [(String, String)]
+    ) async throws -> Reply {
+        try await exiting { try await connection.call(endpoint, arguments, body: body, query: query) }
+    }
+
+    /// Runs a call, turning its failure into the command's exit.
+    private func exiting<Reply>(_ call: () async throws -> Reply) async throws -> Reply {
         do {
-            answer = try await connection.request(method: method, path: path, body: body)
+            return try await call()
+        } catch let error as WardenClientError where error.code == .refused {
+            throw ClientExit.refused(reason: error.reason ?? "refused", error.message)
         } catch {
             throw ClientExit.unreachable(socketPath, error)
         }
-        guard answer.status < 300 else {
-            let message =
-                (try? JSONDecoder().decode(APIErrorBody.self, from: Data(answer.body)))?.message
-                ?? "The daemon refused \(method) \(path) with HTTP \(answer.status)."
-            throw ClientExit.refused(message)
-        }
-        return answer.body
     }
 
-    /// Sends one request and decodes the answer.
-    func call<Answer: Decodable>(
-        _ method: String, _ path: String, body: [UInt8]? = nil, as type: Answer.Type
-    ) async throws -> Answer {
-        let bytes = try await call(method, path, body: body)
-        do {
-            return try JSONDecoder().decode(Answer.self, from: Data(bytes))
-        } catch {
-            throw ClientExit.unreachable(
-                socketPath,
-                WardenClientError(.protocolViolation, "The answer to \(method) \(path) is not what was expected."))
-        }
-    }
-
-    /// Prints the raw JSON answer (with `--json`) or `text`.
-    func output(_ bytes: [UInt8], text: @autoclosure () -> String) {
+    /// Prints `value` as JSON (with `--json`) or `text`.
+    func output(_ value: some Encodable, text: @autoclosure () -> String) {
         if json {
-            print(String(decoding: bytes, as: UTF8.self))
+            print(JSONOutput.text(value))
         } else {
             let line = text()
             if !line.isEmpty { print(line) }
         }
     }
+}
 
-    /// JSON text of an encodable request body.
-    static func body(_ value: some Encodable) -> [UInt8] {
-        (try? Array(JSONEncoder().encode(value))) ?? []
+/// JSON as the command line prints it: camelCase keys as the API sends them, sorted.
+enum JSONOutput {
+    static func text(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else {
+            return #"{"error":"internal","message":"The answer could not be written as JSON."}"#
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Whether the command line asks for JSON, read before (or without) parsing it, so that a
+    /// usage error is JSON too.
+    static var requested: Bool {
+        CommandLine.arguments.dropFirst().contains("--json")
     }
 }
 
 /// How a client command ends when it did not succeed: exit 1 when the daemon refused (its
 /// sentence printed), exit 3 when it cannot be reached.
 enum ClientExit: Error, CustomStringConvertible {
-    case refused(String)
+    /// The daemon's error code (`notFound`, `conflict`, …) and sentence.
+    case refused(reason: String, String)
     case unreachable(String, any Error)
 
     var description: String {
         switch self {
-        case .refused(let message): message
+        case .refused(_, let message): message
         case .unreachable(let socket, let error):
             "Cannot reach the appwarden daemon at \(socket): \((error as? WardenClientError)?.message ?? "\(error)")"
+        }
+    }
+
+    /// The error as `--json` prints it.
+    var body: APIErrorBody {
+        switch self {
+        case .refused(let reason, let message): APIErrorBody(error: reason, message: message)
+        case .unreachable: APIErrorBody(error: "unreachable", message: description)
         }
     }
 
@@ -88,11 +110,4 @@ enum ClientExit: Error, CustomStringConvertible {
         case .unreachable: 3
         }
     }
-}
-
-/// Percent-encodes a path segment or query value.
-func encoded(_ text: String) -> String {
-    var allowed = CharacterSet.alphanumerics
-    allowed.insert(charactersIn: "-._~")
-    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WardenAPI
+import WardenCore
 
 @testable import WardenClient
 
@@ -101,7 +102,8 @@ import WardenAPI
             entries.append(entry)
         }
         #expect(entries.map(\.id) == [1, 2])
-        #expect(entries[0].properties == ["window_ms": "30000"])
+        // Written with an older daemon's snake_case key, read as the typed message.
+        #expect(entries[0].event == .message(.fetchStart(window: .seconds(30))))
         #expect(entries[1].name == "background")
         #expect(server.requests.first?.path == "/v1/events/stream?app=mail")
         #expect(server.requests.first?.headers["accept"] == "text/event-stream")

@@ -30,9 +30,9 @@ enum CommandLineHost {
     }()
 
     /// Runs the executable with `arguments` and `environment` added; returns the exit code and outputs.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
-        code: Int32, output: String, error: String
-    ) {
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws
+        -> (code: Int32, output: String, error: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(executablePath))
         process.arguments = arguments
@@ -45,10 +45,16 @@ enum CommandLineHost {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
+        let standardInput = Pipe()
+        if input != nil { process.standardInput = standardInput }
         let code: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
                 try process.run()
+                if let input {
+                    standardInput.fileHandleForWriting.write(Data(input.utf8))
+                    try standardInput.fileHandleForWriting.close()
+                }
             } catch {
                 continuation.resume(throwing: error)
             }

@@ -54,14 +54,7 @@ actor ControlServerDouble: WardenControl {
             case .reply(let answer):
                 reply = answer
             case .journal(let record):
-                switch record.kind {
-                case .stateChange(let from, let to, let because):
-                    append(app: record.app, kind: "state", name: "\(to)", ["from": "\(from)", "because": because])
-                case .analytics(let event):
-                    append(app: record.app, kind: "analytics", name: event.name, [:])
-                case .decision(let text):
-                    append(app: record.app, kind: "decision", name: "decision", ["text": text])
-                }
+                append(app: record.app, AppEvent(record.kind))
             default:
                 break
             }
@@ -69,11 +62,10 @@ actor ControlServerDouble: WardenControl {
         return reply
     }
 
-    private func append(app: String, kind: String, name: String, _ properties: [String: String]) {
+    private func append(app: String, _ event: AppEvent) {
         let entry = JournalEntry(
             id: Int64(journalEntries.count + 1), app: app,
-            wallTimeMillis: 1_700_000_000_000 + Int64(journalEntries.count),
-            kind: kind, name: name, properties: properties)
+            wallTimeMillis: 1_700_000_000_000 + Int64(journalEntries.count), event: event)
         journalEntries.append(entry)
         for subscriber in subscribers where subscriber.app == nil || subscriber.app == app {
             subscriber.continuation.yield(entry)
@@ -98,20 +90,20 @@ actor ControlServerDouble: WardenControl {
     }
 
     func journal(_ query: JournalQuery) async throws -> [JournalEntry] {
-        Array(
-            journalEntries.filter { entry in
-                (query.app == nil || entry.app == query.app) && entry.id > (query.sinceID ?? 0)
-                    && entry.wallTimeMillis >= (query.sinceMillis ?? 0)
-            }
-            .prefix(query.limit))
+        let matching = journalEntries.filter { entry in
+            (query.app == nil || entry.app == query.app) && entry.id > (query.sinceID ?? 0)
+                && entry.wallTimeMillis >= (query.sinceMillis ?? 0)
+        }
+        return Array(query.newest ? matching.suffix(query.limit) : matching.prefix(query.limit))
     }
 
     func explain(app: String) async throws(LifecycleError) -> Explanation {
         guard let state = lifecycle.state(of: app) else {
-            throw LifecycleError(.notFound, "No app named \"\(app)\" is declared in the policy.")
+            throw LifecycleError.unknownApp(app)
         }
-        let sentences = journalEntries.filter { $0.app == app && $0.kind == "state" }.map {
-            "It became \($0.name) because \($0.properties["because"] ?? "nothing was said")."
+        let sentences = journalEntries.filter { $0.app == app }.compactMap { entry -> String? in
+            guard case .stateChange(_, let to, let because) = entry.event else { return nil }
+            return "It became \(to.rawValue) because \(because)."
         }
         return Explanation(app: app, state: "\(state)", sentences: sentences)
     }

@@ -42,7 +42,7 @@ struct JournalTestDirectory {
         let read = try store.entries(JournalQuery())
         #expect(read == stored)
         #expect(read[0].name == "$AppStart")
-        #expect(read[0].properties == ["cold": "true", "after_passive": "false"])
+        #expect(read[0].properties == ["cold": "true", "afterPassive": "false"])
         #expect(read[1].kind == "state")
         #expect(read[1].name == "background")
         #expect(read[1].properties["because"] == "home")

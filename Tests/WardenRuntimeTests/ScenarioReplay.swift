@@ -267,22 +267,22 @@ struct ScenarioReplay {
             let entries = bed.journal.entries(JournalQuery(sinceID: lastEntryID, limit: Int.max))
             for entry in entries {
                 lastEntryID = entry.id
-                guard entry.kind == "message", let launch = currentLaunch(of: entry.app) else { continue }
+                guard case .message(let message) = entry.event, let launch = currentLaunch(of: entry.app) else {
+                    continue
+                }
                 let facts = scenario.facts(of: entry.app)
-                switch entry.name {
-                case "fetchStart":
+                switch message {
+                case .fetchStart:
                     if case .complete(let result, let delay) = facts.onFetch {
                         doings.schedule(.completeFetch(app: entry.app, launch: launch, result: result), at: now + delay)
                     }
-                case "pushPayload":
+                case .pushPayload(_, _, let window):
                     // A payload handed over in the foreground opens no window: nothing to complete.
-                    let window = Int64(entry.properties["window_ms"] ?? "") ?? 0
-                    if window > 0, case .complete(let result, let delay) = facts.onPush {
+                    if window > .zero, case .complete(let result, let delay) = facts.onPush {
                         doings.schedule(.completePush(app: entry.app, launch: launch, result: result), at: now + delay)
                     }
-                case "expirationWarning":
+                case .expirationWarning(let ids, _):
                     guard facts.onExpiration == .endTasks else { continue }
-                    let ids = (entry.properties["task_ids"] ?? "").split(separator: ",").compactMap { Int($0) }
                     for id in ids {
                         await send(.endTask(app: entry.app, taskID: id))
                         acted = true

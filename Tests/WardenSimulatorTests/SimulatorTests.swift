@@ -177,8 +177,8 @@ import WardenSimulator
             expectations: ScenarioExpectations(analytics: ["$AppStart mail"]))
         var simulator = Simulator(scenario: scenario)
         let json = simulator.run().json.text
-        #expect(json.hasPrefix(#"{"scenario":"json \"quoted\"","file":null,"passed":true,"end_ms":0,"#))
-        #expect(json.contains(#"{"time_ms":0,"type":"step","app":"mail","text":"▸ open mail"}"#))
+        #expect(json.hasPrefix(#"{"scenario":"json \"quoted\"","file":null,"passed":true,"endMillis":0,"#))
+        #expect(json.contains(#"{"timeMillis":0,"type":"step","app":"mail","text":"▸ open mail"}"#))
         #expect(json.contains(#""analytics":["$AppStart mail"]"#))
     }
 

@@ -1,0 +1,62 @@
+import Foundation
+public import WardenAPI
+
+extension WardenConnection {
+    /// Makes one call of the table (`ControlAPI`) and decodes its answer.
+    ///
+    /// `arguments` fill the path's `{parameter}` segments in order; `query` is added as URL
+    /// query parameters. The call is sent again after the daemon went away only when the table
+    /// says it is idempotent. A refusal throws a `WardenClientError` with code `.refused`, the
+    /// HTTP status and the daemon's error body; an answer that is not the expected JSON throws
+    /// `.protocolViolation`.
+    public func call<Body: Encodable, Reply>(
+        _ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String] = [], body: Body, query: [(String, String)] = []
+    ) async throws -> Reply {
+        let bytes = Array(try JSONEncoder().encode(body))
+        return try await send(endpoint, arguments, bytes: bytes, query: query)
+    }
+
+    /// Makes one call of the table that sends no body.
+    public func call<Reply>(
+        _ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = [], query: [(String, String)] = []
+    ) async throws -> Reply {
+        try await send(endpoint, arguments, bytes: nil, query: query)
+    }
+
+    /// Makes one call of the table whose body is JSON text sent as given (a push payload).
+    public func call<Reply>(
+        _ endpoint: APIEndpoint<RawJSON, Reply>, _ arguments: [String] = [], body: RawJSON,
+        query: [(String, String)] = []
+    ) async throws -> Reply {
+        try await send(endpoint, arguments, bytes: Array(body.text.utf8), query: query)
+    }
+
+    /// The live journal (`ControlAPI.eventStream`), following the daemon across restarts.
+    public func events(
+        _ query: JournalQuery, onConnectionChange: @escaping @Sendable (ConnectionChange) -> Void = { _ in }
+    ) -> WardenEventStream {
+        var parameters: [(String, String)] = []
+        if let app = query.app { parameters.append((JournalQuery.Parameter.app.rawValue, app)) }
+        return events(
+            path: ControlAPI.eventStream.path([], query: parameters), since: query.sinceID,
+            onConnectionChange: onConnectionChange)
+    }
+
+    private func send<Body, Reply>(
+        _ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String], bytes: [UInt8]?, query: [(String, String)]
+    ) async throws -> Reply {
+        let path = endpoint.path(arguments, query: query)
+        let method = endpoint.method.rawValue
+        let response = try await request(method: method, path: path, body: bytes, idempotent: endpoint.idempotent)
+        guard (200..<300).contains(response.status) else {
+            throw Self.refusal(status: response.status, body: response.body, path: path)
+        }
+        do {
+            return try JSONDecoder().decode(Reply.self, from: Data(response.body))
+        } catch {
+            throw WardenClientError(
+                .protocolViolation, "The answer to \(method) \(path) is not the expected JSON: \(error).",
+                status: response.status)
+        }
+    }
+}
