@@ -12,23 +12,43 @@ extension Lifecycle {
 
     /// A level reported directly: warning or critical warns apps; critical kills one victim.
     mutating func pressure(_ level: PressureLevel, at now: Instant, _ out: inout [LifecycleAction]) {
+        let previous = memoryTracker.level
         memoryTracker.report(level)
-        react(to: level, at: now, &out)
+        journalLevelChange(from: previous, figures: nil, at: now, &out)
+        react(to: level, figures: nil, at: now, &out)
     }
 
     /// A memory sample: the level follows the thresholds with hysteresis; while critical, each
     /// sample kills one victim.
     mutating func memorySample(available: Int64, total: Int64, at now: Instant, _ out: inout [LifecycleAction]) {
+        // The thresholds this sample is compared with: those in force at the level before it.
+        let figures = memoryTracker.figures(available: available, total: total)
+        let previous = memoryTracker.level
         let level = memoryTracker.update(available: available, total: total)
-        react(to: level, at: now, &out)
+        journalLevelChange(from: previous, figures: figures, at: now, &out)
+        react(to: level, figures: figures, at: now, &out)
     }
 
-    private mutating func react(to level: PressureLevel, at now: Instant, _ out: inout [LifecycleAction]) {
+    private mutating func react(
+        to level: PressureLevel, figures: MemoryFigures?, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
         guard level >= .warning else { return }
         warnApps(at: now, &out)
         if level == .critical {
-            killOneVictim(at: now, &out)
+            killOneVictim(figures: figures, at: now, &out)
         }
+    }
+
+    /// Journals a change of the pressure level, with the figures that made it change.
+    private func journalLevelChange(
+        from previous: PressureLevel, figures: MemoryFigures?, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        guard memoryTracker.level != previous else { return }
+        out.append(
+            .journal(
+                JournalRecord(
+                    app: Self.systemJournalName, time: now,
+                    kind: .system(.pressureChanged(from: previous, to: memoryTracker.level, figures: figures)))))
     }
 
     /// Delivers a memory warning to every running, not suspended app not warned within its
@@ -64,8 +84,10 @@ extension Lifecycle {
         }
     }
 
-    /// Kills exactly one victim (rule 9), or journals that nobody may be killed.
-    mutating func killOneVictim(at now: Instant, _ out: inout [LifecycleAction]) {
+    /// Kills exactly one victim (rule 9), or journals that nobody may be killed. The victim's
+    /// journal says why: the figures, its band, and every other candidate with the reason it
+    /// was passed over.
+    mutating func killOneVictim(figures: MemoryFigures? = nil, at now: Instant, _ out: inout [LifecycleAction]) {
         guard
             let index = VictimRanking.victimIndex(
                 among: killableRecords, killForeground: policy.memory.killForeground)
@@ -78,7 +100,30 @@ extension Lifecycle {
             return
         }
         decide(index, Self.victimSentence(band(of: index)), at: now, &out)
+        out.append(
+            .journal(
+                JournalRecord(
+                    app: records[index].name, time: now, kind: .memoryKill(killReport(index, figures: figures)))))
         terminate(index, reason: .memoryPressure, because: "killed for memory pressure", at: now, &out)
+    }
+
+    /// The report of the kill of `records[victim]`: the others in kill order, then those that
+    /// may not be killed, each with `VictimRanking.whyNotChosen`.
+    private func killReport(_ victim: Int, figures: MemoryFigures?) -> MemoryKillReport {
+        let killForeground = policy.memory.killForeground
+        let candidates = killCandidates()
+        let chosen = KillCandidate(
+            app: records[victim].name, band: records[victim].band, footprint: records[victim].footprint,
+            lastUsed: records[victim].lastUsed, isProtected: records[victim].isProtected)
+        let eligible = VictimRanking.rank(candidates, killForeground: killForeground)
+        let others = eligible + candidates.filter { !VictimRanking.isEligible($0, killForeground: killForeground) }
+        return MemoryKillReport(
+            level: memoryTracker.level, figures: figures, band: chosen.band, footprint: chosen.footprint,
+            others: others.filter { $0.app != chosen.app }.map { candidate in
+                MemoryKillReport.PassedOver(
+                    app: candidate.app, band: candidate.band, footprint: candidate.footprint,
+                    reason: VictimRanking.whyNotChosen(candidate, victim: chosen, killForeground: killForeground))
+            })
     }
 
     private static func victimSentence(_ band: KillBand) -> String {

@@ -7,6 +7,19 @@ extension Lifecycle {
         for app in newPolicy.apps where declared[app.name] == nil {
             declared[app.name] = app
         }
+        let before = Dictionary(appPolicies.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let inForce = Set(records.filter(\.inPolicy).map(\.name))
+        out.append(
+            .journal(
+                JournalRecord(
+                    app: Self.systemJournalName, time: now,
+                    kind: .system(
+                        .policyReloaded(
+                            added: newPolicy.apps.map(\.name).filter { !inForce.contains($0) },
+                            removed: records.map(\.name).filter { inForce.contains($0) && declared[$0] == nil },
+                            changed: newPolicy.apps.map(\.name).filter { name in
+                                inForce.contains(name) && before[name] != declared[name]
+                            })))))
         replacePolicy(newPolicy)
         for index in records.indices {
             let name = records[index].name

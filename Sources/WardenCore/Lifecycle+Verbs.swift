@@ -128,6 +128,7 @@ extension Lifecycle {
             cancel(index, .taskBudget, &out)
         }
         isLocked = true
+        out.append(.journal(JournalRecord(app: Self.systemJournalName, time: now, kind: .system(.screenLocked))))
         for index in foreground {
             enterBackground(index, because: "the screen locked", at: now, &out)
         }
@@ -137,6 +138,7 @@ extension Lifecycle {
     mutating func unlock(at now: Instant, _ out: inout [LifecycleAction]) {
         guard isLocked else { return }
         isLocked = false
+        out.append(.journal(JournalRecord(app: Self.systemJournalName, time: now, kind: .system(.screenUnlocked))))
         for index in records.indices where records[index].budgetSession && records[index].budgetMark == nil {
             records[index].budgetMark = now
             if records[index].state == .background && !records[index].tasks.isEmpty {

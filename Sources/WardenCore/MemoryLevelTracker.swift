@@ -34,6 +34,20 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         return level
     }
 
+    /// Available memory and the thresholds the next sample is compared with, on a device with
+    /// `total` bytes: while a level holds, its exit threshold (the one that ends it); otherwise
+    /// its enter threshold.
+    public func figures(available: Int64, total: Int64) -> MemoryFigures {
+        let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
+        let warningEnter = settings.warningEnter.bytes(ofTotal: total)
+        let critical =
+            level == .critical ? max(settings.criticalExit.bytes(ofTotal: total), criticalEnter) : criticalEnter
+        let warning =
+            level >= .warning ? max(settings.warningExit.bytes(ofTotal: total), warningEnter) : warningEnter
+        return MemoryFigures(
+            availableBytes: available, totalBytes: total, warningBytes: warning, criticalBytes: critical)
+    }
+
     /// A level reported directly (PSI, kernel event, scenario step).
     public mutating func report(_ level: PressureLevel) {
         self.level = level

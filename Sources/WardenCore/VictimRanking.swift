@@ -25,6 +25,27 @@ public enum VictimRanking {
         return index.map { candidates[$0] }
     }
 
+    /// Why the killer took `victim` rather than `candidate`, in words: the first rule of the
+    /// order that tells them apart (protection, the foreground rule, band, footprint, last
+    /// use, name).
+    public static func whyNotChosen(_ candidate: KillCandidate, victim: KillCandidate, killForeground: Bool) -> String {
+        if candidate.isProtected { return "protected by the policy, never killed" }
+        if !isEligible(candidate, killForeground: killForeground) {
+            return "in the foreground, killed only with kill_foreground = true"
+        }
+        if candidate.band != victim.band {
+            return "in the \(candidate.band) band, killed after the \(victim.band) band"
+        }
+        if candidate.footprint != victim.footprint {
+            return
+                "smaller (\(DurationFormat.sizeString(candidate.footprint)) against \(DurationFormat.sizeString(victim.footprint))) in the same band"
+        }
+        if candidate.lastUsed != victim.lastUsed {
+            return "used more recently, with the same band and footprint"
+        }
+        return "same band, footprint and last use; its name sorts after \"\(victim.app)\""
+    }
+
     /// Whether the killer may choose `candidate` at all.
     public static func isEligible(_ candidate: KillCandidate, killForeground: Bool) -> Bool {
         isEligible(band: candidate.band, isProtected: candidate.isProtected, killForeground: killForeground)

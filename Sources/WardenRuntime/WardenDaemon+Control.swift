@@ -68,21 +68,16 @@ extension WardenDaemon: WardenControl {
         guard let state = lifecycle.state(of: app) else {
             throw LifecycleError.unknownApp(app)
         }
-        let entries = (try? journalStore.entries(JournalQuery(app: app, limit: 100_000))) ?? []
-        var sentences: [String] = []
-        for entry in entries {
-            switch entry.event {
-            case .stateChange(let from, let to, let because):
-                sentences.append("Went from \(from.rawValue) to \(to.rawValue): \(because).")
-            case .decision(let text):
-                sentences.append(text)
-            case .analytics(.appTerminated(let reason)):
-                sentences.append("Terminated: \(reason.rawValue).")
-            default:
-                continue
-            }
-        }
-        return Explanation(app: app, state: state.rawValue, sentences: Array(sentences.suffix(20)))
+        // The app's newest records, and the device's records (screen, policy, daemon) since the first of them.
+        let own = (try? journalStore.entries(JournalQuery(app: app, limit: 2000, newest: true))) ?? []
+        let system =
+            own.first.flatMap { first in
+                try? journalStore.entries(
+                    JournalQuery(app: JournalEntry.systemApp, sinceID: first.id - 1, limit: 500, newest: true))
+            } ?? []
+        let entries = (own + system).sorted { $0.id < $1.id }
+        return Explanation(
+            app: app, state: state, entries: entries, outlook: lifecycle.outlook(of: app, at: now()) ?? [])
     }
 
     public func subscribe(app: String?) async -> AsyncStream<JournalEntry> {

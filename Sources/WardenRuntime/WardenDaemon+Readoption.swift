@@ -93,10 +93,7 @@ extension WardenDaemon {
             adopted.append(app)
         }
         if !adopted.isEmpty {
-            record(
-                app: Lifecycle.systemJournalName,
-                .decision("Re-adopted after a restart: \(adopted.joined(separator: ", ")).")
-            )
+            logger.info("Re-adopted after a restart: \(adopted.joined(separator: ", ")).")
         }
         // The exits found above go through the queue like any other event.
         let gone = followUps

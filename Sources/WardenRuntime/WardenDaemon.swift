@@ -211,6 +211,9 @@ public actor WardenDaemon {
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         jobs = continuation
         await readopt()
+        record(
+            app: JournalEntry.systemApp,
+            .system(.daemonStarted(version: WardenVersion.current, readopted: running.keys.sorted())))
         // Intervals (the first fetch wakes) count from the start, as in the simulator.
         await execute(lifecycle.start(at: now()))
         processor = Task { [weak self] in
@@ -306,6 +309,11 @@ public actor WardenDaemon {
     /// `options.stopAppsOnExit` asks to kill them.
     public func stop() async {
         guard !isStopped else { return }
+        let leftRunning = options.stopAppsOnExit ? [] : running.keys.sorted()
+        record(app: JournalEntry.systemApp, .system(.daemonStopped(leftRunning: leftRunning)))
+        logger.info(
+            "Stopping; \(leftRunning.isEmpty ? "no app is left running" : "left running: \(leftRunning.joined(separator: ", "))")."
+        )
         saveCheckpoint()
         isStopped = true
         jobs?.finish()

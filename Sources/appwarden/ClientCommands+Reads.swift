@@ -162,27 +162,10 @@ func follow(_ client: ClientOptions, _ query: JournalQuery) async throws {
 enum EntryLine {
     static func text(_ entry: JournalEntry) -> String {
         let properties = entry.properties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return ([timestamp(entry.wallTimeMillis), "#\(entry.id)", entry.app, entry.kind, entry.name] + properties)
+        return
+            ([Explanation.timestamp(entry.wallTimeMillis), "#\(entry.id)", entry.app, entry.kind, entry.name]
+            + properties)
             .joined(separator: "  ")
-    }
-
-    /// The exact millisecond in UTC, `2026-11-23T03:22:07.045Z`, from integer arithmetic (no
-    /// floating-point rounding).
-    static func timestamp(_ millis: Int64) -> String {
-        let seconds = millis.floorDivided(by: 1000)
-        let fraction = millis - seconds * 1000
-        var formatter = Date.ISO8601FormatStyle()
-        formatter.timeZone = TimeZone(identifier: "UTC") ?? .gmt
-        let whole = Date(timeIntervalSince1970: Double(seconds)).formatted(formatter)
-        return String(whole.dropLast()) + "." + String(format: "%03lld", fraction) + "Z"
-    }
-}
-
-extension Int64 {
-    /// Division rounding towards minus infinity.
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }
 

@@ -25,7 +25,10 @@ struct SimulateCommand: AsyncParsableCommand {
     @Flag(help: "Print only the verdict (and the diff when an expectation does not hold).")
     var quiet = false
 
-    @Flag(help: "Also print timer arming, oom_score_adj changes and state messages in the trace.")
+    @Flag(
+        help:
+            "Also print timer arming, oom_score_adj changes, state messages, pressure-level changes and the candidates each memory kill passed over."
+    )
     var verbose = false
 
     func run() async throws {

@@ -1,0 +1,96 @@
+import Foundation
+public import WardenCore
+
+extension Explanation {
+    /// An explanation from the app's journal entries and the core's outlook: what happened,
+    /// oldest first, with a separator line before each launch, then what comes next.
+    ///
+    /// `entries` may include records about no single app (`JournalEntry.systemApp`): the
+    /// screen, policy reloads and daemon starts and stops are told where they fall.
+    public init(app: String, state: AppState, entries: [JournalEntry], outlook: [String], keep: Int = 40) {
+        var sentences: [String] = []
+        for entry in entries {
+            sentences += Self.sentences(for: entry)
+        }
+        self.init(app: app, state: state.rawValue, sentences: Array(sentences.suffix(keep)) + outlook)
+    }
+
+    /// What one entry says in `explain`; nothing for messages, statuses and what concerns no one.
+    static func sentences(for entry: JournalEntry) -> [String] {
+        switch entry.event {
+        case .stateChange(.notRunning, let to, let because):
+            return [
+                "── launched at \(timestamp(entry.wallTimeMillis)) ──",
+                "Went from notRunning to \(to.rawValue): \(because).",
+            ]
+        case .stateChange(let from, let to, let because):
+            return ["Went from \(from.rawValue) to \(to.rawValue): \(because)."]
+        case .decision(let text):
+            return [text]
+        case .analytics(.appTerminated(let reason)):
+            return ["Terminated at \(timestamp(entry.wallTimeMillis)): \(reason.rawValue)."]
+        case .memoryKill(let report):
+            return killSentences(report)
+        case .system(.screenLocked):
+            return ["The screen was locked at \(timestamp(entry.wallTimeMillis))."]
+        case .system(.screenUnlocked):
+            return ["The screen was unlocked at \(timestamp(entry.wallTimeMillis))."]
+        case .system(.policyReloaded(let added, let removed, let changed)):
+            return [
+                "The policy was reloaded at \(timestamp(entry.wallTimeMillis)) (added: \(list(added)); removed: \(list(removed)); changed: \(list(changed)))."
+            ]
+        case .system(.daemonStarted(_, let readopted)):
+            return [
+                "appwarden started at \(timestamp(entry.wallTimeMillis))"
+                    + (readopted.isEmpty ? "." : ", re-adopting \(readopted.joined(separator: ", ")).")
+            ]
+        case .system(.daemonStopped(let leftRunning)):
+            return [
+                "appwarden stopped at \(timestamp(entry.wallTimeMillis))"
+                    + (leftRunning.isEmpty ? "." : ", leaving \(leftRunning.joined(separator: ", ")) running.")
+            ]
+        case .analytics, .message, .status, .system(.pressureChanged), .unknown:
+            return []
+        }
+    }
+
+    /// The memory killer's choice in words: the figures, the band, every other candidate.
+    static func killSentences(_ report: MemoryKillReport) -> [String] {
+        let size = DurationFormat.sizeString
+        var sentences: [String]
+        if let figures = report.figures {
+            sentences = [
+                "Killed for memory at level \(report.level.rawValue): \(size(figures.availableBytes)) available of \(size(figures.totalBytes)), below the critical threshold of \(size(figures.criticalBytes)) (warning below \(size(figures.warningBytes)))."
+            ]
+        } else {
+            sentences = [
+                "Killed for memory at level \(report.level.rawValue), as reported by the kernel's pressure signal."
+            ]
+        }
+        sentences.append(
+            "It was in the \(report.band) band and gave back \(size(report.footprint)); the killer takes the \(report.band) band first."
+        )
+        if report.others.isEmpty {
+            sentences.append("No other app was a candidate.")
+        }
+        for other in report.others {
+            sentences.append("Not chosen: \(other.app) (\(other.band), \(size(other.footprint))): \(other.reason).")
+        }
+        return sentences
+    }
+
+    private static func list(_ names: [String]) -> String {
+        names.isEmpty ? "none" : names.joined(separator: ", ")
+    }
+
+    /// The exact millisecond in UTC: `2026-11-23T03:22:07.045Z`.
+    public static func timestamp(_ millis: Int64) -> String {
+        let seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
+        let fraction = millis - seconds * 1000
+        var format = Date.ISO8601FormatStyle()
+        format.timeZone = TimeZone(identifier: "UTC") ?? .gmt
+        let whole = Date(timeIntervalSince1970: Double(seconds)).formatted(format)
+        let padded = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
+        return String(whole.dropLast()) + "." + padded + "Z"
+    }
+}

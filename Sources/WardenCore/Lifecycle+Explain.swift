@@ -1,0 +1,89 @@
+/// What `explain` says about an app's future: when it runs next and what keeps it from
+/// running, from the same facts the rules read (rules 4, 5 and 9).
+extension Lifecycle {
+    /// Sentences on the app's next opportunities to run and its open tasks at `now`; nil for
+    /// an app the policy does not declare.
+    public func outlook(of app: String, at now: Instant) -> [String]? {
+        guard let index = indexByName[app] else { return nil }
+        let record = records[index]
+        var sentences: [String] = []
+        if !record.inPolicy {
+            sentences.append("It is no longer declared in the policy.")
+            return sentences
+        }
+        for task in record.tasks {
+            let left = record.budgetLeft(at: now).map { "\(DurationFormat.string($0)) of budget left" }
+            sentences.append(
+                "Background task \(task.id) (\"\(task.name)\") is open"
+                    + (left.map { ", \($0)." } ?? ", no budget runs in the foreground."))
+        }
+        sentences += fetchOutlook(record, at: now)
+        sentences += pushOutlook(record, at: now)
+        return sentences
+    }
+
+    private func fetchOutlook(_ record: AppRecord, at now: Instant) -> [String] {
+        guard record.hasFetchMode else {
+            return ["It gets no background fetches: its policy does not list the \"fetch\" background mode."]
+        }
+        guard record.backgroundRefresh else {
+            return ["It gets no background fetches: background refresh is off for it (background_refresh = false)."]
+        }
+        if let block = record.wakeBlock {
+            return [Self.wakeBlockSentence(block)]
+        }
+        guard
+            let interval = fetchScheduler.effectiveInterval(
+                app: record.name, requested: record.requestedFetchInterval, settings: record.settings.fetch)
+        else {
+            return ["It gets no background fetches: its fetch interval is \"never\"."]
+        }
+        let factor = fetchScheduler.stretchFactor(app: record.name)
+        let stretch =
+            factor == 1
+            ? "its interval of \(DurationFormat.string(interval))"
+            : "its interval of \(record.requestedFetchInterval) stretched ×\(Self.factorText(factor)) by the adaptive scheduler to \(DurationFormat.string(interval))"
+        guard let wake = record.timers[.fetchWake] else {
+            return ["No background fetch is planned yet (\(stretch))."]
+        }
+        return ["Next background fetch in \(DurationFormat.string(max(.zero, wake - now))), after \(stretch)."]
+    }
+
+    private func pushOutlook(_ record: AppRecord, at now: Instant) -> [String] {
+        var sentences: [String] = []
+        if !record.hasRemoteNotificationMode {
+            sentences.append(
+                "Silent pushes do not wake it: its policy does not list the \"remote-notification\" background mode.")
+        } else if let block = record.wakeBlock, !(record.hasFetchMode && record.backgroundRefresh) {
+            // The fetch outlook already says it when the app would otherwise get fetches.
+            sentences.append(Self.wakeBlockSentence(block))
+        }
+        if let held = pushRouter.coalescedPush(app: record.name) {
+            let slot = pushRouter.nextSlot(app: record.name, now: now, settings: record.settings.push)
+            let when = slot.map { $0 > now ? "in \(DurationFormat.string($0 - now))" : "now" } ?? "at the next slot"
+            sentences.append(
+                "A push\(held.id.map { " (\"\($0)\")" } ?? "") is held by the push throttle (\(record.settings.push.maxPerHour) wakes an hour); its next slot is \(when)."
+            )
+        }
+        if let kept = pushRouter.pendingLaunchPush(app: record.name) {
+            sentences.append("A push\(kept.id.map { " (\"\($0)\")" } ?? "") is kept for the app's next launch.")
+        }
+        return sentences
+    }
+
+    private static func wakeBlockSentence(_ block: WakeBlock) -> String {
+        switch block {
+        case .forceQuit:
+            "Fetch and push wakes leave it alone until the user opens it: the app was force-quit."
+        case .systemTermination(let reason):
+            "Fetch and push wakes leave it alone until the user opens it: the system terminated it (\(reason.rawValue)); [background] wake_after_system_termination = true would wake it."
+        }
+    }
+
+    private static func factorText(_ factor: Double) -> String {
+        let hundredths = Int((factor * 100).rounded())
+        let fraction = hundredths % 100
+        guard fraction != 0 else { return "\(hundredths / 100)" }
+        return "\(hundredths / 100)." + (fraction < 10 ? "0\(fraction)" : "\(fraction)")
+    }
+}

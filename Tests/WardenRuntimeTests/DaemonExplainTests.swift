@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import WardenAPI
+import WardenCore
+import WardenPolicy
+import WardenRuntime
+import WardenTesting
+
+/// `explain` answers the question with figures: a memory kill with the other candidates, an
+/// app that did not run with what keeps it and when it runs next; and the journal records what
+/// explain needs about the device.
+@Suite struct DaemonExplainTests {
+    static let mebibyte: Int64 = 1 << 20
+
+    /// After a real memory kill, explain gives the available memory, the threshold, the band,
+    /// and every other candidate with why the killer did not take it.
+    @Test func explainAfterAMemoryKillListsTheOtherCandidates() async throws {
+        let bed = try await DaemonVirtualTimeTests.bed(
+            """
+            [memory]
+            kill_foreground = false
+            [apps.big]
+            command = "/bin/big"
+            [apps.small]
+            command = "/bin/small"
+            [apps.guard]
+            command = "/bin/guard"
+            protected = true
+            [apps.viewer]
+            command = "/bin/viewer"
+            """)
+        defer { bed.removeStateDirectory() }
+        for (app, size) in [("big", 400), ("small", 100), ("guard", 500), ("viewer", 300)] {
+            _ = try await bed.daemon.perform(.open(app: app))
+            await bed.settle()
+            _ = try await bed.daemon.perform(.footprint(app: app, bytes: Int64(size) * Self.mebibyte))
+        }
+        let total = 1024 * Self.mebibyte
+        _ = try await bed.daemon.perform(.memorySample(available: 10 * Self.mebibyte, total: total))
+        await bed.settle()
+        #expect(try await bed.daemon.terminationReasons(of: "big") == ["memoryPressure"])
+        let explanation = try await bed.daemon.explain(app: "big")
+        let text = explanation.sentences.joined(separator: "\n")
+        #expect(
+            text.contains(
+                "Killed for memory at level critical: 10MiB available of 1GiB, below the critical threshold of"))
+        #expect(text.contains("It was in the idle-background band and gave back 400MiB"))
+        #expect(
+            text.contains(
+                "Not chosen: small (idle-background, 100MiB): smaller (100MiB against 400MiB) in the same band."))
+        #expect(
+            text.contains(
+                "Not chosen: viewer (foreground, 300MiB): in the foreground, killed only with kill_foreground = true."
+            ))
+        #expect(text.contains("Not chosen: guard (idle-background, 500MiB): protected by the policy, never killed."))
+        #expect(explanation.sentences.contains { $0.hasPrefix("── launched at ") })
+        let device = bed.journal.entries(JournalQuery(app: JournalEntry.systemApp))
+        let settings = MemorySettings()
+        let figures = MemoryFigures(
+            availableBytes: 10 * Self.mebibyte, totalBytes: total,
+            warningBytes: settings.warningEnter.bytes(ofTotal: total),
+            criticalBytes: settings.criticalEnter.bytes(ofTotal: total))
+        #expect(
+            device.contains { $0.event == .system(.pressureChanged(from: .normal, to: .critical, figures: figures)) })
+        await bed.stop()
+    }
+
+    /// For apps that did not run, explain says what keeps each from running and when it runs next.
+    @Test func explainForAnAppThatDidNotRunGivesTheReasonAndTheNextOpportunity() async throws {
+        let bed = try await DaemonVirtualTimeTests.bed(
+            """
+            [apps.plain]
+            command = "/bin/plain"
+            [apps.switchedOff]
+            command = "/bin/off"
+            background_modes = ["fetch"]
+            fetch_interval = "15m"
+            background_refresh = false
+            [apps.reader]
+            command = "/bin/reader"
+            background_modes = ["fetch", "remote-notification"]
+            fetch_interval = "15m"
+            [apps.quitter]
+            command = "/bin/quitter"
+            background_modes = ["fetch", "remote-notification"]
+            fetch_interval = "15m"
+            """)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "quitter"))
+        await bed.settle()
+        _ = try await bed.daemon.perform(.forceQuit(app: "quitter"))
+        await bed.settle()
+        let plain = try await bed.daemon.explain(app: "plain").sentences
+        #expect(
+            plain.contains("It gets no background fetches: its policy does not list the \"fetch\" background mode."))
+        #expect(
+            plain.contains(
+                "Silent pushes do not wake it: its policy does not list the \"remote-notification\" background mode."))
+        let off = try await bed.daemon.explain(app: "switchedOff").sentences
+        #expect(
+            off.contains(
+                "It gets no background fetches: background refresh is off for it (background_refresh = false)."))
+        let reader = try await bed.daemon.explain(app: "reader").sentences
+        #expect(reader.contains("Next background fetch in 15m, after its interval of 15m."))
+        let quitter = try await bed.daemon.explain(app: "quitter").sentences
+        #expect(
+            quitter.contains("Fetch and push wakes leave it alone until the user opens it: the app was force-quit."))
+        await bed.stop()
+    }
+
+    /// Lock and unlock, and the daemon's start and stop, are journaled for the device.
+    @Test func screenAndDaemonEventsAreJournaled() async throws {
+        let bed = try await DaemonVirtualTimeTests.bed(
+            """
+            [apps.mail]
+            command = "/bin/mail"
+            """)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        _ = try await bed.daemon.perform(.lock)
+        _ = try await bed.daemon.perform(.unlock)
+        await bed.settle()
+        await bed.stop()
+        let device = bed.journal.entries(JournalQuery(app: JournalEntry.systemApp)).map(\.event)
+        #expect(
+            device == [
+                .system(.daemonStarted(version: WardenVersion.current, readopted: [])), .system(.screenLocked),
+                .system(.screenUnlocked), .system(.daemonStopped(leftRunning: ["mail"])),
+            ])
+    }
+
+    /// A policy reload is journaled with the apps added, removed and changed.
+    @Test func policyReloadIsJournaledWithItsDiff() throws {
+        let before = Policy(apps: [AppPolicy(name: "kept"), AppPolicy(name: "gone"), AppPolicy(name: "edited")])
+        var core = Lifecycle(policy: before)
+        _ = try core.handle(.open(app: "kept"), at: .zero)
+        let after = Policy(apps: [
+            AppPolicy(name: "kept"), AppPolicy(name: "edited", isProtected: true), AppPolicy(name: "new"),
+        ])
+        let actions = try core.handle(.policyChanged(after), at: .zero + .seconds(1))
+        let reloads = actions.compactMap { action -> SystemEvent? in
+            guard case .journal(let record) = action, case .system(let event) = record.kind else { return nil }
+            return event
+        }
+        #expect(reloads == [.policyReloaded(added: ["new"], removed: ["gone"], changed: ["edited"])])
+    }
+}
