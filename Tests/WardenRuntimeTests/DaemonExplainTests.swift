@@ -108,6 +108,53 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// A push held by the throttle is explained with the time of the next slot, a push window
+    /// left unanswered with the block that follows, and an open task with the budget it has left.
+    @Test func explainGivesTheNextPushSlotAndOpenTasks() async throws {
+        let bed = try await DaemonVirtualTimeTests.bed(
+            """
+            [push]
+            max_per_hour = 1
+            [apps.chat]
+            command = "/bin/chat"
+            background_modes = ["remote-notification"]
+            [apps.dropper]
+            command = "/bin/dropper"
+            background_modes = ["remote-notification"]
+            [apps.worker]
+            command = "/bin/worker"
+            """)
+        defer { bed.removeStateDirectory() }
+        let wake = #"{"aps":{"content-available":1}}"#
+        _ = try await bed.daemon.perform(.push(target: .app("chat"), payload: wake, id: "first"))
+        _ = try await bed.daemon.perform(.push(target: .app("dropper"), payload: wake, id: "lost"))
+        await bed.settle()
+        _ = try await bed.daemon.perform(.completePush(app: "chat", result: .newData))
+        await bed.advance(to: .seconds(600))
+        let reply = try await bed.daemon.perform(.push(target: .app("chat"), payload: wake, id: "second"))
+        #expect(reply == .push(.coalesced))
+        let chat = try await bed.daemon.explain(app: "chat").sentences
+        #expect(
+            chat.contains(
+                #"A push ("second") is held by the push throttle (1 wakes an hour); its next slot is in 50m."#))
+        let dropper = try await bed.daemon.explain(app: "dropper").sentences
+        #expect(
+            dropper.contains(
+                "Fetch and push wakes leave it alone until the user opens it: the system terminated it (pushTimeout); [background] wake_after_system_termination = true would wake it."
+            ))
+        _ = try await bed.daemon.perform(.open(app: "worker"))
+        await bed.settle()
+        _ = try await bed.daemon.perform(.beginTask(app: "worker", name: "upload"))
+        _ = try await bed.daemon.perform(.home)
+        await bed.settle()
+        let worker = try await bed.daemon.explain(app: "worker").sentences
+        #expect(
+            worker.contains {
+                $0.hasPrefix(#"Background task 1 ("upload") is open, "#) && $0.hasSuffix(" of budget left.")
+            })
+        await bed.stop()
+    }
+
     /// Lock and unlock, and the daemon's start and stop, are journaled for the device.
     @Test func screenAndDaemonEventsAreJournaled() async throws {
         let bed = try await DaemonVirtualTimeTests.bed(
