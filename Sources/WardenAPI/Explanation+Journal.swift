@@ -6,8 +6,9 @@ extension Explanation {
     /// oldest first, with a separator line before each launch, then what comes next.
     ///
     /// `entries` may include records about no single app (`JournalEntry.systemApp`): the
-    /// screen, policy reloads and daemon starts and stops are told where they fall.
-    public init(app: String, state: AppState, entries: [JournalEntry], outlook: [String], keep: Int = 40) {
+    /// screen, policy reloads and daemon starts and stops are told where they fall. `keep` is
+    /// how many of the newest sentences of the history are given before the outlook.
+    public init(app: String, state: AppState, entries: [JournalEntry], outlook: [String], keep: Int = 100) {
         var sentences: [String] = []
         for entry in entries {
             sentences += Self.sentences(for: entry)

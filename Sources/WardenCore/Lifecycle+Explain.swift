@@ -39,10 +39,15 @@ extension Lifecycle {
             return ["It gets no background fetches: its fetch interval is \"never\"."]
         }
         let factor = fetchScheduler.stretchFactor(app: record.name)
+        let requested =
+            switch record.requestedFetchInterval {
+            case .every(let duration): DurationFormat.string(duration)
+            case .minimum, .never: "\(DurationFormat.string(record.settings.fetch.minimumInterval)) (minimum)"
+            }
         let stretch =
             factor == 1
-            ? "its interval of \(DurationFormat.string(interval))"
-            : "its interval of \(record.requestedFetchInterval) stretched ×\(Self.factorText(factor)) by the adaptive scheduler to \(DurationFormat.string(interval))"
+            ? "its interval of \(requested)"
+            : "its interval of \(requested) stretched ×\(Self.factorText(factor)) by the adaptive scheduler to \(DurationFormat.string(interval))"
         guard let wake = record.timers[.fetchWake] else {
             return ["No background fetch is planned yet (\(stretch))."]
         }
@@ -84,6 +89,7 @@ extension Lifecycle {
         let hundredths = Int((factor * 100).rounded())
         let fraction = hundredths % 100
         guard fraction != 0 else { return "\(hundredths / 100)" }
+        if fraction % 10 == 0 { return "\(hundredths / 100).\(fraction / 10)" }
         return "\(hundredths / 100)." + (fraction < 10 ? "0\(fraction)" : "\(fraction)")
     }
 }

@@ -108,6 +108,33 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// After a fetch that brought nothing, explain gives the stretched interval and its factor.
+    @Test func explainGivesTheAdaptiveFactorOfTheFetchInterval() async throws {
+        let bed = try await DaemonVirtualTimeTests.bed(
+            """
+            [apps.reader]
+            command = "/bin/reader"
+            background_modes = ["fetch"]
+            fetch_interval = "minimum"
+            [apps.reader.fetch]
+            minimum_interval = "10m"
+            """)
+        defer { bed.removeStateDirectory() }
+        await bed.advance(to: .seconds(600))
+        #expect(
+            bed.journal.entries(JournalQuery(app: "reader")).contains {
+                $0.event == .message(.fetchStart(window: .seconds(30)))
+            })
+        _ = try await bed.daemon.perform(.completeFetch(app: "reader", result: .noData))
+        await bed.settle()
+        let sentences = try await bed.daemon.explain(app: "reader").sentences
+        #expect(
+            sentences.contains(
+                "Next background fetch in 15m, after its interval of 10m (minimum) stretched ×1.5 by the adaptive scheduler to 15m."
+            ))
+        await bed.stop()
+    }
+
     /// A push held by the throttle is explained with the time of the next slot, a push window
     /// left unanswered with the block that follows, and an open task with the budget it has left.
     @Test func explainGivesTheNextPushSlotAndOpenTasks() async throws {
