@@ -2,14 +2,14 @@
 public struct AppInfo: Codable, Sendable, Equatable {
     public var name: String
     /// `notRunning`, `inactive`, `active`, `background`, `suspended`.
-    public var state: String
+    public var state: State
     /// `unknown`, `foreground`, `background`, `terminating`.
-    public var status: String
+    public var status: Status
     public var pids: [Int32]
     /// What a kill would give back, bytes.
     public var footprintBytes: Int64
     /// Kill band name (`suspended`, `idle-background`, …), nil when not running.
-    public var band: String?
+    public var band: Band?
     /// Background-task budget left, milliseconds; nil when no budget runs.
     public var timeRemainingMillis: Int64?
     /// Next planned fetch wake, wall-clock ms since the epoch.
@@ -20,8 +20,8 @@ public struct AppInfo: Codable, Sendable, Equatable {
     public var hasPreservedState: Bool
 
     public init(
-        name: String, state: String, status: String, pids: [Int32] = [], footprintBytes: Int64 = 0,
-        band: String? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
+        name: String, state: State, status: Status, pids: [Int32] = [], footprintBytes: Int64 = 0,
+        band: Band? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
         openTasks: [TaskInfo] = [], heldResources: [String] = [], forceQuit: Bool = false,
         hasPreservedState: Bool = false
     ) {
@@ -55,10 +55,10 @@ public struct TaskInfo: Codable, Sendable, Equatable {
 /// not run, why it was killed — in sentences drawn from the journal.
 public struct Explanation: Codable, Sendable, Equatable {
     public var app: String
-    public var state: String
+    public var state: AppInfo.State
     public var sentences: [String]
 
-    public init(app: String, state: String, sentences: [String]) {
+    public init(app: String, state: AppInfo.State, sentences: [String]) {
         self.app = app
         self.state = state
         self.sentences = sentences

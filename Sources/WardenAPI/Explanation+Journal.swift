@@ -13,7 +13,7 @@ extension Explanation {
         for entry in entries {
             sentences += Self.sentences(for: entry)
         }
-        self.init(app: app, state: state.rawValue, sentences: Array(sentences.suffix(keep)) + outlook)
+        self.init(app: app, state: AppInfo.State(state), sentences: Array(sentences.suffix(keep)) + outlook)
     }
 
     /// What one entry says in `explain`; nothing for messages, statuses and what concerns no one.

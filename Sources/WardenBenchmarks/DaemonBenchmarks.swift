@@ -82,9 +82,9 @@ enum DaemonBenchmarks {
                 }
                 _ = try await daemon.perform(.home)
                 let suspended = await eventually(within: .seconds(60)) {
-                    await daemon.apps().filter { $0.state == "suspended" }.count == names.count
+                    await daemon.apps().filter { $0.state == .suspended }.count == names.count
                 }
-                let count = await daemon.apps().filter { $0.state == "suspended" }.count
+                let count = await daemon.apps().filter { $0.state == .suspended }.count
                 guard suspended else {
                     throw Failure("Only \(count) of \(names.count) apps were suspended after 60 s.")
                 }
@@ -272,7 +272,7 @@ enum DaemonBenchmarks {
         }
         let suspended = await eventually(within: .seconds(15)) {
             for name in suspendedApps {
-                if await daemon.app(named: name)?.state != "suspended" { return false }
+                if await daemon.app(named: name)?.state != .suspended { return false }
             }
             return true
         }

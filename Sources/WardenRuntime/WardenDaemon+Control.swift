@@ -50,9 +50,9 @@ extension WardenDaemon: WardenControl {
 
     private func info(_ snapshot: AppSnapshot) async -> AppInfo {
         AppInfo(
-            name: snapshot.name, state: snapshot.state.rawValue, status: snapshot.status.description,
+            name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
             pids: snapshot.state == .notRunning ? [] : await pids(of: snapshot.name).sorted(),
-            footprintBytes: snapshot.footprint, band: snapshot.band?.description,
+            footprintBytes: snapshot.footprint, band: snapshot.band.map(AppInfo.Band.init),
             timeRemainingMillis: snapshot.taskTimeRemaining.map(WardenClock.milliseconds),
             nextWakeMillis: snapshot.nextFetchWake.map(wallMillis),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },

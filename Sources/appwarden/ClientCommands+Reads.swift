@@ -37,10 +37,10 @@ struct StatusCommand: AsyncParsableCommand {
         for app in apps {
             rows.append([
                 app.name + (app.forceQuit ? " (force-quit)" : ""),
-                app.state,
-                app.status,
-                app.state == "notRunning" ? "-" : DurationFormat.sizeString(app.footprintBytes),
-                app.band ?? "-",
+                app.state.rawValue,
+                app.status.rawValue,
+                app.state == .notRunning ? "-" : DurationFormat.sizeString(app.footprintBytes),
+                app.band?.rawValue ?? "-",
                 app.timeRemainingMillis.map(Self.span) ?? "-",
                 app.nextWakeMillis.map { "in " + Self.span(max(0, $0 - nowMillis)) } ?? "-",
                 app.openTasks.isEmpty ? "-" : app.openTasks.map { "\($0.id):\($0.name)" }.joined(separator: ","),

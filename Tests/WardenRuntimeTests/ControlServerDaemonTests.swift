@@ -97,7 +97,9 @@ struct ControlServerDaemonTests {
                 #expect(await eventually { await daemon.stateName(of: "b") == "active" })
                 try await Task.sleep(for: .milliseconds(300))
 
-                let appsBefore = await daemon.apps().map { [$0.name, $0.state, $0.status, "\($0.openTasks)"] }
+                let appsBefore = await daemon.apps().map {
+                    [$0.name, $0.state.rawValue, $0.status.rawValue, "\($0.openTasks)"]
+                }
                 let journalBefore = try await daemon.journal(JournalQuery(app: "b", limit: 100_000)).count
 
                 let oversize = #"{"aps":{"content-available":1},"pad":""# + String(repeating: "x", count: 4100) + #""}"#
@@ -117,7 +119,9 @@ struct ControlServerDaemonTests {
                 #expect(gone == 410)
                 #expect(try ControlServerHarness.error(goneBody).error == "unregistered")
 
-                let appsAfter = await daemon.apps().map { [$0.name, $0.state, $0.status, "\($0.openTasks)"] }
+                let appsAfter = await daemon.apps().map {
+                    [$0.name, $0.state.rawValue, $0.status.rawValue, "\($0.openTasks)"]
+                }
                 #expect(appsAfter == appsBefore)
                 #expect(try await daemon.journal(JournalQuery(app: "b", limit: 100_000)).count == journalBefore)
             }

@@ -82,8 +82,8 @@ actor ControlServerDouble: WardenControl {
 
     private static func info(_ snapshot: AppSnapshot) -> AppInfo {
         AppInfo(
-            name: snapshot.name, state: "\(snapshot.state)", status: "\(snapshot.status)",
-            footprintBytes: snapshot.footprint, band: snapshot.band.map { "\($0)" },
+            name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
+            footprintBytes: snapshot.footprint, band: snapshot.band.map(AppInfo.Band.init),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState)
@@ -105,7 +105,7 @@ actor ControlServerDouble: WardenControl {
             guard case .stateChange(_, let to, let because) = entry.event else { return nil }
             return "It became \(to.rawValue) because \(because)."
         }
-        return Explanation(app: app, state: "\(state)", sentences: sentences)
+        return Explanation(app: app, state: AppInfo.State(state), sentences: sentences)
     }
 
     func subscribe(app: String?) async -> AsyncStream<JournalEntry> {

@@ -32,8 +32,8 @@ struct ControlServerTests {
             let (detailStatus, detail) = try await harness.request(.GET, "/v1/apps/mail")
             #expect(detailStatus == 200)
             let info = try JSONDecoder().decode(AppInfo.self, from: Data(detail.utf8))
-            #expect(["inactive", "active"].contains(info.state))
-            #expect(info.status == "foreground")
+            #expect([.inactive, .active].contains(info.state))
+            #expect(info.status == .foreground)
             #expect(await harness.double.accepted == [.open(app: "mail")])
         }
     }

@@ -175,7 +175,7 @@ func eventually(
 extension WardenDaemon {
     /// The app's state name, or "missing".
     func stateName(of app: String) async -> String {
-        await self.app(named: app)?.state ?? "missing"
+        await self.app(named: app)?.state.rawValue ?? "missing"
     }
 
     /// The `$AppTerminated` reasons journaled for `app`, oldest first.

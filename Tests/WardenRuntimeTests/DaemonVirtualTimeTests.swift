@@ -43,7 +43,7 @@ import WardenTesting
         #expect(bed.launcher.isRunning("silent") && bed.launcher.isRunning("diligent"))
         _ = try await bed.daemon.perform(.completeFetch(app: "diligent", result: .newData))
         await bed.settle()
-        #expect(await bed.daemon.app(named: "diligent")?.state == "suspended")
+        #expect(await bed.daemon.app(named: "diligent")?.state == .suspended)
         #expect(bed.driver.isFrozen("diligent"))
         await bed.advance(to: .milliseconds(2999))
         #expect(try await bed.daemon.terminationReasons(of: "silent").isEmpty)
@@ -77,7 +77,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "forgetful"))
         _ = try await bed.daemon.perform(.open(app: "tidy"))
         await bed.settle()
-        #expect(await bed.daemon.app(named: "tidy")?.state == "active")
+        #expect(await bed.daemon.app(named: "tidy")?.state == .active)
         _ = try await bed.daemon.perform(.beginTask(app: "forgetful", name: "upload"))
         let reply = try await bed.daemon.perform(.beginTask(app: "tidy", name: "upload"))
         guard case .taskBegun(let tidyTask, _)? = reply else {
@@ -87,10 +87,10 @@ import WardenTesting
         }
         _ = try await bed.daemon.perform(.home)
         await bed.advance(to: .milliseconds(500))
-        #expect(await bed.daemon.app(named: "tidy")?.state == "background")
+        #expect(await bed.daemon.app(named: "tidy")?.state == .background)
         _ = try await bed.daemon.perform(.endTask(app: "tidy", taskID: tidyTask))
         await bed.settle()
-        #expect(await bed.daemon.app(named: "tidy")?.state == "suspended")
+        #expect(await bed.daemon.app(named: "tidy")?.state == .suspended)
         #expect(bed.driver.isFrozen("tidy"))
         await bed.advance(to: .seconds(2))
         #expect(bed.journal.entries(JournalQuery(app: "forgetful")).contains { $0.name == "expirationWarning" })
@@ -121,16 +121,16 @@ import WardenTesting
         defer { bed.removeStateDirectory() }
         _ = try await bed.daemon.perform(.open(app: "mute"))
         _ = try await bed.daemon.perform(.open(app: "chatty"))
-        #expect(await bed.daemon.app(named: "chatty")?.state == "inactive")
+        #expect(await bed.daemon.app(named: "chatty")?.state == .inactive)
         _ = try await bed.daemon.perform(.ready(app: "chatty"))
-        #expect(await bed.daemon.app(named: "chatty")?.state == "active")
+        #expect(await bed.daemon.app(named: "chatty")?.state == .active)
         await bed.advance(to: .milliseconds(999))
-        #expect(await bed.daemon.app(named: "mute")?.state == "inactive")
+        #expect(await bed.daemon.app(named: "mute")?.state == .inactive)
         await bed.advance(to: .seconds(1))
-        #expect(await bed.daemon.app(named: "mute")?.state == "notRunning")
+        #expect(await bed.daemon.app(named: "mute")?.state == .notRunning)
         #expect(try await bed.daemon.terminationReasons(of: "mute") == ["launchTimeout"])
         #expect(bed.driver.calls.contains(.kill("mute")))
-        #expect(await bed.daemon.app(named: "chatty")?.state == "active")
+        #expect(await bed.daemon.app(named: "chatty")?.state == .active)
         await bed.stop()
     }
 
@@ -150,7 +150,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "asleep"))
         _ = try await bed.daemon.perform(.open(app: "awake"))
         await bed.advance(to: .seconds(1))
-        #expect(await bed.daemon.app(named: "asleep")?.state == "suspended")
+        #expect(await bed.daemon.app(named: "asleep")?.state == .suspended)
         bed.driver.setFrozenBehindTheDaemon(true, name: "awake")
         bed.driver.setFrozenBehindTheDaemon(false, name: "asleep")
         // Sweeps at 10 s and 20 s do not check the freezer; the one at 30 s does.
@@ -160,8 +160,8 @@ import WardenTesting
         await bed.advance(to: .seconds(30))
         #expect(!bed.driver.isFrozen("awake"))
         #expect(bed.driver.isFrozen("asleep"))
-        #expect(await bed.daemon.app(named: "awake")?.state == "active")
-        #expect(await bed.daemon.app(named: "asleep")?.state == "suspended")
+        #expect(await bed.daemon.app(named: "awake")?.state == .active)
+        #expect(await bed.daemon.app(named: "asleep")?.state == .suspended)
         await bed.stop()
     }
 
@@ -181,7 +181,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "idle"))
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(to: .seconds(2))
-        #expect(await bed.daemon.app(named: "idle")?.state == "suspended")
+        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
         bed.driver.setFootprint(5_000_000, of: "idle")
         bed.driver.setFootprint(7_000_000, of: "front")
         await bed.advance(to: .seconds(10))
@@ -248,7 +248,7 @@ import WardenTesting
         await bed.advance(to: .seconds(20))
         let suspended = bed.journal.entries(JournalQuery(limit: 1000)).filter { $0.name == "suspended" }.map(\.app)
         #expect(suspended == ["b", "c", "d"])
-        #expect(await bed.daemon.app(named: "a")?.state == "active")
+        #expect(await bed.daemon.app(named: "a")?.state == .active)
         #expect(
             bed.driver.calls.filter { if case .freeze = $0 { true } else { false } } == [
                 .freeze("b"), .freeze("c"), .freeze("d"),
