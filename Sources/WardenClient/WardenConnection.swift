@@ -10,7 +10,9 @@ public import WardenAPI
 /// when the socket is missing or refuses connections, since nothing was sent then; and also
 /// when the daemon went away after the request was sent, for idempotent calls only (`GET` and
 /// `HEAD`, or calls made with `idempotent: true`). Otherwise the call fails with a sentence
-/// saying that it may or may not have taken effect. `events(path:since:onConnectionChange:)`
+/// saying that it may or may not have taken effect. A daemon that is stopping answers 503 with
+/// `Retry-After`; an idempotent call then waits at least that long and asks again (the daemon
+/// that starts next answers it), within the same window. `events(path:since:onConnectionChange:)`
 /// follows an event stream across daemon restarts.
 ///
 /// Blocking socket I/O runs on its own thread, never on the caller's task.
@@ -40,7 +42,16 @@ public struct WardenConnection: Sendable {
         var backoff = Backoff(retry)
         while true {
             do {
-                return try await attempt(method: method, path: path, body: body)
+                let answer = try await attempt(method: method, path: path, body: body)
+                // A daemon that is stopping took no part of the call: ask again, no sooner than it said.
+                if answer.status == 503, repeatable {
+                    let pause = max(backoff.next(), answer.retryAfter ?? .zero)
+                    if clock.now + pause <= deadline {
+                        try await Task.sleep(for: pause)
+                        continue
+                    }
+                }
+                return (answer.status, answer.body)
             } catch let failure as CallFailure {
                 let pause = backoff.next()
                 guard failure.mayRetry(repeatable: repeatable), clock.now + pause <= deadline else {
@@ -53,7 +64,7 @@ public struct WardenConnection: Sendable {
 
     /// One attempt of a request, failing with a `CallFailure` that says how far it got.
     private func attempt(method: String, path: String, body: [UInt8]?) async throws -> (
-        status: Int, body: [UInt8]
+        status: Int, body: [UInt8], retryAfter: Duration?
     ) {
         let socketPath = socketPath
         let message = Self.requestBytes(method: method, path: path, body: body, accept: "application/json")
@@ -68,6 +79,7 @@ public struct WardenConnection: Sendable {
             var decoder = HTTPResponseDecoder()
             decoder.expectsNoBody = noBody
             var status = 0
+            var retryAfter: Duration?
             var received: [UInt8] = []
             var bytes: [UInt8] = []
             do throws(WardenClientError) {
@@ -77,9 +89,12 @@ public struct WardenConnection: Sendable {
                     let parts = bytes.isEmpty ? try decoder.finish() : try decoder.feed(bytes)
                     for part in parts {
                         switch part {
-                        case .head(let code, _): status = code
+                        case .head(let code, let headers):
+                            status = code
+                            retryAfter = headers.first { $0.0.lowercased() == "retry-after" }
+                                .flatMap { Int($0.1.trimmingCharacters(in: .whitespaces)) }.map { .seconds(max(0, $0)) }
                         case .body(let chunk): received += chunk
-                        case .end: return (status: status, body: received)
+                        case .end: return (status: status, body: received, retryAfter: retryAfter)
                         }
                     }
                     if bytes.isEmpty {

@@ -159,6 +159,9 @@ public struct LifecycleError: Error, Sendable, Equatable, CustomStringConvertibl
         case payloadTooLarge
         /// The input is malformed (HTTP 400).
         case invalid
+        /// The daemon is stopping and took no part of the call; asking again later, of the
+        /// daemon that starts next, may succeed (HTTP 503 with Retry-After).
+        case unavailable
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -58,8 +58,15 @@ extension ControlServer {
 }
 
 extension ControlServerFailure {
-    /// The JSON answer of this refusal.
+    /// How long a caller refused with 503 should wait before asking again, seconds.
+    static let retryAfterSeconds = 1
+
+    /// The JSON answer of this refusal; a 503 says with `Retry-After` when to ask again.
     func response() -> Response {
-        ControlServer.json(body, status: status)
+        var response = ControlServer.json(body, status: status)
+        if status == .serviceUnavailable {
+            response.headers[.retryAfter] = String(Self.retryAfterSeconds)
+        }
+        return response
     }
 }

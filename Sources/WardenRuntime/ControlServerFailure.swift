@@ -21,6 +21,7 @@ struct ControlServerFailure: Error, Sendable {
             case .unregistered: .gone
             case .payloadTooLarge: .contentTooLarge
             case .invalid: .badRequest
+            case .unavailable: .serviceUnavailable
             }
         self.init(status, error.code.rawValue, error.message)
     }

@@ -236,7 +236,8 @@ public actor WardenDaemon {
         return result
     }
 
-    static let stoppingError = LifecycleError(.conflict, "appwarden is stopping and accepts no more calls.")
+    static let stoppingError = LifecycleError(
+        .unavailable, "appwarden is stopping and accepts no more calls; try again once it has started again.")
 
     /// The core's clock now.
     func now() -> Instant {

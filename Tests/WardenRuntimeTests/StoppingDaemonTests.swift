@@ -1,0 +1,82 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+import WardenAPI
+import WardenPolicy
+import WardenRuntime
+import WardenTesting
+
+@testable import WardenClient
+
+/// A daemon that is stopping: its refusal says the call may be retried, and the client retries
+/// what is safe to retry.
+@Suite struct StoppingDaemonTests {
+    static func errorResponse(_ status: Int, retryAfter: Int, _ code: String) -> String {
+        let body = #"{"error":"\#(code)","message":"appwarden is stopping."}"#
+        return "HTTP/1.1 \(status) X\r\nRetry-After: \(retryAfter)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    /// A call to a daemon that is stopping is refused with 503, error "unavailable" and a
+    /// Retry-After header, not with 409.
+    @Test func aStoppingDaemonRefusesACallWith503AndRetryAfter() async throws {
+        let policy = try PolicyLoader.parse("[apps.notes]\ncommand = \"/bin/notes\"\n", file: "policy.toml")
+        let bed = await WardenTestBed.start(policy: policy)
+        defer { bed.removeStateDirectory() }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("aw-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socketPath = directory + "/control.sock"
+        await bed.daemon.stop()
+        try await ControlServerHarness.serve(bed.daemon, on: socketPath) {
+            let url = try #require(URL(httpURLWithSocketPath: socketPath, uri: "/v1/open/notes"))
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = .POST
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            #expect(response.status.code == 503)
+            #expect(response.headers["Retry-After"] == ["1"])
+            let error = try JSONDecoder().decode(APIErrorBody.self, from: Data(String(buffer: body).utf8))
+            #expect(error.error == "unavailable")
+            #expect(error.message.contains("stopping"))
+        }
+    }
+
+    /// An idempotent call refused with 503 is sent again after the pause and gets the answer
+    /// of the daemon that took over.
+    @Test func anIdempotentCallRefusedWith503IsSentAgain() async throws {
+        let answers = Mutex(0)
+        let server = try ClientTestServer { _ in
+            let count = answers.withLock {
+                $0 += 1
+                return $0
+            }
+            return count == 1
+                ? [Self.errorResponse(503, retryAfter: 0, "unavailable")]
+                : [ClientTestServer.response(200, #"{"ok":true}"#)]
+        }
+        defer { server.stop() }
+        let answer = try await WardenConnection(socketPath: server.socketPath).request(method: "GET", path: "/v1/apps")
+        #expect(answer.status == 200)
+        #expect(server.requests.count == 2)
+    }
+
+    /// A call that is not idempotent refused with 503 is not sent again: the caller gets the
+    /// daemon's refusal, with its code.
+    @Test func aCallThatIsNotIdempotentRefusedWith503IsNotSentAgain() async throws {
+        let server = try ClientTestServer { _ in [Self.errorResponse(503, retryAfter: 0, "unavailable")] }
+        defer { server.stop() }
+        let connection = WardenConnection(socketPath: server.socketPath)
+        await #expect {
+            _ = try await connection.call(
+                ControlAPI.beginTask, ["mail"], body: ControlRequests.BeginTask(name: "upload"))
+        } throws: { error in
+            (error as? WardenClientError)?.status == 503 && (error as? WardenClientError)?.reason == "unavailable"
+        }
+        #expect(server.requests.count == 1)
+    }
+}
