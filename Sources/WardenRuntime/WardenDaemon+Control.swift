@@ -36,6 +36,7 @@ extension WardenDaemon: WardenControl {
     }
 
     public func apps() async -> [AppInfo] {
+        await betweenEvents()
         var result: [AppInfo] = []
         for snapshot in lifecycle.snapshots(at: now()) {
             result.append(await info(snapshot))
@@ -44,6 +45,7 @@ extension WardenDaemon: WardenControl {
     }
 
     public func app(named name: String) async -> AppInfo? {
+        await betweenEvents()
         guard let snapshot = lifecycle.snapshot(of: name, at: now()) else { return nil }
         return await info(snapshot)
     }
@@ -65,6 +67,7 @@ extension WardenDaemon: WardenControl {
     }
 
     public func explain(app: String) async throws(LifecycleError) -> Explanation {
+        await betweenEvents()
         guard let state = lifecycle.state(of: app) else {
             throw LifecycleError.unknownApp(app)
         }

@@ -63,13 +63,15 @@ extension WardenDaemon {
         public var exitsHandled: Int
         public var startsHandled: Int
         public var wakes: [Duration]
+        /// Reads (status, explain) waiting for the event being carried out.
+        public var waitingReads: Int
     }
 
     /// What the daemon has left to do now.
     public func activity() -> Activity {
         Activity(
             queuedEvents: queuedEvents, exitsHandled: exitsHandled, startsHandled: startsHandled,
-            wakes: wakes.values.sorted())
+            wakes: wakes.values.sorted(), waitingReads: waitingReads.count)
     }
 
     /// A launched process began to run: the core decides whether the app is ready.

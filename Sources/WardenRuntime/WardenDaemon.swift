@@ -74,6 +74,9 @@ public actor WardenDaemon {
     var isStopped = false
     /// Whether an event's actions are being carried out (the model may be ahead of the groups).
     var isHandling = false
+    /// Reads waiting for the event being handled to be carried out, so that they never report
+    /// what the groups are not yet (an app suspended before its group is frozen).
+    var waitingReads: [CheckedContinuation<Void, Never>] = []
     /// How many memory sweeps have run.
     var sweeps = 0
     /// The locks that keep a second daemon from starting on the same state or cgroup root.
@@ -279,7 +282,7 @@ public actor WardenDaemon {
             return .failure(error)
         }
         isHandling = true
-        defer { isHandling = false }
+        defer { finishHandling() }
         let reply = await execute(actions)
         var changed = !actions.isEmpty
         while !followUps.isEmpty && !isStopped {
@@ -296,6 +299,23 @@ public actor WardenDaemon {
             saveCheckpoint()
         }
         return .success(reply)
+    }
+
+    /// Ends the handling of an event and lets the reads that waited for it answer.
+    private func finishHandling() {
+        isHandling = false
+        let reads = waitingReads
+        waitingReads.removeAll()
+        for read in reads { read.resume() }
+    }
+
+    /// Returns once no event is being carried out: the model and the groups agree, so a read
+    /// (status, explain) says what is, never what is about to be. Reads are not events, and do
+    /// not wait for the events queued behind.
+    func betweenEvents() async {
+        while isHandling {
+            await withCheckedContinuation { waitingReads.append($0) }
+        }
     }
 
     private static func isSample(_ event: LifecycleEvent) -> Bool {

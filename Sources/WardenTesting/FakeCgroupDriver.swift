@@ -41,6 +41,9 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
         var onKill: (@Sendable ([Int32]) -> Void)?
         /// Bumped whenever what is in memory changes (processes in groups, footprints).
         var memoryChanges = 0
+        /// Whether freezes wait for `releaseFreezes()`, as a freezer that takes its time would.
+        var holdsFreezes = false
+        var heldFreezes: [CheckedContinuation<Void, Never>] = []
     }
 
     let state = Mutex(State())
@@ -172,11 +175,34 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
     }
 
     public func freeze(_ group: AppGroup) async throws(CgroupError) {
+        state.withLock { $0.calls.append(.freeze(group.name)) }
+        await withCheckedContinuation { (freezing: CheckedContinuation<Void, Never>) in
+            let held = state.withLock { state in
+                if state.holdsFreezes { state.heldFreezes.append(freezing) }
+                return state.holdsFreezes
+            }
+            if !held { freezing.resume() }
+        }
         try state.withLock { state throws(CgroupError) in
-            state.calls.append(.freeze(group.name))
             guard state.groups[group.name] != nil else { throw Self.missing(group.name) }
             state.groups[group.name]?.isFrozen = true
         }
+    }
+
+    /// Makes every freeze from now on wait, with its call recorded and its group not yet
+    /// frozen, until `releaseFreezes()`: the time a real freezer takes, stretched for a test.
+    public func holdFreezes() {
+        state.withLock { $0.holdsFreezes = true }
+    }
+
+    /// Lets the freezes that wait complete, and the next ones complete at once.
+    public func releaseFreezes() {
+        let held = state.withLock { state in
+            state.holdsFreezes = false
+            defer { state.heldFreezes.removeAll() }
+            return state.heldFreezes
+        }
+        for freezing in held { freezing.resume() }
     }
 
     public func thaw(_ group: AppGroup) async throws(CgroupError) {
