@@ -68,33 +68,19 @@ public struct LocatedDocument: Sendable, Equatable {
         root = builder.table(from: table, path: [], keyPath: [], line: 1)
     }
 
-    /// Reads a UTF-8 text file, turning every failure into a sentence.
+    /// Reads a UTF-8 text file, turning every failure into a sentence (`TextFile`).
     static func read(path: String, label: String) throws(PolicyError) -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        switch TextFile.read(path) {
+        case .success(let text): return text
+        case .failure(let failure):
+            let sentence =
+                failure == .empty && label == "Policy"
+                ? "the file is empty; a policy declares each app in an [apps.NAME] table (see policies/README.md)."
+                : failure.sentence
             throw PolicyError(diagnostics: [
-                PolicyDiagnostic(file: path, line: nil, key: nil, message: "the file does not exist.", label: label)
+                PolicyDiagnostic(file: path, line: nil, key: nil, message: sentence, label: label)
             ])
         }
-        guard !isDirectory.boolValue else {
-            throw PolicyError(diagnostics: [
-                PolicyDiagnostic(
-                    file: path, line: nil, key: nil, message: "the path is a directory, not a file.", label: label)
-            ])
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PolicyError(diagnostics: [
-                PolicyDiagnostic(
-                    file: path, line: nil, key: nil, message: "the file cannot be read (permission denied?).",
-                    label: label)
-            ])
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw PolicyError(diagnostics: [
-                PolicyDiagnostic(file: path, line: nil, key: nil, message: "the file is not UTF-8 text.", label: label)
-            ])
-        }
-        return text
     }
 
     private static func diagnostic(

@@ -41,22 +41,12 @@ public enum ScenarioLoader {
         return scenario
     }
 
-    /// Reads a UTF-8 text file, turning every failure into a sentence.
+    /// Reads a UTF-8 text file, turning every failure into a sentence (`TextFile`).
     static func read(_ path: String) throws(ScenarioError) -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ScenarioError(file: path, message: "the file does not exist.")
+        switch TextFile.read(path) {
+        case .success(let text): return text
+        case .failure(let failure): throw ScenarioError(file: path, message: failure.sentence)
         }
-        guard !isDirectory.boolValue else {
-            throw ScenarioError(file: path, message: "the path is a directory, not a file.")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ScenarioError(file: path, message: "the file cannot be read (permission denied?).")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ScenarioError(file: path, message: "the file is not UTF-8 text.")
-        }
-        return text
     }
 
     /// Diagnostics grouped by file (in order of first appearance), each file's in order of line.
