@@ -4,7 +4,7 @@ import WardenAPI
 
 extension Appwarden {
     /// Runs the command with exit codes that scripts can rely on: 0 success, 1 refused by the
-    /// daemon (its sentence printed), 2 a usage error, 3 the daemon cannot be reached. Commands
+    /// daemon (its sentence printed), 2 a usage error, 3 the daemon cannot be reached or is stopping. Commands
     /// that choose their own code (`ExitCode(n)`) keep it. With `--json`, a failure is printed
     /// on standard output as `{"error": CODE, "message": SENTENCE}`.
     static func main() async {

@@ -82,7 +82,8 @@ enum JSONOutput {
 }
 
 /// How a client command ends when it did not succeed: exit 1 when the daemon refused (its
-/// sentence printed), exit 3 when it cannot be reached.
+/// sentence printed), exit 3 when it cannot be reached or is stopping (503, `unavailable`:
+/// asking again once it has started may succeed).
 enum ClientExit: Error, CustomStringConvertible {
     /// The daemon's error code (`notFound`, `conflict`, …) and sentence.
     case refused(reason: String, String)
@@ -106,6 +107,7 @@ enum ClientExit: Error, CustomStringConvertible {
 
     var exitCode: Int32 {
         switch self {
+        case .refused(let reason, _) where reason == "unavailable": 3
         case .refused: 1
         case .unreachable: 3
         }

@@ -20,9 +20,8 @@ import WardenTesting
             + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
     }
 
-    /// A call to a daemon that is stopping is refused with 503, error "unavailable" and a
-    /// Retry-After header, not with 409.
-    @Test func aStoppingDaemonRefusesACallWith503AndRetryAfter() async throws {
+    /// Runs `body` with the socket of a control server for a daemon that has stopped.
+    static func servingAStoppedDaemon(_ body: (String) async throws -> Void) async throws {
         let policy = try PolicyLoader.parse("[apps.notes]\ncommand = \"/bin/notes\"\n", file: "policy.toml")
         let bed = await WardenTestBed.start(policy: policy)
         defer { bed.removeStateDirectory() }
@@ -33,6 +32,14 @@ import WardenTesting
         let socketPath = directory + "/control.sock"
         await bed.daemon.stop()
         try await ControlServerHarness.serve(bed.daemon, on: socketPath) {
+            try await body(socketPath)
+        }
+    }
+
+    /// A call to a daemon that is stopping is refused with 503, error "unavailable" and a
+    /// Retry-After header, not with 409.
+    @Test func aStoppingDaemonRefusesACallWith503AndRetryAfter() async throws {
+        try await Self.servingAStoppedDaemon { socketPath in
             let url = try #require(URL(httpURLWithSocketPath: socketPath, uri: "/v1/open/notes"))
             var request = HTTPClientRequest(url: url.absoluteString)
             request.method = .POST
@@ -43,6 +50,22 @@ import WardenTesting
             let error = try JSONDecoder().decode(APIErrorBody.self, from: Data(String(buffer: body).utf8))
             #expect(error.error == "unavailable")
             #expect(error.message.contains("stopping"))
+        }
+    }
+
+    /// The command line told that the daemon is stopping exits 3, as when no daemon answers,
+    /// with the daemon's sentence; with --json it prints the "unavailable" error.
+    @Test(.enabled(if: CommandLineHost.executablePath != nil, "needs the built appwarden executable"))
+    func theCommandLineExitsWithThreeWhenTheDaemonIsStopping() async throws {
+        try await Self.servingAStoppedDaemon { socketPath in
+            let environment = ["APPWARDEN_SOCKET": socketPath]
+            let plain = try await CommandLineHost.run(["open", "notes"], environment: environment)
+            #expect(plain.code == 3)
+            #expect(plain.error.contains("stopping"))
+            let json = try await CommandLineHost.run(["open", "notes", "--json"], environment: environment)
+            #expect(json.code == 3)
+            #expect(
+                json.output.contains(#""error":"unavailable""#) || json.output.contains(#""error" : "unavailable""#))
         }
     }
 
