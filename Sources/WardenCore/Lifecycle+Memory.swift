@@ -12,15 +12,35 @@ extension Lifecycle {
 
     /// A level reported directly: warning or critical warns apps; critical kills one victim.
     mutating func pressure(_ level: PressureLevel, at now: Instant, _ out: inout [LifecycleAction]) {
+        let previous = memoryTracker.level
         memoryTracker.report(level)
         react(to: level, at: now, &out)
+        levelChanged(from: previous, available: nil, &out)
     }
 
     /// A memory sample: the level follows the thresholds with hysteresis; while critical, each
     /// sample kills one victim.
     mutating func memorySample(available: Int64, total: Int64, at now: Instant, _ out: inout [LifecycleAction]) {
+        let previous = memoryTracker.level
         let level = memoryTracker.update(available: available, total: total)
         react(to: level, at: now, &out)
+        levelChanged(from: previous, available: available, &out)
+    }
+
+    /// The memory pressure level the core works with now: the last sample's or report's.
+    public var memoryLevel: PressureLevel { memoryTracker.level }
+
+    /// Runs the `on_pressure` hook when the level is no longer `previous`, after the kill the
+    /// new level may have led to.
+    private mutating func levelChanged(from previous: PressureLevel, available: Int64?, _ out: inout [LifecycleAction])
+    {
+        let level = memoryTracker.level
+        guard level != previous, let command = policy.hooks.onPressure else { return }
+        out.append(
+            .runHook(
+                HookInvocation(
+                    kind: .pressure, command: command, timeout: policy.hooks.timeout, level: level,
+                    previousLevel: previous, available: available)))
     }
 
     private mutating func react(to level: PressureLevel, at now: Instant, _ out: inout [LifecycleAction]) {

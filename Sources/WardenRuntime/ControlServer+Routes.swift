@@ -8,7 +8,7 @@ extension ControlServer {
     /// Builds the router of every route of `docs/openapi.yaml`.
     func makeRouter() -> Router<ControlServerContext> {
         let router = Router(context: ControlServerContext.self)
-        router.add(middleware: ControlServerErrorMiddleware(routes: routes))
+        router.add(middleware: ControlServerErrorMiddleware(routes: routes, metrics: control.metricsSource))
         addRoutes(to: router)
         return router
     }
@@ -17,6 +17,7 @@ extension ControlServer {
         addOperatorVerbs(to: router)
         addAppCalls(to: router)
         addReads(to: router)
+        addMetrics(to: router)
     }
 
     /// Registers `handler` for `method path`; the handler receives the identified caller and
@@ -25,8 +26,12 @@ extension ControlServer {
         _ router: Router<ControlServerContext>, _ method: HTTPRequest.Method, _ path: RouterPath,
         _ handler: @escaping @Sendable (Request, ControlServerContext, ControlServerCaller) async throws -> Response
     ) {
+        let name = Self.routeName(method, path)
+        let metrics = control.metricsSource
         router.on(path, method: method) { request, context in
-            await self.respond(to: request, context: context, handler)
+            let response = await self.respond(to: request, context: context, handler)
+            metrics?.countRequest(route: name, status: Int(response.status.code))
+            return response
         }
     }
 
@@ -90,12 +95,14 @@ extension ControlServer {
     public var routes: [String] {
         let router = Router(context: ControlServerContext.self)
         addRoutes(to: router)
-        return router.routes.map { route in
-            let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false).map {
-                $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
-            }
-            return "\(route.method) \(path.joined(separator: "/"))"
+        return router.routes.map { Self.routeName($0.method, $0.path) }.sorted()
+    }
+
+    /// A route as `METHOD /path/{parameter}`, the form of `docs/openapi.yaml`'s paths.
+    static func routeName(_ method: HTTPRequest.Method, _ path: RouterPath) -> String {
+        let segments = path.description.split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
         }
-        .sorted()
+        return "\(method) \(segments.joined(separator: "/"))"
     }
 }

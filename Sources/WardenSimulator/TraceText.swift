@@ -136,6 +136,7 @@ public enum TraceText {
             case .decision(let text): return (record.app, "decided: \(text)")
             }
         case .deleteRestorationState(let app): return (app, "delete preserved state")
+        case .runHook(let hook): return (hook.app ?? "", "run hook \(hook.kind.policyKey)")
         case .reply(let reply):
             switch reply {
             case .taskBegun(let id, let remaining):
