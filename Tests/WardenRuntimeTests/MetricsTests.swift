@@ -204,6 +204,17 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// `serve --metrics-address` without a port is a usage error (status 2) before anything starts, naming the
+    /// option and an example.
+    @Test(.enabled(if: CommandLineHost.executablePath != nil, "needs the built appwarden executable"))
+    func serveRefusesAMetricsAddressWithoutAPort() async throws {
+        let result = try await CommandLineHost.run([
+            "serve", "--policy", "/nonexistent/policy.toml", "--metrics-address", "localhost",
+        ])
+        #expect(result.code == 2)
+        #expect(result.error.contains("--metrics-address: The metrics address \"localhost\" needs a port"))
+    }
+
     /// A metrics address must be HOST:PORT; each mistake gets its own sentence.
     @Test func aMetricsAddressIsHostAndPort() throws {
         let plain = try MetricsServer.address("127.0.0.1:9464")
