@@ -204,6 +204,24 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// An app removed from the policy loses its per-app series at the next scrape; the others keep theirs.
+    @Test func anAppRemovedFromThePolicyLeavesThePerAppGauges() async throws {
+        let bed = await WardenTestBed.start(policy: try PolicyLoader.parse(Self.policy, file: "metrics.toml"))
+        defer { bed.removeStateDirectory() }
+        var scrape = try Scrape(parsing: try #require(await bed.daemon.metricsExposition()))
+        #expect(scrape[#"appwarden_app_band{app="maps"}"#] == 0)
+        #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == 0)
+        let smaller = try PolicyLoader.parse("[apps.mail]\ncommand = \"/bin/mail\"\n", file: "metrics.toml")
+        _ = try await bed.daemon.perform(.policyChanged(smaller))
+        await bed.settle()
+        scrape = try Scrape(parsing: try #require(await bed.daemon.metricsExposition()))
+        #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
+        #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
+        #expect(scrape[#"appwarden_app_band{app="mail"}"#] == 0)
+        #expect(scrape[#"appwarden_apps{state="notRunning"}"#] == 1)
+        await bed.stop()
+    }
+
     /// `serve --metrics-address` without a port is a usage error (status 2) before anything starts, naming the
     /// option and an example.
     @Test(.enabled(if: CommandLineHost.executablePath != nil, "needs the built appwarden executable"))
