@@ -53,6 +53,8 @@ public enum ControlAPI {
     /// The live journal as server-sent events, one `JournalEntry` each.
     public static let eventStream = APIEndpoint<NoBody, JournalEntry>(.get, "/v1/events/stream")
     public static let health = APIEndpoint<NoBody, Health>(.get, "/v1/health")
+    /// The Prometheus text exposition format (plain text, not JSON).
+    public static let metrics = APIEndpoint<NoBody, String>(.get, "/metrics")
 
     /// The operator verbs that name one app, in the order of DESIGN §1.1.
     public static let appVerbs = [open, forceQuit, reset]
@@ -66,7 +68,7 @@ public enum ControlAPI {
             acquire, release, reportStatus,
         ]
         let verbs: [any APIRoute] = appVerbs + screenVerbs + [push, pushToken, reloadPolicy]
-        let reads: [any APIRoute] = [apps, app, explain, events, eventStream, health]
+        let reads: [any APIRoute] = [apps, app, explain, events, eventStream, health, metrics]
         return (appCalls + verbs + reads).map(\.route).sorted()
     }
 }

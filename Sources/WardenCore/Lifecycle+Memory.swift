@@ -16,6 +16,7 @@ extension Lifecycle {
         memoryTracker.report(level)
         journalLevelChange(from: previous, figures: nil, at: now, &out)
         react(to: level, figures: nil, at: now, &out)
+        levelChanged(from: previous, available: nil, &out)
     }
 
     /// A memory sample: the level follows the thresholds with hysteresis; while critical, each
@@ -27,6 +28,23 @@ extension Lifecycle {
         let level = memoryTracker.update(available: available, total: total)
         journalLevelChange(from: previous, figures: figures, at: now, &out)
         react(to: level, figures: figures, at: now, &out)
+        levelChanged(from: previous, available: available, &out)
+    }
+
+    /// The memory pressure level the core works with now: the last sample's or report's.
+    public var memoryLevel: PressureLevel { memoryTracker.level }
+
+    /// Runs the `on_pressure` hook when the level is no longer `previous`, after the kill the
+    /// new level may have led to.
+    private mutating func levelChanged(from previous: PressureLevel, available: Int64?, _ out: inout [LifecycleAction])
+    {
+        let level = memoryTracker.level
+        guard level != previous, let command = policy.hooks.onPressure else { return }
+        out.append(
+            .runHook(
+                HookInvocation(
+                    kind: .pressure, command: command, timeout: policy.hooks.timeout, level: level,
+                    previousLevel: previous, available: available)))
     }
 
     private mutating func react(

@@ -47,6 +47,14 @@ extension Lifecycle {
             arm(index, .terminationGrace, at: now + record.settings.termination.grace, &out)
         } else {
             out.append(.kill(app: record.name, reason: reason))
+            if let command = policy.hooks.onKill {
+                out.append(
+                    .runHook(
+                        HookInvocation(
+                            kind: .kill, command: command, timeout: policy.hooks.timeout, app: record.name,
+                            reason: reason, footprint: record.footprint, band: record.band,
+                            level: memoryTracker.level)))
+            }
             setState(index, .notRunning, because: sentence, at: now, &out)
         }
         // A fetch cut short by the termination: the next wake counts from the one just taken.

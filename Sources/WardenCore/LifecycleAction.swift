@@ -32,6 +32,8 @@ public enum LifecycleAction: Sendable, Equatable {
     case deleteRestorationState(app: String)
     /// Answer the call that produced this batch of actions.
     case reply(Reply)
+    /// Run an operator hook (`[hooks]`) in the background; it never delays the actions after it.
+    case runHook(HookInvocation)
 }
 
 /// A resource path guarded at suspension.
@@ -74,7 +76,7 @@ public enum Reply: Sendable, Equatable {
 }
 
 /// What became of an accepted push.
-public enum PushDisposition: String, Sendable, Equatable {
+public enum PushDisposition: String, Sendable, Equatable, CaseIterable {
     /// Delivered now (the app was woken, launched or was already running).
     case delivered
     /// Held until the app's next push slot (newest kept).

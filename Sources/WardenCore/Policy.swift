@@ -20,6 +20,8 @@ public struct Policy: Sendable, Equatable {
     public var journal = JournalRetention()
     /// The size cap and rotation of each app's log file (`[logs]`).
     public var logs = AppLogSettings()
+    /// Operator commands run on kills and pressure changes (`[hooks]`).
+    public var hooks = HookSettings()
 
     public init(
         foregroundSlots: Int = 1,

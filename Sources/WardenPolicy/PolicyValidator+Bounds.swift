@@ -105,7 +105,7 @@ extension PolicyValidator {
     }
 
     /// The table of a global section, or nil (reported) when the key holds something else.
-    private mutating func section(_ name: String, in root: LocatedTable, example: String) -> LocatedTable? {
+    mutating func section(_ name: String, in root: LocatedTable, example: String) -> LocatedTable? {
         guard let value = root[name] else { return nil }
         guard let table = value.table else {
             report(value, "key \"\(value.dottedKey)\" must be a table, such as [\(name)] with \(example).")

@@ -14,7 +14,7 @@ struct PolicyValidator {
     /// The keys of a policy file's root.
     static let rootKeys = [
         "foreground_slots", "background", "fetch", "push", "memory", "watchdog", "termination", "launch",
-        "restoration", "resources", "apps", "limits", "journal", "logs",
+        "restoration", "resources", "apps", "limits", "journal", "logs", "hooks",
     ]
 
     init(commandRequired: Bool, extraAppKeys: Set<String>, baseFile: String?, label: String) {
@@ -41,6 +41,7 @@ struct PolicyValidator {
         policy.limits = limitSettings(in: root)
         policy.journal = journalRetention(in: root)
         policy.logs = appLogSettings(in: root)
+        policy.hooks = hookSettings(in: root)
         var appFacts: [String: [String: LocatedValue]] = [:]
         if let appsValue = root["apps"] {
             if let apps = appsValue.table {

@@ -8,7 +8,7 @@ extension ControlServer {
     /// Builds the router of every route of `docs/openapi.yaml`.
     func makeRouter() -> Router<ControlServerContext> {
         let router = Router(context: ControlServerContext.self)
-        router.add(middleware: ControlServerErrorMiddleware(routes: routes))
+        router.add(middleware: ControlServerErrorMiddleware(routes: routes, metrics: control.metricsSource))
         addRoutes(to: router)
         return router
     }
@@ -17,6 +17,7 @@ extension ControlServer {
         addOperatorVerbs(to: router)
         addAppCalls(to: router)
         addReads(to: router)
+        addMetrics(to: router)
     }
 
     /// Registers `handler` for the table's `endpoint`; the handler receives the identified
@@ -30,8 +31,12 @@ extension ControlServer {
             case .get: .get
             case .post: .post
             }
+        let name = endpoint.route
+        let metrics = control.metricsSource
         router.on(RouterPath(endpoint.template), method: method) { request, context in
-            await self.respond(to: request, context: context, handler)
+            let response = await self.respond(to: request, context: context, handler)
+            metrics?.countRequest(route: name, status: Int(response.status.code))
+            return response
         }
     }
 
@@ -95,12 +100,14 @@ extension ControlServer {
     public var routes: [String] {
         let router = Router(context: ControlServerContext.self)
         addRoutes(to: router)
-        return router.routes.map { route in
-            let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false).map {
-                $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
-            }
-            return "\(route.method) \(path.joined(separator: "/"))"
+        return router.routes.map { Self.routeName($0.method, $0.path) }.sorted()
+    }
+
+    /// A route as `METHOD /path/{parameter}`, the form of `docs/openapi.yaml`'s paths.
+    static func routeName(_ method: HTTPRequest.Method, _ path: RouterPath) -> String {
+        let segments = path.description.split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
         }
-        .sorted()
+        return "\(method) \(segments.joined(separator: "/"))"
     }
 }

@@ -9,8 +9,11 @@ struct ControlServerErrorMiddleware: RouterMiddleware {
 
     /// Every route as method and path segments (`{app}` matches any segment).
     let routes: [(method: String, segments: [Substring])]
+    /// Where refused requests are counted, as route `unmatched`.
+    let metrics: WardenMetrics?
 
-    init(routes: [String]) {
+    init(routes: [String], metrics: WardenMetrics? = nil) {
+        self.metrics = metrics
         self.routes = routes.compactMap { route in
             let parts = route.split(separator: " ", maxSplits: 1)
             guard parts.count == 2 else { return nil }
@@ -24,29 +27,36 @@ struct ControlServerErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError {
-            let route = "\(request.method) \(request.uri.path)"
-            let failure: ControlServerFailure
-            if error.status == .notFound {
-                let allowed = methods(answering: request.uri.path)
-                if allowed.isEmpty {
-                    failure = ControlServerFailure(
-                        .notFound, "notFound", "The control API has no route \(route); see docs/openapi.yaml.")
-                } else {
-                    failure = ControlServerFailure(
-                        .methodNotAllowed, "methodNotAllowed",
-                        "\(request.uri.path) answers only \(allowed.joined(separator: " and ")), not \(request.method)"
-                            + (allowed == ["POST"] ? " (with curl: -X POST)." : ".")
-                    )
-                }
-                var response = failure.response()
-                if !allowed.isEmpty { response.headers[.allow] = allowed.joined(separator: ", ") }
-                return response
-            }
-            failure = ControlServerFailure(
-                error.status, error.status == .contentTooLarge ? "payloadTooLarge" : "invalid",
-                error.body ?? "The request \(route) was refused (\(error.status.code)).")
-            return failure.response()
+            let response = answer(error, to: request)
+            metrics?.countRequest(route: "unmatched", status: Int(response.status.code))
+            return response
         }
+    }
+
+    /// The JSON answer to one of Hummingbird's refusals.
+    private func answer(_ error: HTTPError, to request: Request) -> Response {
+        let route = "\(request.method) \(request.uri.path)"
+        let failure: ControlServerFailure
+        if error.status == .notFound {
+            let allowed = methods(answering: request.uri.path)
+            if allowed.isEmpty {
+                failure = ControlServerFailure(
+                    .notFound, "notFound", "The control API has no route \(route); see docs/openapi.yaml.")
+            } else {
+                failure = ControlServerFailure(
+                    .methodNotAllowed, "methodNotAllowed",
+                    "\(request.uri.path) answers only \(allowed.joined(separator: " and ")), not \(request.method)"
+                        + (allowed == ["POST"] ? " (with curl: -X POST)." : ".")
+                )
+            }
+            var response = failure.response()
+            if !allowed.isEmpty { response.headers[.allow] = allowed.joined(separator: ", ") }
+            return response
+        }
+        failure = ControlServerFailure(
+            error.status, error.status == .contentTooLarge ? "payloadTooLarge" : "invalid",
+            error.body ?? "The request \(route) was refused (\(error.status.code)).")
+        return failure.response()
     }
 
     /// The methods of the routes whose pattern matches `path`.

@@ -45,4 +45,8 @@ public protocol WardenControl: Sendable {
     /// and the running policy stays in force.
     func reloadPolicy() async throws -> String
     func health() async -> Health
+    /// The metrics in the Prometheus text format (`GET /metrics`); nil where none are kept.
+    func metricsExposition() async -> String?
+    /// Where the control server counts its requests; nil where no metrics are kept.
+    var metricsSource: WardenMetrics? { get }
 }

@@ -18,6 +18,7 @@ extension WardenDaemon {
     func execute(_ actions: [LifecycleAction]) async -> Reply? {
         var reply: Reply?
         var killedForMemory = false
+        metrics.count(actions, at: now())
         for action in actions {
             switch action {
             case .spawn(let app, let launch, let reason, let restore):
@@ -56,6 +57,8 @@ extension WardenDaemon {
                 deleteRestorationState(app)
             case .reply(let answer):
                 reply = answer
+            case .runHook(let hook):
+                hooks.run(hook)
             }
         }
         if killedForMemory {

@@ -91,6 +91,7 @@ extension WardenDaemon {
     func processEnded(_ exit: ProcessExit) async {
         let end = classify(exit.termination, app: exit.app)
         if running[exit.app]?.pid == exit.pid {
+            metrics.processEnded(app: exit.app, at: now())
             running[exit.app] = nil
             await releaseGroup(exit.app)
         }

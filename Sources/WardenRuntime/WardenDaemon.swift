@@ -88,6 +88,10 @@ public actor WardenDaemon {
     /// Where new device tokens come from: the system's random source, or a deterministic one
     /// in tests that replay scenarios naming tokens.
     let tokenSource: DeviceTokenSource
+    /// The daemon's Prometheus metrics (`GET /metrics`), on a registry of its own.
+    public nonisolated let metrics: WardenMetrics
+    /// Runs the policy's hooks in the background.
+    public nonisolated let hooks: HookRunner
 
     init(
         options: WardenDaemonOptions, policy: Policy, clock: WardenClock, journal: any WardenJournal,
@@ -104,6 +108,10 @@ public actor WardenDaemon {
         self.launcher = launcher
         self.memory = memory
         self.logger = logger
+        let metrics = WardenMetrics()
+        self.metrics = metrics
+        self.hooks = HookRunner(
+            logger: logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options))
     }
 
     /// Loads the policy, opens the journal in the state directory, prepares the cgroups,
@@ -283,6 +291,7 @@ public actor WardenDaemon {
         }
         isHandling = true
         defer { finishHandling() }
+        metrics.count(accepted: event)
         let reply = await execute(actions)
         var changed = !actions.isEmpty
         while !followUps.isEmpty && !isStopped {

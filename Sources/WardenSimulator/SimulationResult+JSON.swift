@@ -95,6 +95,8 @@ extension LifecycleAction {
             id.app
         case .journal(let record):
             record.app
+        case .runHook(let hook):
+            hook.app
         case .reply:
             nil
         }

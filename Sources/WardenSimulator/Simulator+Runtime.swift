@@ -198,7 +198,7 @@ extension Simulator {
                     record.analytics.append(SimulationRecord.Analytics(time: now, app: journal.app, event: event))
                 }
             }
-        case .reply, .setOOMScore, .deleteRestorationState:
+        case .reply, .setOOMScore, .deleteRestorationState, .runHook:
             break
         }
     }

@@ -140,6 +140,7 @@ public enum TraceText {
             case .system(let event): return (record.app, "device: \(event)")
             }
         case .deleteRestorationState(let app): return (app, "delete preserved state")
+        case .runHook(let hook): return (hook.app ?? "", "run hook \(hook.kind.policyKey)")
         case .reply(let reply):
             switch reply {
             case .taskBegun(let id, let remaining):

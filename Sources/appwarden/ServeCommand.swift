@@ -50,10 +50,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The group whose members may use operator verbs (default: \"appwarden\" if it exists).")
     var adminGroup: String?
 
+    @Option(
+        name: .customLong("metrics-address"),
+        help: "Also serve GET /metrics (and nothing else) over TCP at HOST:PORT, such as 127.0.0.1:9464.")
+    var metricsAddress: String?
+
     func validate() throws {
         guard !cgroupRoot.isEmpty, !cgroupRoot.contains("/"), cgroupRoot != ".", cgroupRoot != ".." else {
             throw ValidationError(
                 "--cgroup-root needs a plain group name such as \"appwarden\", not \"\(cgroupRoot)\".")
+        }
+        if let metricsAddress {
+            do {
+                _ = try MetricsServer.address(metricsAddress)
+            } catch {
+                throw ValidationError("--metrics-address: \(error.message)")
+            }
         }
     }
 
@@ -92,6 +104,20 @@ struct ServeCommand: AsyncParsableCommand {
                     return error
                 }
             }
+            if let metricsAddress, let address = try? MetricsServer.address(metricsAddress) {
+                let metrics = MetricsServer(
+                    host: address.host, port: address.port, logger: logger,
+                    exposition: { await daemon.metricsExposition() },
+                    onListening: { port in logger.info("Serving metrics on \(address.host):\(port)/metrics.") })
+                group.addTask {
+                    do {
+                        try await metrics.run()
+                        return nil
+                    } catch {
+                        return MetricsListenerError(address: metricsAddress, cause: error)
+                    }
+                }
+            }
             group.addTask {
                 let signal = await Self.nextTerminationSignal()
                 logger.info("Stopping on signal \(signal).")
@@ -102,7 +128,11 @@ struct ServeCommand: AsyncParsableCommand {
             return first
         }
         await daemon.stop()
-        if let failure {
+        if let failure = failure as? MetricsListenerError {
+            Self.printError(
+                "appwarden serve: the metrics listener on \(failure.address) failed: \(failure.cause)\n")
+            throw ExitCode(2)
+        } else if let failure {
             Self.printError("appwarden serve: the control socket failed: \(failure)\n")
             throw ExitCode(2)
         }
@@ -128,6 +158,12 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// The metrics listener could not bind or failed while serving.
+private struct MetricsListenerError: Error {
+    var address: String
+    var cause: any Error
 }
 
 /// Resumes a continuation once, with the first signal, and keeps the signal sources alive.

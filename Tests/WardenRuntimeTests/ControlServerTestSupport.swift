@@ -127,6 +127,16 @@ actor ControlServerDouble: WardenControl {
         return "The policy with \(lifecycle.policy.apps.count) apps is in force."
     }
 
+    /// The metrics of the double's core (no device memory, no counters moved).
+    func metricsExposition() async -> String? {
+        WardenMetrics().exposition(
+            of: WardenMetrics.Reading(
+                apps: lifecycle.snapshots(at: now), level: lifecycle.memoryLevel, memory: lifecycle.policy.memory,
+                device: nil))
+    }
+
+    nonisolated var metricsSource: WardenMetrics? { nil }
+
     func health() async -> Health {
         Health(
             ok: true, version: "test", policy: "test.toml", apps: lifecycle.policy.apps.count, pressure: "normal",

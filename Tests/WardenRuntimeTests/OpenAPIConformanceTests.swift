@@ -59,6 +59,14 @@ struct OpenAPIConformanceTests {
                     successes.append(route)
                     continue
                 }
+                if path == "/metrics" {
+                    // The one answer in the Prometheus text format rather than JSON.
+                    let (status, body) = try await harness.request(.GET, path)
+                    #expect(status == 200, "GET /metrics answered \(status): \(body)")
+                    #expect(body.contains("# TYPE appwarden_apps gauge"))
+                    successes.append(route)
+                    continue
+                }
                 if path.hasPrefix("/v1/open/") {
                     // Open is refused while the screen is locked, and the lock route may have come first.
                     _ = try await harness.request(.POST, "/v1/unlock")

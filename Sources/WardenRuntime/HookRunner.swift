@@ -1,0 +1,206 @@
+import CoreMetrics
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+public import WardenCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Runs the operator's hooks (`[hooks]`): each command with `/bin/sh -c`, in a process group of
+/// its own, outside every app's group (it stays in the daemon's), with the invocation's facts in
+/// its environment and its output, line by line, in the daemon's log.
+///
+/// `run(_:)` returns as soon as the process is started; waiting, reading and the timeout happen
+/// on other threads, so a hook never delays the kill or anything else the daemon does. A hook
+/// still running when its timeout ends has its whole process group killed.
+public final class HookRunner: Sendable {
+    /// How one run ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The shell ended on its own with this exit status (128 + N for signal N).
+        case finished(status: Int32)
+        /// The shell could not be started.
+        case failed(String)
+        /// The timeout ended first and the process group was killed.
+        case timedOut
+    }
+
+    /// One finished run: which hook, and how it ended.
+    public struct Run: Sendable, Equatable {
+        public var kind: HookInvocation.Kind
+        public var app: String?
+        public var outcome: Outcome
+    }
+
+    let logger: Logger
+    let metrics: WardenMetrics?
+    /// Variables every hook receives besides the invocation's (`PATH`, `APPWARDEN_SOCKET`, …).
+    let baseEnvironment: [String: String]
+    private let finished = Mutex<[Run]>([])
+
+    init(logger: Logger, metrics: WardenMetrics?, baseEnvironment: [String: String]) {
+        self.logger = logger
+        self.metrics = metrics
+        self.baseEnvironment = baseEnvironment
+    }
+
+    /// The runs that have ended, oldest first.
+    public var runs: [Run] { finished.withLock { $0 } }
+
+    /// Starts `hook` and returns at once.
+    func run(_ hook: HookInvocation) {
+        let name = hook.kind.policyKey + (hook.app.map { " (app \"\($0)\")" } ?? "")
+        var environment = baseEnvironment
+        environment.merge(hook.environment) { _, new in new }
+        let started: (pid: pid_t, output: Int32)
+        do {
+            started = try Self.spawn(command: hook.command, environment: environment)
+        } catch {
+            logger.error("Could not run hook \(name): \(error.message)")
+            end(hook, .failed(error.message))
+            return
+        }
+        logger.info("Running hook \(name) as process \(started.pid).")
+        let state = Mutex(RunState())
+        let timeout = hook.timeout
+        let (seconds, attoseconds) = timeout.components
+        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: deadline) {
+            state.withLock { state in
+                // The shell is not reaped before `isReaped` is set under this lock, so its pid
+                // (the group's id) cannot have been reused yet.
+                guard !state.isReaped else { return }
+                state.timedOut = true
+                _ = kill(-started.pid, SIGKILL)
+            }
+        }
+        let logger = logger
+        DispatchQueue.global().async {
+            Self.relay(started.output, to: logger, name: name)
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(started.pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            let (timedOut, status) = state.withLock { state -> (Bool, Int32) in
+                var status: Int32 = 0
+                while waitpid(started.pid, &status, 0) < 0 && errno == EINTR {}
+                state.isReaped = true
+                return (state.timedOut, status)
+            }
+            if timedOut {
+                logger.warning(
+                    "Hook \(name) ran longer than \(DurationFormat.string(timeout)); its process group was killed.")
+                self.end(hook, .timedOut)
+                return
+            }
+            let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            if code != 0 {
+                logger.warning("Hook \(name) ended with status \(code).")
+            }
+            self.end(hook, .finished(status: code))
+        }
+    }
+
+    private struct RunState {
+        var isReaped = false
+        var timedOut = false
+    }
+
+    private func end(_ hook: HookInvocation, _ outcome: Outcome) {
+        let label =
+            switch outcome {
+            case .finished(status: 0): "finished"
+            case .finished, .failed: "failed"
+            case .timedOut: "timedOut"
+            }
+        metrics?.hookRun(hook.kind, outcome: label).increment()
+        finished.withLock { $0.append(Run(kind: hook.kind, app: hook.app, outcome: outcome)) }
+    }
+
+    /// Logs each line read from `descriptor` until its end, then closes it.
+    private static func relay(_ descriptor: Int32, to logger: Logger, name: String) {
+        defer { close(descriptor) }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        func flush(_ line: ArraySlice<UInt8>) {
+            let text = String(decoding: line, as: UTF8.self)
+            if !text.isEmpty { logger.info("Hook \(name): \(text)") }
+        }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            pending.append(contentsOf: buffer[..<count])
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                flush(pending[..<newline])
+                pending.removeSubrange(...newline)
+            }
+            // A line longer than this is logged in pieces rather than held without bound.
+            if pending.count > 16_384 {
+                flush(pending[...])
+                pending.removeAll()
+            }
+        }
+        flush(pending[...])
+    }
+
+    struct SpawnError: Error {
+        var message: String
+    }
+
+    /// Starts `/bin/sh -c command` (posix_spawn) in a new process group, standard input from
+    /// /dev/null, standard output and error into a pipe; returns its pid and the pipe's read end.
+    /// Signals the daemon ignores are reset to their defaults for it.
+    static func spawn(command: String, environment: [String: String]) throws(SpawnError) -> (pid: pid_t, output: Int32)
+    {
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            throw SpawnError(message: "no pipe for its output (\(String(cString: strerror(errno))))")
+        }
+        // Neither end may outlive this spawn in other children of the daemon.
+        _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
+        defer { close(pipeEnds[1]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = ["/bin/sh", "-c", command]
+        let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let result = withCStrings(arguments) { argv in
+            withCStrings(variables) { envp in
+                posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+            }
+        }
+        guard result == 0 else {
+            close(pipeEnds[0])
+            throw SpawnError(message: "/bin/sh could not be started (\(String(cString: strerror(result))))")
+        }
+        return (pid, pipeEnds[0])
+    }
+
+    private static func withCStrings<Result>(
+        _ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result
+    ) -> Result {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        return body(pointers)
+    }
+}

@@ -1,0 +1,202 @@
+import CoreMetrics
+public import Prometheus
+import Synchronization
+public import WardenCore
+
+/// The daemon's Prometheus metrics, through swift-metrics on a registry of its own (not the
+/// process-wide `MetricsSystem`), so that several daemons in one process keep apart.
+///
+/// Counters and the kill-latency histogram move as the daemon carries out the core's actions;
+/// the gauges (apps by state, each app's footprint and band, the pressure level, memory and the
+/// thresholds) are set from the core's state when `exposition(of:)` is called, at scrape time.
+public final class WardenMetrics: Sendable {
+    /// The registry the exposition is written from.
+    public let registry: PrometheusCollectorRegistry
+    let factory: PrometheusMetricsFactory
+
+    /// The buckets of `appwarden_memory_kill_latency_seconds`: 1 ms to 30 s.
+    static let latencyBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5),
+        .seconds(10), .seconds(30),
+    ]
+    static let latencyName = "appwarden_memory_kill_latency_seconds"
+
+    /// When each app's memory kill was decided, until its process is seen to end.
+    private let killsInFlight = Mutex<[String: Instant]>([:])
+    /// The apps whose per-app gauges were set at the last scrape.
+    private let appsShown = Mutex<Set<String>>([])
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets = [Self.latencyName: Self.latencyBuckets]
+        self.factory = factory
+        // Every labelled counter starts at zero, so that a rate is defined before the first event.
+        for reason in TerminationReason.allCases { _ = termination(reason) }
+        for outcome in Self.wakeOutcomes {
+            _ = wake("fetch", outcome: outcome)
+            _ = wake("push", outcome: outcome)
+        }
+        for disposition in PushDisposition.allCases { _ = pushDisposition(disposition) }
+        for kind in HookInvocation.Kind.allCases {
+            for outcome in ["finished", "failed", "timedOut"] { _ = hookRun(kind, outcome: outcome) }
+        }
+        _ = memoryKills
+        _ = killLatency
+    }
+
+    /// The outcomes of a fetch or push window: the app's completion result, or `timeout`.
+    static let wakeOutcomes = CompletionResult.allCases.map(\.rawValue) + ["timeout"]
+
+    // MARK: Counters
+
+    func termination(_ reason: TerminationReason) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(
+            label: "appwarden_terminations_total", dimensions: [("reason", reason.rawValue)], factory: factory)
+    }
+
+    var memoryKills: CoreMetrics.Counter {
+        CoreMetrics.Counter(label: "appwarden_memory_kills_total", factory: factory)
+    }
+
+    var killLatency: CoreMetrics.Timer {
+        CoreMetrics.Timer(label: Self.latencyName, factory: factory)
+    }
+
+    func wake(_ kind: String, outcome: String) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(
+            label: "appwarden_\(kind)_wakes_total", dimensions: [("outcome", outcome)], factory: factory)
+    }
+
+    func pushDisposition(_ disposition: PushDisposition) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(
+            label: "appwarden_push_dispositions_total", dimensions: [("disposition", disposition.rawValue)],
+            factory: factory)
+    }
+
+    func hookRun(_ kind: HookInvocation.Kind, outcome: String) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(
+            label: "appwarden_hook_runs_total", dimensions: [("hook", kind.policyKey), ("outcome", outcome)],
+            factory: factory)
+    }
+
+    /// Counts one control API request: its route (`GET /v1/apps/{app}`, or `unmatched`) and status.
+    public func countRequest(route: String, status: Int) {
+        CoreMetrics.Counter(
+            label: "appwarden_api_requests_total", dimensions: [("route", route), ("status", String(status))],
+            factory: factory
+        ).increment()
+    }
+
+    // MARK: What the daemon carries out
+
+    /// Counts what a batch of the core's actions does: terminations, memory kills, push
+    /// dispositions and fetch or push windows that timed out. A memory kill starts its latency
+    /// measurement at `now`.
+    func count(_ actions: [LifecycleAction], at now: Instant) {
+        for action in actions {
+            switch action {
+            case .kill(let app, let reason) where reason == .memoryPressure:
+                memoryKills.increment()
+                killsInFlight.withLock { $0[app] = now }
+            case .journal(let record):
+                guard case .analytics(.appTerminated(let reason)) = record.kind else { continue }
+                termination(reason).increment()
+                if reason == .fetchTimeout { wake("fetch", outcome: "timeout").increment() }
+                if reason == .pushTimeout { wake("push", outcome: "timeout").increment() }
+            case .reply(.push(let disposition)):
+                pushDisposition(disposition).increment()
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Counts an event the core accepted: a completed fetch or push window, by its result.
+    func count(accepted event: LifecycleEvent) {
+        switch event {
+        case .completeFetch(_, let result): wake("fetch", outcome: result.rawValue).increment()
+        case .completePush(_, let result): wake("push", outcome: result.rawValue).increment()
+        default: break
+        }
+    }
+
+    /// An app's process ended at `now`: ends its kill-latency measurement if it was killed for memory.
+    func processEnded(app: String, at now: Instant) {
+        guard let started = killsInFlight.withLock({ $0.removeValue(forKey: app) }) else { return }
+        let latency = now - started
+        let (seconds, attoseconds) = latency.components
+        killLatency.recordNanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+    }
+
+    // MARK: Scrape
+
+    /// What the gauges are set from at a scrape: the core's apps and level, and the device's memory.
+    public struct Reading: Sendable {
+        public var apps: [AppSnapshot]
+        public var level: PressureLevel
+        public var memory: MemorySettings
+        /// Available and total memory, when the memory source could read them.
+        public var device: (available: Int64, total: Int64)?
+
+        public init(
+            apps: [AppSnapshot], level: PressureLevel, memory: MemorySettings,
+            device: (available: Int64, total: Int64)?
+        ) {
+            self.apps = apps
+            self.level = level
+            self.memory = memory
+            self.device = device
+        }
+    }
+
+    /// Sets the gauges from `reading` and returns the whole registry in the Prometheus text format.
+    public func exposition(of reading: Reading) -> String {
+        var counts: [AppState: Int] = [:]
+        for app in reading.apps { counts[app.state, default: 0] += 1 }
+        for state in AppState.allCases {
+            gauge("appwarden_apps", [("state", state.rawValue)]).record(counts[state] ?? 0)
+        }
+        let names = Set(reading.apps.map(\.name))
+        let gone = appsShown.withLock { shown in
+            defer { shown = names }
+            return shown.subtracting(names)
+        }
+        for app in gone {
+            gauge("appwarden_app_footprint_bytes", [("app", app)]).destroy()
+            gauge("appwarden_app_band", [("app", app)]).destroy()
+        }
+        for app in reading.apps {
+            gauge("appwarden_app_footprint_bytes", [("app", app.name)]).record(app.footprint)
+            gauge("appwarden_app_band", [("app", app.name)]).record(app.band?.rawValue ?? 0)
+        }
+        gauge("appwarden_memory_pressure_level", []).record(Self.number(of: reading.level))
+        if let device = reading.device {
+            gauge("appwarden_memory_available_bytes", []).record(device.available)
+            gauge("appwarden_memory_total_bytes", []).record(device.total)
+            let thresholds: [(String, MemoryThreshold)] = [
+                ("warning_enter", reading.memory.warningEnter), ("warning_exit", reading.memory.warningExit),
+                ("critical_enter", reading.memory.criticalEnter), ("critical_exit", reading.memory.criticalExit),
+            ]
+            for (name, threshold) in thresholds {
+                gauge("appwarden_memory_threshold_bytes", [("threshold", name)])
+                    .record(threshold.bytes(ofTotal: device.total))
+            }
+        }
+        return registry.emitToString()
+    }
+
+    /// The level as the gauge shows it: 0 normal, 1 warning, 2 critical.
+    static func number(of level: PressureLevel) -> Int {
+        switch level {
+        case .normal: 0
+        case .warning: 1
+        case .critical: 2
+        }
+    }
+
+    private func gauge(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Gauge {
+        CoreMetrics.Gauge(label: label, dimensions: dimensions, factory: factory)
+    }
+}
