@@ -1,6 +1,6 @@
 import Hummingbird
-import WardenAPI
 import NIOCore
+import WardenAPI
 
 extension ControlServer {
     /// `GET /metrics`: the daemon's metrics in the Prometheus text format, for operators.
