@@ -147,7 +147,7 @@ import WardenTesting
 
             _ = try await bed.daemon.perform(.open(app: "maps"))
             await bed.advance(by: .seconds(6))
-            #expect(await bed.daemon.app(named: "mail")?.state == "suspended")
+            #expect(await bed.daemon.app(named: "mail")?.state == .suspended)
             // The device fills up: mail (suspended) is the victim, maps is protected.
             // After the kill the device still has only 24 MiB free, so the level stays critical.
             bed.driver.setDeviceMemory(1024 * Self.mib, reserved: 1000 * Self.mib)
