@@ -121,9 +121,9 @@ extension WardenDaemon: WardenControl {
     }
 
     public func health() async -> Health {
-        let pressure = lifecycle.checkpoint(at: now()).pressure
-        return Health(
+        Health(
             ok: !isStopped, version: "0.1.0", policy: options.policyPath, apps: policy.apps.count,
-            pressure: pressure, cgroupLayout: layout?.kind.rawValue ?? "none", dryRun: options.dryRun)
+            pressure: lifecycle.memoryLevel.rawValue, cgroupLayout: layout?.kind.rawValue ?? "none",
+            dryRun: options.dryRun)
     }
 }

@@ -48,7 +48,15 @@ extension WardenDaemon {
                 registered = checkpoint.running.map(\.app)
                 await adopt(checkpoint.running)
             } catch {
-                logger.error("Could not read the checkpoint; starting afresh: \(error)")
+                // The next save replaces the row: keep what could not be read (a newer format,
+                // say) beside the journal, so that nothing is lost.
+                let kept = options.stateDirectory + "/checkpoint-unread-\(saved.wallTimeMillis).json"
+                if FileManager.default.createFile(atPath: kept, contents: Data(saved.json.utf8)) {
+                    logger.error(
+                        "Could not read the checkpoint; starting afresh, and keeping it in \"\(kept)\": \(error)")
+                } else {
+                    logger.error("Could not read the checkpoint, nor keep it in \"\(kept)\"; starting afresh: \(error)")
+                }
             }
         }
         await killStrays(registered: registered)
