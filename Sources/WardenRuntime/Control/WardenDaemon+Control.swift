@@ -94,9 +94,7 @@ extension WardenDaemon: WardenControl {
             continuation.finish()
             return stream
         }
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[id] = (app, continuation)
+        let id = subscribers.add(app: app, continuation: continuation)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
@@ -104,7 +102,7 @@ extension WardenDaemon: WardenControl {
     }
 
     func unsubscribe(_ id: UInt64) {
-        subscribers[id] = nil
+        subscribers.remove(id)
     }
 
     public func reloadPolicy() async throws -> String {

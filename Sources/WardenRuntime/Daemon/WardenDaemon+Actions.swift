@@ -79,9 +79,7 @@ extension WardenDaemon {
 
     /// Hands `entry` to every subscriber of its app or of every app.
     func publish(_ entry: JournalEntry) {
-        for (_, subscriber) in subscribers where subscriber.app == nil || subscriber.app == entry.app {
-            subscriber.continuation.yield(entry)
-        }
+        subscribers.publish(entry)
     }
 
     // MARK: Signals for messages
@@ -326,58 +324,5 @@ extension WardenDaemon {
         } catch {
             logger.warning("Could not delete the restoration directory \"\(path)\": \(error)")
         }
-    }
-
-    // MARK: Timers
-
-    /// Arms (or re-arms) a timer: its deadline goes into the queue, and the timer task is made
-    /// to wake by then.
-    func arm(_ timer: TimerID, deadline: Instant) {
-        armedTimers[timer] = timerQueue.schedule(timer, at: deadline)
-        if let serving = wakes["timers"], serving <= deadline.sinceOrigin, timerServer != nil { return }
-        startTimerServer(wakingAt: deadline)
-    }
-
-    /// Cancels a timer: its entry in the queue is skipped when it comes due.
-    func cancel(_ timer: TimerID) {
-        armedTimers[timer] = nil
-    }
-
-    /// Replaces the timer task by one that sleeps on the clock until `deadline`, fires the timers
-    /// due, and sleeps again until the next deadline, for as long as the queue holds one.
-    func startTimerServer(wakingAt deadline: Instant) {
-        timerServer?.task.cancel()
-        timerServerCount &+= 1
-        let id = timerServerCount
-        wakes["timers"] = deadline.sinceOrigin
-        let clock = clock
-        let task = Task { [weak self] in
-            var wake = deadline
-            while true {
-                try? await clock.sleep(untilElapsed: wake.sinceOrigin)
-                guard !Task.isCancelled, let self, let next = await self.fireDueTimers(server: id) else { return }
-                wake = next
-            }
-        }
-        timerServer = (id, task)
-    }
-
-    /// Queues `timerFired` for every live timer due by now, in (deadline, arming) order; returns
-    /// when to wake next, or nil when the queue is empty or `server` is no longer the timer task.
-    func fireDueTimers(server: UInt64) -> Instant? {
-        guard timerServer?.id == server, !isStopped else { return nil }
-        let now = now()
-        while let entry = timerQueue.popDue(through: now) {
-            guard armedTimers[entry.element] == entry.sequence else { continue }
-            armedTimers[entry.element] = nil
-            submit(.timerFired(entry.element))
-        }
-        guard let next = timerQueue.nextDeadline else {
-            timerServer = nil
-            wakes["timers"] = nil
-            return nil
-        }
-        wakes["timers"] = next.sinceOrigin
-        return next
     }
 }

@@ -49,16 +49,10 @@ public actor WardenDaemon {
     var running: [String: RunningProcess] = [:]
     /// Signals appwarden sent to each app's processes since its launch (their ends are not crashes).
     var signalsSent: [String: Set<Int32>] = [:]
-    var subscribers: [UInt64: (app: String?, continuation: AsyncStream<JournalEntry>.Continuation)] = [:]
-    var nextSubscriberID: UInt64 = 0
-    /// The core's timers by deadline; entries whose sequence is no longer in `armedTimers` were
-    /// cancelled or re-armed and are skipped.
-    var timerQueue = TimerQueue<TimerID>()
-    /// The sequence number of each armed timer's live entry in `timerQueue`.
-    var armedTimers: [TimerID: UInt64] = [:]
-    /// The one task that sleeps until the earliest deadline and fires the timers due.
-    var timerServer: (id: UInt64, task: Task<Void, Never>)?
-    var timerServerCount: UInt64 = 0
+    /// The followers of the event stream.
+    var subscribers = EventSubscribers()
+    /// The core's armed timers and the one task that fires them.
+    var timers = DaemonTimers()
     /// When the loops sleeping on the clock (`timers`, `sweep`) wake next, since the origin.
     var wakes: [String: Duration] = [:]
     /// Events queued and not yet handled.
@@ -309,9 +303,7 @@ public actor WardenDaemon {
         saveCheckpoint()
         isStopped = true
         jobs?.finish()
-        timerServer?.task.cancel()
-        timerServer = nil
-        armedTimers.removeAll()
+        timers.stop()
         wakes.removeAll()
         for loop in loops { loop.cancel() }
         loops.removeAll()
@@ -331,8 +323,7 @@ public actor WardenDaemon {
             try? await driver.removeRoot()
         }
         for (name, _) in groups { memory.untrack(name) }
-        for (_, subscriber) in subscribers { subscriber.continuation.finish() }
-        subscribers.removeAll()
+        subscribers.finishAll()
         instanceLock?.release()
         instanceLock = nil
     }
