@@ -14,10 +14,10 @@ import WardenPolicy
 /// What the control server asks of the daemon.
 extension WardenDaemon: WardenControl {
     public func identify(_ peer: PeerCredentials) async -> CallerIdentity {
-        for (app, _) in groups.sorted(by: { $0.key < $1.key }) where await pids(of: app).contains(peer.pid) {
+        for (app, _) in processes.groups.sorted(by: { $0.key < $1.key }) where await pids(of: app).contains(peer.pid) {
             return .app(app)
         }
-        for (app, entry) in running where entry.pid == peer.pid {
+        for (app, entry) in processes.running where entry.pid == peer.pid {
             return .app(app)
         }
         if peer.uid == 0 || peer.uid == geteuid() {

@@ -88,9 +88,9 @@ extension WardenDaemon {
     /// (`signals`), for apps that keep no connection to read their event stream.
     func sendMappedSignal(_ app: String, for message: AppMessage) {
         guard let kind = Self.signalKind(of: message), let signal = policy.app(named: app)?.signals[kind],
-            let main = running[app]
+            let main = processes.running[app]
         else { return }
-        signalsSent[app, default: []].insert(signal)
+        processes.signalsSent[app, default: []].insert(signal)
         if !launcher.send(signal, to: main.pid) {
             logger.error("Could not send signal \(signal) to app \"\(app)\" (process \(main.pid)) for \(kind).")
         }
@@ -139,7 +139,7 @@ extension WardenDaemon {
         if restore {
             environment["APPWARDEN_RESTORE"] = "1"
         }
-        signalsSent[app] = []
+        processes.signalsSent[app] = []
         do {
             var group: AppGroup?
             if let driver {
@@ -152,7 +152,7 @@ extension WardenDaemon {
                 }
                 await boundTasks(app, to: appPolicy.tasksMax.count, of: created, with: driver)
                 group = created
-                groups[app] = created
+                processes.groups[app] = created
             }
             let log = options.logPath(of: app)
             let launched = try launcher.launch(
@@ -162,7 +162,7 @@ extension WardenDaemon {
                     standardOutputPath: log, standardErrorPath: log, group: group,
                     logRotation: LogRotation(maxSize: policy.logs.maxSize, keep: policy.logs.keep)),
                 app: app, launch: launch)
-            running[app] = RunningProcess(
+            processes.running[app] = RunningProcess(
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: launched.pid, group: group,
                     startedWallMillis: WardenClock.wallMillisNow()),
@@ -183,7 +183,7 @@ extension WardenDaemon {
     // MARK: Freezing
 
     func freeze(_ app: String, guardPaths: [ResourcePath]) async {
-        guard let driver, let group = groups[app] else {
+        guard let driver, let group = processes.groups[app] else {
             logger.warning("Cannot freeze app \"\(app)\": it has no group.")
             return
         }
@@ -213,7 +213,7 @@ extension WardenDaemon {
     }
 
     func thaw(_ app: String) async {
-        guard let driver, let group = groups[app], !options.dryRun else { return }
+        guard let driver, let group = processes.groups[app], !options.dryRun else { return }
         do {
             try await driver.thaw(group)
         } catch {
@@ -224,7 +224,7 @@ extension WardenDaemon {
     // MARK: Ending processes
 
     func terminate(_ app: String, reason: TerminationReason) async {
-        signalsSent[app, default: []].insert(SIGTERM)
+        processes.signalsSent[app, default: []].insert(SIGTERM)
         for pid in await pids(of: app) {
             launcher.send(SIGTERM, to: pid)
         }
@@ -232,19 +232,19 @@ extension WardenDaemon {
     }
 
     func kill(_ app: String, reason: TerminationReason) async {
-        signalsSent[app, default: []].insert(SIGKILL)
+        processes.signalsSent[app, default: []].insert(SIGKILL)
         if options.dryRun {
             logger.notice("Dry run: would kill app \"\(app)\" (\(reason.rawValue)).")
             return
         }
-        if let driver, let group = groups[app] {
+        if let driver, let group = processes.groups[app] {
             do {
                 let releasingMemory = options.releasesMemoryOnKill && reason == .memoryPressure
                 try await driver.kill(group, releasingMemory: releasingMemory)
             } catch {
                 logger.error("Could not kill app \"\(app)\": \(error)")
             }
-        } else if let main = running[app] {
+        } else if let main = processes.running[app] {
             launcher.send(SIGKILL, to: main.pid)
         }
         logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
@@ -257,7 +257,7 @@ extension WardenDaemon {
     /// next launch starts in an empty group.
     func releaseGroup(_ app: String) async {
         memory.untrack(app)
-        guard let group = groups[app] else { return }
+        guard let group = processes.groups[app] else { return }
         if let driver {
             let left = (try? await driver.processes(in: group)) ?? []
             if !left.isEmpty {
@@ -276,7 +276,7 @@ extension WardenDaemon {
                 logger.debug("Could not remove the group of app \"\(app)\": \(error)")
             }
         }
-        groups[app] = nil
+        processes.groups[app] = nil
     }
 
     func setOOMScore(_ app: String, score: Int) async {
@@ -291,10 +291,10 @@ extension WardenDaemon {
 
     /// The processes of the app: its group's, or its main process without a group.
     func pids(of app: String) async -> [Int32] {
-        if let driver, let group = groups[app] {
+        if let driver, let group = processes.groups[app] {
             return (try? await driver.processes(in: group)) ?? []
         }
-        return running[app].map { [$0.pid] } ?? []
+        return processes.running[app].map { [$0.pid] } ?? []
     }
 
     // MARK: Watchdog and state
@@ -302,8 +302,8 @@ extension WardenDaemon {
     /// What the watchdog finds: processes running and not frozen → foreground; frozen or
     /// gone → background; the scan failing → error.
     func scan(_ app: String) async -> ScanOutcome {
-        guard let driver, let group = groups[app] else {
-            guard let pid = running[app]?.pid else { return .background }
+        guard let driver, let group = processes.groups[app] else {
+            guard let pid = processes.running[app]?.pid else { return .background }
             return launcher.exists(pid) ? .foreground : .background
         }
         do {

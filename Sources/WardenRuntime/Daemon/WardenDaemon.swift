@@ -15,18 +15,6 @@ import WardenSimulator
 /// before the next event is taken. After each event the core's checkpoint and the running
 /// apps are saved, so a new daemon can re-adopt them.
 public actor WardenDaemon {
-    /// A running app: its record (what the checkpoint saves) and, for a process this daemon
-    /// spawned, the handle to signal and reap it.
-    struct RunningProcess: Sendable {
-        var record: RunningAppRecord
-        /// Whether the launcher watches it (false only where a re-adopted process could not be
-        /// watched through a pidfd; the memory sweeps then look for its end).
-        var isWatched: Bool
-
-        var launch: Int { record.launch }
-        var pid: Int32 { record.pid }
-    }
-
     /// An event waiting its turn, and whoever waits for its answer.
     struct Job: Sendable {
         var event: LifecycleEvent
@@ -45,10 +33,8 @@ public actor WardenDaemon {
     var policy: Policy { lifecycle.policy }
     var lifecycle: Lifecycle
 
-    var groups: [String: AppGroup] = [:]
-    var running: [String: RunningProcess] = [:]
-    /// Signals appwarden sent to each app's processes since its launch (their ends are not crashes).
-    var signalsSent: [String: Set<Int32>] = [:]
+    /// The apps' groups and processes.
+    var processes = ProcessTable()
     /// The followers of the event stream.
     var subscribers = EventSubscribers()
     /// The core's armed timers and the one task that fires them.
@@ -311,7 +297,7 @@ public actor WardenDaemon {
         monitors.removeAll()
         launcher.stop()
         if options.stopAppsOnExit, let driver {
-            for (name, group) in groups {
+            for (name, group) in processes.groups {
                 do {
                     try await driver.kill(group)
                     try await driver.remove(group)
@@ -319,10 +305,10 @@ public actor WardenDaemon {
                     logger.warning("Could not stop app \"\(name)\": \(error)")
                 }
             }
-            groups.removeAll()
+            processes.groups.removeAll()
             try? await driver.removeRoot()
         }
-        for (name, _) in groups { memory.untrack(name) }
+        for (name, _) in processes.groups { memory.untrack(name) }
         subscribers.finishAll()
         instanceLock?.release()
         instanceLock = nil

@@ -74,7 +74,8 @@ extension WardenDaemon {
     /// A launched process began to run: the core decides whether the app is ready.
     private func processStarted(_ start: ProcessStart) {
         startsHandled += 1
-        guard running[start.app]?.launch == start.launch, running[start.app]?.pid == start.pid else { return }
+        guard processes.running[start.app]?.launch == start.launch, processes.running[start.app]?.pid == start.pid
+        else { return }
         submit(.launched(app: start.app, launch: start.launch))
     }
 
@@ -87,8 +88,8 @@ extension WardenDaemon {
     /// A process ended: classified as exited or crashed and queued for the core.
     func processEnded(_ exit: ProcessExit) async {
         let end = classify(exit.termination, app: exit.app)
-        if running[exit.app]?.pid == exit.pid {
-            running[exit.app] = nil
+        if processes.running[exit.app]?.pid == exit.pid {
+            processes.running[exit.app] = nil
             await releaseGroup(exit.app)
         }
         logger.info(
@@ -110,7 +111,7 @@ extension WardenDaemon {
         case .exited(0): return .exited(code: 0)
         case .exited(let status): return .crashed(description: "exited with status \(status)")
         case .signaled(let signal):
-            if signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
+            if processes.signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
             return .crashed(description: "ended by signal \(signal)")
         }
     }
@@ -159,7 +160,7 @@ extension WardenDaemon {
     /// Not in a dry run, where suspended apps are never frozen.
     func reconcileFreezer() async {
         guard let driver, !options.dryRun else { return }
-        for (app, group) in groups {
+        for (app, group) in processes.groups {
             guard !isHandling, let state = lifecycle.state(of: app), state != .notRunning,
                 let frozen = try? await driver.isFrozen(group)
             else { continue }
@@ -173,7 +174,7 @@ extension WardenDaemon {
     /// Re-adopted processes the launcher could not watch (no pidfd): their end is found here,
     /// by reaping them if they are children or by finding their group empty.
     func checkAdoptedProcesses() async {
-        for (app, entry) in running where !entry.isWatched {
+        for (app, entry) in processes.running where !entry.isWatched {
             var status: Int32 = 0
             let reaped = waitpid(entry.pid, &status, WNOHANG)
             var termination: SpawnedProcess.Termination?
@@ -181,7 +182,7 @@ extension WardenDaemon {
             if reaped == entry.pid {
                 ended = true
                 termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
-            } else if let driver, let group = groups[app] {
+            } else if let driver, let group = processes.groups[app] {
                 ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
             } else {
                 ended = !launcher.exists(entry.pid)

@@ -10,7 +10,8 @@ extension WardenDaemon {
     func saveCheckpoint() {
         let now = now()
         let checkpoint = WardenCheckpoint(
-            lifecycle: lifecycle.checkpoint(at: now), running: running.values.map(\.record).sorted { $0.app < $1.app })
+            lifecycle: lifecycle.checkpoint(at: now),
+            running: processes.running.values.map(\.record).sorted { $0.app < $1.app })
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
@@ -81,9 +82,9 @@ extension WardenDaemon {
                 followUps.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
                 continue
             }
-            groups[app] = group
+            processes.groups[app] = group
             let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
-            running[app] = RunningProcess(
+            processes.running[app] = RunningProcess(
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: mainPID, group: group,
                     startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow()),
@@ -116,7 +117,7 @@ extension WardenDaemon {
         guard let driver else { return }
         var names = policy.apps.map(\.name)
         names += registered.filter { !names.contains($0) }
-        for app in names where groups[app] == nil {
+        for app in names where processes.groups[app] == nil {
             let group = driver.group(named: app)
             guard let pids = try? await driver.processes(in: group), !pids.isEmpty else { continue }
             logger.warning("Killing processes \(pids) left in the group of app \"\(app)\", which is not running.")
