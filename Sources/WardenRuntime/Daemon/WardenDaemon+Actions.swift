@@ -45,7 +45,7 @@ extension WardenDaemon {
                 let content = JournalStore.content(of: status)
                 record(app: app, kind: content.kind, name: content.name, properties: content.properties)
             case .scan(let app):
-                followUps.append(.scanResult(app: app, outcome: await scan(app)))
+                eventQueue.followUps.append(.scanResult(app: app, outcome: await scan(app)))
             case .journal(let journalRecord):
                 do {
                     let entries = try journalStore.append(
@@ -112,11 +112,12 @@ extension WardenDaemon {
 
     func spawn(_ app: String, launch: Int, reason: LaunchReason, restore: Bool) async {
         guard let appPolicy = policy.app(named: app) else {
-            followUps.append(.spawnFailed(app: app, launch: launch, message: "The policy has no app \"\(app)\"."))
+            eventQueue.followUps.append(
+                .spawnFailed(app: app, launch: launch, message: "The policy has no app \"\(app)\"."))
             return
         }
         guard let command = appPolicy.command else {
-            followUps.append(
+            eventQueue.followUps.append(
                 .spawnFailed(
                     app: app, launch: launch, message: "App \"\(app)\" has no command in the policy to launch."))
             return
@@ -172,11 +173,11 @@ extension WardenDaemon {
                 "Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(launched.pid).")
             // The core decides readiness once the process runs (at once, or when the launcher says so).
             if launched.isRunning {
-                followUps.append(.launched(app: app, launch: launch))
+                eventQueue.followUps.append(.launched(app: app, launch: launch))
             }
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")
-            followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
+            eventQueue.followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
         }
     }
 
@@ -193,7 +194,7 @@ extension WardenDaemon {
                 for guarded in guardPaths {
                     if let hold = try launcher.holds(of: guarded.path, among: pids).first {
                         logger.info("Not freezing app \"\(app)\": \(hold) (resource \"\(guarded.resource)\").")
-                        followUps.append(.heldAtSuspension(app: app, resource: guarded.resource))
+                        eventQueue.followUps.append(.heldAtSuspension(app: app, resource: guarded.resource))
                         return
                     }
                 }

@@ -41,27 +41,21 @@ public actor WardenDaemon {
     var timers = DaemonTimers()
     /// When the loops sleeping on the clock (`timers`, `sweep`) wake next, since the origin.
     var wakes: [String: Duration] = [:]
-    /// Events queued and not yet handled.
-    var queuedEvents = 0
     /// Process ends taken from the launcher.
     var exitsHandled = 0
     /// Process starts taken from the launcher.
     var startsHandled = 0
     var monitors: [PressureMonitor] = []
     var loops: [Task<Void, Never>] = []
-    /// Events that the actions of the event being handled led to, handled right after it.
-    var followUps: [LifecycleEvent] = []
+    /// The events waiting their turn and the one being handled.
+    var eventQueue = DaemonEventQueue()
     var isStopped = false
-    /// Whether an event's actions are being carried out (the model may be ahead of the groups).
-    var isHandling = false
     /// How many memory sweeps have run.
     var sweeps = 0
     /// The locks that keep a second daemon from starting on the same state or cgroup root.
     var instanceLock: InstanceLock?
     /// Warnings that repeat (per app and cause) are logged once, then counted.
     var warningLimiter = RepeatedWarningLimiter()
-    var jobs: AsyncStream<Job>.Continuation?
-    var processor: Task<Void, Never>?
     /// Where new device tokens come from: the system's random source, or a deterministic one
     /// in tests that replay scenarios naming tokens.
     let tokenSource: DeviceTokenSource
@@ -189,11 +183,11 @@ public actor WardenDaemon {
     private func boot(holding lock: InstanceLock? = nil) async {
         instanceLock = lock
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
-        jobs = continuation
+        eventQueue.jobs = continuation
         await readopt()
         // Intervals (the first fetch wakes) count from the start, as in the simulator.
         await execute(lifecycle.start(at: now()))
-        processor = Task { [weak self] in
+        eventQueue.processor = Task { [weak self] in
             for await job in stream {
                 guard let self else {
                     job.answer?.resume(returning: .failure(Self.stoppingError))
@@ -209,7 +203,7 @@ public actor WardenDaemon {
     /// Handles a queued event and counts it off.
     private func handle(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
         let result = await process(event)
-        queuedEvents -= 1
+        eventQueue.queued -= 1
         return result
     }
 
@@ -227,17 +221,17 @@ public actor WardenDaemon {
 
     /// Queues an event that nobody waits for (a timer, a process exit, a sample).
     func submit(_ event: LifecycleEvent) {
-        guard !isStopped, let jobs else { return }
+        guard !isStopped, let jobs = eventQueue.jobs else { return }
         if case .enqueued = jobs.yield(Job(event: event, answer: nil)) {
-            queuedEvents += 1
+            eventQueue.queued += 1
         }
     }
 
     /// Queues an event and waits for its answer.
     func enqueue(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
-        guard !isStopped, let jobs else { return .failure(Self.stoppingError) }
+        guard !isStopped, let jobs = eventQueue.jobs else { return .failure(Self.stoppingError) }
         // Counted before it is queued: the queue ends only when the daemon stops.
-        queuedEvents += 1
+        eventQueue.queued += 1
         return await withCheckedContinuation { answer in
             if case .terminated = jobs.yield(Job(event: event, answer: answer)) {
                 answer.resume(returning: .failure(Self.stoppingError))
@@ -254,12 +248,12 @@ public actor WardenDaemon {
         } catch {
             return .failure(error)
         }
-        isHandling = true
-        defer { isHandling = false }
+        eventQueue.isHandling = true
+        defer { eventQueue.isHandling = false }
         let reply = await execute(actions)
         var changed = !actions.isEmpty
-        while !followUps.isEmpty && !isStopped {
-            let next = followUps.removeFirst()
+        while !eventQueue.followUps.isEmpty && !isStopped {
+            let next = eventQueue.followUps.removeFirst()
             do {
                 let more = try lifecycle.handle(next, at: now())
                 changed = changed || !more.isEmpty
@@ -288,7 +282,7 @@ public actor WardenDaemon {
         guard !isStopped else { return }
         saveCheckpoint()
         isStopped = true
-        jobs?.finish()
+        eventQueue.jobs?.finish()
         timers.stop()
         wakes.removeAll()
         for loop in loops { loop.cancel() }

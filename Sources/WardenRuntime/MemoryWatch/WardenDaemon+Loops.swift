@@ -67,7 +67,7 @@ extension WardenDaemon {
     /// What the daemon has left to do now.
     public func activity() -> Activity {
         Activity(
-            queuedEvents: queuedEvents, exitsHandled: exitsHandled, startsHandled: startsHandled,
+            queuedEvents: eventQueue.queued, exitsHandled: exitsHandled, startsHandled: startsHandled,
             wakes: wakes.values.sorted())
     }
 
@@ -148,10 +148,10 @@ extension WardenDaemon {
     func remeasure() {
         for (name, bytes) in memory.footprints(where: { _ in true }).sorted(by: { $0.key < $1.key })
         where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
-            followUps.append(.footprint(app: name, bytes: bytes))
+            eventQueue.followUps.append(.footprint(app: name, bytes: bytes))
         }
         if let device = memory.deviceMemory() {
-            followUps.append(.memorySample(available: device.available, total: device.total))
+            eventQueue.followUps.append(.memorySample(available: device.available, total: device.total))
         }
     }
 
@@ -161,11 +161,13 @@ extension WardenDaemon {
     func reconcileFreezer() async {
         guard let driver, !options.dryRun else { return }
         for (app, group) in processes.groups {
-            guard !isHandling, let state = lifecycle.state(of: app), state != .notRunning,
+            guard !eventQueue.isHandling, let state = lifecycle.state(of: app), state != .notRunning,
                 let frozen = try? await driver.isFrozen(group)
             else { continue }
             // Checked again after the await: an event may have been handled meanwhile.
-            guard !isHandling, lifecycle.state(of: app) == state, frozen != (state == .suspended) else { continue }
+            guard !eventQueue.isHandling, lifecycle.state(of: app) == state, frozen != (state == .suspended) else {
+                continue
+            }
             logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
             submit(.observedFrozen(app: app, frozen: frozen))
         }

@@ -3,25 +3,8 @@ import Logging
 import WardenCgroup
 import WardenCore
 
-/// Saving the model after every event, and picking up the apps a previous daemon left running.
+/// Picking up the apps a previous daemon left running, from its checkpoint.
 extension WardenDaemon {
-    /// Saves the core's checkpoint and the running apps' records, in one row: the one source
-    /// a restarted daemon re-adopts from.
-    func saveCheckpoint() {
-        let now = now()
-        let checkpoint = WardenCheckpoint(
-            lifecycle: lifecycle.checkpoint(at: now),
-            running: processes.running.values.map(\.record).sorted { $0.app < $1.app })
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            let json = String(decoding: try encoder.encode(checkpoint), as: UTF8.self)
-            try journalStore.saveCheckpoint(json, wallTimeMillis: wallMillis(now))
-        } catch {
-            logger.error("Could not save the checkpoint: \(error)")
-        }
-    }
-
     /// Continues from the last checkpoint: apps whose groups still hold processes are adopted
     /// with their state and deadlines (a suspended app stays frozen); apps whose processes are
     /// gone are reported as exited; processes left in groups of apps the model does not run are
@@ -79,7 +62,7 @@ extension WardenDaemon {
             }
             guard !pids.isEmpty else {
                 logger.info("App \"\(app)\" ended while appwarden was not running.")
-                followUps.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
+                eventQueue.followUps.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
                 continue
             }
             processes.groups[app] = group
@@ -106,8 +89,8 @@ extension WardenDaemon {
                 properties: ["text": "Re-adopted after a restart: \(adopted.joined(separator: ", "))."])
         }
         // The exits found above go through the queue like any other event.
-        let gone = followUps
-        followUps.removeAll()
+        let gone = eventQueue.followUps
+        eventQueue.followUps.removeAll()
         for event in gone { submit(event) }
     }
 
