@@ -84,9 +84,9 @@ enum CoreBenchmarks {
         for cycle in 0..<cycles {
             let app = names[cycle % count]
             time = time + .seconds(3)
-            steps.append(ScenarioStep(time: time, verb: .open(app: app)))
-            steps.append(ScenarioStep(time: time, verb: .beginTask(app: app, name: "sync")))
-            steps.append(ScenarioStep(time: time + .seconds(1), verb: .home))
+            steps.append(ScenarioStep(time: time, verb: .event(.open(app: app))))
+            steps.append(ScenarioStep(time: time, verb: .event(.beginTask(app: app, name: "sync"))))
+            steps.append(ScenarioStep(time: time + .seconds(1), verb: .event(.home)))
             steps.append(ScenarioStep(time: time + .seconds(2), verb: .endTask(app: app, task: .name("sync"))))
             time = time + .seconds(2)
         }
@@ -119,10 +119,11 @@ enum CoreBenchmarks {
             let app = names[cycle % count]
             time = time + .seconds(3)
             let swell = cycle % 50 == 49 ? 300 * mebibyte : 9 * mebibyte
-            steps.append(ScenarioStep(time: time, verb: .open(app: app)))
-            steps.append(ScenarioStep(time: time, verb: .footprint(app: app, bytes: swell)))
-            steps.append(ScenarioStep(time: time + .seconds(1), verb: .home))
-            steps.append(ScenarioStep(time: time + .seconds(2), verb: .footprint(app: app, bytes: 8 * mebibyte)))
+            steps.append(ScenarioStep(time: time, verb: .event(.open(app: app))))
+            steps.append(ScenarioStep(time: time, verb: .event(.footprint(app: app, bytes: swell))))
+            steps.append(ScenarioStep(time: time + .seconds(1), verb: .event(.home)))
+            steps.append(
+                ScenarioStep(time: time + .seconds(2), verb: .event(.footprint(app: app, bytes: 8 * mebibyte))))
             time = time + .seconds(2)
         }
         let scenario = Scenario(
@@ -153,14 +154,15 @@ enum CoreBenchmarks {
             let base = Instant(sinceOrigin: .seconds(Int64(hour) * 3600))
             for (index, name) in names.enumerated() {
                 let at = base + .seconds(Int64(index * 17 % 3600))
-                steps.append(ScenarioStep(time: at, verb: .push(target: .app(name), payload: payload)))
+                steps.append(ScenarioStep(time: at, verb: .event(.push(target: .app(name), payload: payload, id: nil))))
             }
             for pick in 0..<5 {
                 let name = names[(hour * 37 + pick * 11) % count]
-                steps.append(ScenarioStep(time: base + .seconds(Int64(600 * pick + 30)), verb: .open(app: name)))
-                steps.append(ScenarioStep(time: base + .seconds(Int64(600 * pick + 300)), verb: .home))
+                steps.append(
+                    ScenarioStep(time: base + .seconds(Int64(600 * pick + 30)), verb: .event(.open(app: name))))
+                steps.append(ScenarioStep(time: base + .seconds(Int64(600 * pick + 300)), verb: .event(.home)))
             }
-            steps.append(ScenarioStep(time: base + .seconds(3599), verb: .pressure(.critical)))
+            steps.append(ScenarioStep(time: base + .seconds(3599), verb: .event(.pressure(.critical))))
         }
         steps.sort { $0.time < $1.time }
         let scenario = Scenario(

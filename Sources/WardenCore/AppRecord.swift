@@ -3,24 +3,29 @@
 ///
 /// `Lifecycle` keeps one record per app it has ever known, in an array indexed through a
 /// dictionary of names, so that every event finds its app in constant time.
-struct AppRecord: Sendable {
+///
+/// The record is the core's checkpoint of the app (`LifecycleCheckpoint`): it encodes
+/// everything but what the app's policy entry says, which a restore takes from the policy in
+/// force (`apply(_:)`). Its instants are on the clock of the core that wrote it; a restore
+/// moves them onto its own clock (`shift(by:)`).
+struct AppRecord: Sendable, Equatable, Codable {
     /// A background task the app has begun and not ended.
-    struct OpenTask: Sendable, Equatable {
+    struct OpenTask: Sendable, Equatable, Codable {
         var id: Int
         var name: String
     }
 
     var name: String
     /// The app's resolved timing settings (its `AppPolicy.settings`).
-    var settings: TimingSettings
-    var isProtected: Bool
-    var readiness: Readiness
+    var settings = TimingSettings()
+    var isProtected = false
+    var readiness: Readiness = .immediate
     /// Whether appwarden drives the app's lifecycle (`status_source = "managed"`).
-    var isManaged: Bool
-    var hasFetchMode: Bool
+    var isManaged = true
+    var hasFetchMode = false
     /// Whether silent pushes may wake or launch the app (`remote-notification`).
-    var hasRemoteNotificationMode: Bool
-    var backgroundRefresh: Bool
+    var hasRemoteNotificationMode = false
+    var backgroundRefresh = true
     /// The policy's `fetch_interval`, which `reset` restores.
     var policyFetchInterval: FetchInterval
     /// Whether the current policy declares the app; a removed app still receives runtime facts.
@@ -99,6 +104,22 @@ struct AppRecord: Sendable {
     /// The deadline of every armed timer; nil when not armed.
     var timers = TimerDeadlines()
 
+    /// What the checkpoint saves: every field but those `apply(_:)` takes from the policy.
+    /// `policyFetchInterval` is saved so that a restore under a changed `fetch_interval`
+    /// follows the new one, as a reload does.
+    enum CodingKeys: String, CodingKey {
+        case name, policyFetchInterval
+        case state, launch, launchTime, launchRestored, launchedPassively, activeSinceLaunch, awaitingReady
+        case pendingStart, terminating
+        case foregroundSince, lastUsed, everInForeground
+        case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
+        case fetchWindowOpen, pushWindowOpen, heldResources, wakeBlock, hasPreservedState, lastTerminationWasSystem
+        case requestedFetchInterval, deliveredPushIDs
+        case footprint, lastMemoryWarning, lastBand, lastScore
+        case publishedStatus, believedStatus
+        case timers
+    }
+
     init(policy: AppPolicy) {
         self.name = policy.name
         self.settings = policy.settings
@@ -127,6 +148,17 @@ struct AppRecord: Sendable {
         backgroundRefresh = policy.backgroundRefresh
         policyFetchInterval = policy.fetchInterval
         inPolicy = true
+    }
+
+    /// Moves every instant of the record by `offset`: from the clock of the core that wrote a
+    /// checkpoint onto the clock of the core that restores it.
+    mutating func shift(by offset: Duration) {
+        launchTime = launchTime + offset
+        foregroundSince = foregroundSince + offset
+        lastUsed = lastUsed + offset
+        budgetMark = budgetMark.map { $0 + offset }
+        lastMemoryWarning = lastMemoryWarning.map { $0 + offset }
+        timers.shift(by: offset)
     }
 
     /// Whether the user force-quit the app and has not opened it since.
@@ -190,7 +222,7 @@ struct AppRecord: Sendable {
 }
 
 /// Why fetch and push wakes leave an app alone until the user opens it (rules 4 and 5).
-enum WakeBlock: Sendable, Equatable {
+enum WakeBlock: Sendable, Equatable, Codable {
     /// The user force-quit the app.
     case forceQuit
     /// The system terminated it for this reason (unless `wake_after_system_termination`).

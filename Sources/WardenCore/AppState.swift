@@ -1,5 +1,5 @@
 /// The lifecycle state of one app (DESIGN §1).
-public enum AppState: String, Sendable, Hashable, CaseIterable {
+public enum AppState: String, Sendable, Hashable, CaseIterable, Codable {
     case notRunning
     /// In the foreground, not receiving events (launching, or covered by an overlay).
     case inactive
@@ -21,7 +21,7 @@ public enum AppState: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The four-value status of the status notifier (§1.5).
-public enum AppStatus: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum AppStatus: Int, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case unknown = 0
     case foreground = 1
     case background = 2
@@ -44,7 +44,7 @@ public enum AppStatus: Int, Sendable, Hashable, CaseIterable, CustomStringConver
 }
 
 /// Why an app stopped running (§1.6).
-public enum TerminationReason: String, Sendable, Hashable, CaseIterable {
+public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable {
     case exited
     case crashed
     case userForceQuit
@@ -76,7 +76,7 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The memory-pressure level (rules 8 and 9).
-public enum PressureLevel: String, Sendable, Hashable, CaseIterable, Comparable {
+public enum PressureLevel: String, Sendable, Hashable, CaseIterable, Comparable, Codable {
     case normal
     case warning
     case critical
@@ -102,7 +102,7 @@ public enum CompletionResult: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Why a process was launched (`APPWARDEN_LAUNCH_REASON`).
-public enum LaunchReason: String, Sendable, Hashable, CaseIterable {
+public enum LaunchReason: String, Sendable, Hashable, CaseIterable, Codable {
     /// The user opened the app.
     case user
     /// A background fetch woke it (passive launch).

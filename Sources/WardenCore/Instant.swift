@@ -32,3 +32,19 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { DurationFormat.string(sinceOrigin) }
 }
+
+extension Instant: Codable {
+    /// Decodes an instant saved as whole nanoseconds since the origin.
+    public init(from decoder: any Decoder) throws {
+        let nanoseconds = try decoder.singleValueContainer().decode(Int64.self)
+        self.init(sinceOrigin: .nanoseconds(nanoseconds))
+    }
+
+    /// Saves the instant as whole nanoseconds since the origin (the clocks it comes from count
+    /// no finer).
+    public func encode(to encoder: any Encoder) throws {
+        let (seconds, attoseconds) = sinceOrigin.components
+        var container = encoder.singleValueContainer()
+        try container.encode(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

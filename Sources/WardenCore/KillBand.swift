@@ -1,5 +1,5 @@
 /// Kill-order bands of rule 9, first killed first.
-public enum KillBand: Int, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+public enum KillBand: Int, Sendable, Hashable, CaseIterable, Comparable, Codable, CustomStringConvertible {
     case suspended = 1
     case idleBackground = 2
     case backgroundWindow = 3

@@ -1,127 +1,110 @@
-/// A copy of the core's model that survives a restart of the runtime (re-adoption).
+/// The core's model, saved so that it survives a restart of the runtime (re-adoption).
 ///
-/// Every instant is stored as milliseconds relative to the moment of the checkpoint, so the
-/// runtime can map it onto a new clock: it restores with the instant that moment has on the
-/// new clock (`now` minus the wall-clock time elapsed since the checkpoint). Every armed timer
-/// keeps its absolute deadline, so one that fell due while nothing ran fires at once. The fetch
-/// plans (stretch factors, the wakes intervals count from, planned wakes) and the push
-/// bookkeeping (tokens, delivered ids, coalesced and held pushes, the hour's wake slots) are
-/// kept with their timers.
-public struct LifecycleCheckpoint: Codable, Sendable, Equatable {
-    /// One app's record.
-    public struct App: Codable, Sendable, Equatable {
-        public struct Task: Codable, Sendable, Equatable {
-            public var id: Int
-            public var name: String
-        }
+/// The checkpoint is the core's own state encoded once: each app's `AppRecord` as the core
+/// keeps it (but what the policy says), the foreground, the screen and memory level, the push
+/// bookkeeping (tokens, delivered ids, coalesced and held pushes, the hour's wake slots) and
+/// the fetch plans. The records keep their instants on the clock of the core that wrote them,
+/// and `moment` says when on that clock the checkpoint was taken; a restore moves them onto its
+/// own clock, so every armed timer keeps its absolute deadline and one that fell due while
+/// nothing ran fires at once.
+///
+/// Checkpoints of format 1, which copied the records field by field with times relative to
+/// the checkpoint, are still read (`LifecycleCheckpoint.Version1`); a format this version does
+/// not know is refused with an error that names it.
+public struct LifecycleCheckpoint: Sendable, Equatable {
+    /// The format this version writes.
+    public static let currentFormat = 2
 
-        public var name: String
-        public var state: String
-        public var launch: Int
-        public var launchTime: Int64
-        public var launchRestored: Bool
-        public var launchedPassively: Bool
-        public var activeSinceLaunch: Bool
-        public var awaitingReady: Bool
-        /// The pending `$AppStart`: nil, or whether it is cold and after a passive launch.
-        public var pendingStartCold: Bool?
-        public var pendingStartAfterPassive: Bool?
-        public var terminating: String?
-        public var foregroundSince: Int64
-        public var lastUsed: Int64
-        public var everInForeground: Bool
-        public var tasks: [Task]
-        public var nextTaskID: Int
-        public var budgetSession: Bool
-        public var budgetRemainingMillis: Int64
-        public var budgetMark: Int64?
-        public var fetchWindowOpen: Bool
-        public var pushWindowOpen: Bool
-        public var heldResources: [String]
-        public var isForceQuit: Bool
-        /// The system termination that blocks wakes until the app is opened; nil when none
-        /// does (and in checkpoints that predate it).
-        public var wakeBlockedBy: String? = nil
-        public var hasPreservedState: Bool
-        public var lastTerminationWasSystem: Bool
-        public var requestedFetchInterval: String
-        public var deliveredPushIDs: [String]
-        public var footprint: Int64
-        public var lastMemoryWarning: Int64?
-        public var lastBand: Int?
-        public var lastScore: Int?
-        public var publishedStatus: Int
-        public var believedStatus: Int
-        /// Armed timers by kind name, each relative to the checkpoint.
-        public var timers: [String: Int64]
-    }
-
-    public var apps: [App]
+    /// The format the checkpoint was read in (1 for one converted from format 1).
+    public var format: Int
+    /// When the checkpoint was taken, on the clock of the core that took it.
+    public var moment: Instant
+    /// The records of the apps the policy declared, as the core kept them.
+    var apps: [AppRecord]
     /// Apps in the foreground, least recently used first.
     public var foreground: [String]
     public var isLocked: Bool
     public var isOverlaid: Bool
     /// The memory level at the checkpoint.
-    public var pressure: String
-    /// The push bookkeeping, wake times relative to the checkpoint; nil in checkpoints that
+    public var pressure: PressureLevel
+    /// The push bookkeeping, times relative to `moment`; nil only in format-1 checkpoints that
     /// predate it (their pushes start afresh).
-    public var pushes: PushRouter.State? = nil
-    /// The fetch plans, times relative to the checkpoint; nil in checkpoints that predate them
-    /// (their fetch wakes are planned afresh from the restore).
-    public var fetches: FetchScheduler.State? = nil
+    public var pushes: PushRouter.State?
+    /// The fetch plans, times relative to `moment`; nil only in format-1 checkpoints that
+    /// predate them (their fetch wakes are planned afresh from the restore).
+    public var fetches: FetchScheduler.State?
+    /// The apps of a format-1 checkpoint, converted by the restore, which knows the policy.
+    var version1Apps: [Version1.App]? = nil
+
+    /// The names of the apps whose records the checkpoint holds.
+    public var appNames: [String] { apps.map(\.name) + (version1Apps ?? []).map(\.name) }
+}
+
+extension LifecycleCheckpoint: Codable {
+    enum CodingKeys: String, CodingKey {
+        case format, moment, apps, foreground, isLocked, isOverlaid, pressure, pushes, fetches
+    }
+
+    /// Reads a checkpoint of the current format, or of format 1 (which carries no `format`).
+    ///
+    /// - Throws: `DecodingError` when the data is not a checkpoint, or names a format this
+    ///   version does not know (written by a newer appwarden).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let format = try container.decodeIfPresent(Int.self, forKey: .format) ?? 1
+        switch format {
+        case 1:
+            self.init(version1: try Version1(from: decoder))
+        case Self.currentFormat:
+            self.init(
+                format: format,
+                moment: try container.decode(Instant.self, forKey: .moment),
+                apps: try container.decode([AppRecord].self, forKey: .apps),
+                foreground: try container.decode([String].self, forKey: .foreground),
+                isLocked: try container.decode(Bool.self, forKey: .isLocked),
+                isOverlaid: try container.decode(Bool.self, forKey: .isOverlaid),
+                pressure: try container.decode(PressureLevel.self, forKey: .pressure),
+                pushes: try container.decodeIfPresent(PushRouter.State.self, forKey: .pushes),
+                fetches: try container.decodeIfPresent(FetchScheduler.State.self, forKey: .fetches))
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .format, in: container,
+                debugDescription: "The checkpoint has format \(format), which this appwarden does not read "
+                    + "(it reads formats 1 to \(Self.currentFormat)); it was written by a newer appwarden.")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.currentFormat, forKey: .format)
+        try container.encode(moment, forKey: .moment)
+        try container.encode(apps, forKey: .apps)
+        try container.encode(foreground, forKey: .foreground)
+        try container.encode(isLocked, forKey: .isLocked)
+        try container.encode(isOverlaid, forKey: .isOverlaid)
+        try container.encode(pressure, forKey: .pressure)
+        try container.encodeIfPresent(pushes, forKey: .pushes)
+        try container.encodeIfPresent(fetches, forKey: .fetches)
+    }
 }
 
 extension Lifecycle {
     /// The model at `now`, for a later `init(policy:checkpoint:at:)`.
     public func checkpoint(at now: Instant) -> LifecycleCheckpoint {
-        func relative(_ instant: Instant) -> Int64 { Self.milliseconds(instant - now) }
-        var apps: [LifecycleCheckpoint.App] = []
-        apps.reserveCapacity(records.count)
-        for record in records where record.inPolicy {
-            var timers: [String: Int64] = [:]
-            for kind in TimerID.Kind.allCases {
-                if let deadline = record.timers[kind] { timers[kind.rawValue] = relative(deadline) }
-            }
-            var cold: Bool?
-            var afterPassive: Bool?
-            if case .appStart(let isCold, let isAfterPassive)? = record.pendingStart {
-                cold = isCold
-                afterPassive = isAfterPassive
-            }
-            apps.append(
-                LifecycleCheckpoint.App(
-                    name: record.name, state: record.state.rawValue, launch: record.launch,
-                    launchTime: relative(record.launchTime), launchRestored: record.launchRestored,
-                    launchedPassively: record.launchedPassively, activeSinceLaunch: record.activeSinceLaunch,
-                    awaitingReady: record.awaitingReady, pendingStartCold: cold, pendingStartAfterPassive: afterPassive,
-                    terminating: record.terminating?.rawValue, foregroundSince: relative(record.foregroundSince),
-                    lastUsed: relative(record.lastUsed), everInForeground: record.everInForeground,
-                    tasks: record.tasks.map { LifecycleCheckpoint.App.Task(id: $0.id, name: $0.name) },
-                    nextTaskID: record.nextTaskID, budgetSession: record.budgetSession,
-                    budgetRemainingMillis: Self.milliseconds(record.budgetRemaining),
-                    budgetMark: record.budgetMark.map(relative), fetchWindowOpen: record.fetchWindowOpen,
-                    pushWindowOpen: record.pushWindowOpen, heldResources: record.heldResources,
-                    isForceQuit: record.isForceQuit, wakeBlockedBy: wakeBlockReason(record.wakeBlock),
-                    hasPreservedState: record.hasPreservedState,
-                    lastTerminationWasSystem: record.lastTerminationWasSystem,
-                    requestedFetchInterval: record.requestedFetchInterval.description,
-                    deliveredPushIDs: record.deliveredPushIDs.sorted(), footprint: record.footprint,
-                    lastMemoryWarning: record.lastMemoryWarning.map(relative), lastBand: record.lastBand?.rawValue,
-                    lastScore: record.lastScore, publishedStatus: record.publishedStatus.rawValue,
-                    believedStatus: record.believedStatus.rawValue, timers: timers))
-        }
-        return LifecycleCheckpoint(
-            apps: apps, foreground: foreground.map { records[$0].name }, isLocked: isLocked, isOverlaid: isOverlaid,
-            pressure: memoryTracker.level.rawValue, pushes: pushRouter.state(relativeTo: now),
+        LifecycleCheckpoint(
+            format: LifecycleCheckpoint.currentFormat, moment: now, apps: records.filter(\.inPolicy),
+            foreground: foreground.map { records[$0].name }, isLocked: isLocked, isOverlaid: isOverlaid,
+            pressure: memoryTracker.level, pushes: pushRouter.state(relativeTo: now),
             fetches: fetchScheduler.state(relativeTo: now))
     }
 
     /// A core for `policy` that continues from `checkpoint`, whose moment is `then` on the new clock.
     ///
-    /// Apps the policy no longer declares are left out; values that cannot be read fall back to
-    /// a fresh app's. Every armed timer, fetch wakes included, is kept at its deadline and listed
-    /// by `armedTimers()` so the runtime re-arms it; apps without a planned wake (new in the
-    /// policy) are planned at the first event (or `start(at:)`).
+    /// Each saved record takes its settings from `policy` (as a reload does) and its instants
+    /// move onto the new clock; apps the policy no longer declares are left out. Every armed
+    /// timer, fetch wakes included, is kept at its deadline and listed by `armedTimers()` so the
+    /// runtime re-arms it; apps without a planned wake (new in the policy) are planned at the
+    /// first event (or `start(at:)`).
     ///
     /// Device tokens (current and stale) come back from the checkpoint; new ones come from
     /// `tokenSource`.
@@ -130,53 +113,15 @@ extension Lifecycle {
         tokenSource: DeviceTokenSource = .deterministic
     ) {
         self.init(policy: policy, tokenSource: tokenSource)
-        func instant(_ millis: Int64) -> Instant { then + .milliseconds(millis) }
-        for app in checkpoint.apps {
-            guard let index = indexByName[app.name] else { continue }
-            var record = records[index]
-            record.state = AppState(rawValue: app.state) ?? .notRunning
-            record.launch = app.launch
-            record.launchTime = instant(app.launchTime)
-            record.launchRestored = app.launchRestored
-            record.launchedPassively = app.launchedPassively
-            record.activeSinceLaunch = app.activeSinceLaunch
-            record.awaitingReady = app.awaitingReady
-            if let cold = app.pendingStartCold {
-                record.pendingStart = .appStart(cold: cold, afterPassive: app.pendingStartAfterPassive ?? false)
-            }
-            record.terminating = app.terminating.flatMap(TerminationReason.init(rawValue:))
-            record.foregroundSince = instant(app.foregroundSince)
-            record.lastUsed = instant(app.lastUsed)
-            record.everInForeground = app.everInForeground
-            record.tasks = app.tasks.map { AppRecord.OpenTask(id: $0.id, name: $0.name) }
-            record.nextTaskID = app.nextTaskID
-            record.budgetSession = app.budgetSession
-            record.budgetRemaining = .milliseconds(app.budgetRemainingMillis)
-            record.budgetMark = app.budgetMark.map(instant)
-            record.fetchWindowOpen = app.fetchWindowOpen
-            record.pushWindowOpen = app.pushWindowOpen
-            record.heldResources = app.heldResources
-            if app.isForceQuit {
-                record.wakeBlock = .forceQuit
-            } else if let reason = app.wakeBlockedBy.flatMap(TerminationReason.init(rawValue:)) {
-                record.wakeBlock = .systemTermination(reason)
-            }
-            record.hasPreservedState = app.hasPreservedState
-            record.lastTerminationWasSystem = app.lastTerminationWasSystem
-            record.requestedFetchInterval =
-                FetchInterval(parsing: app.requestedFetchInterval) ?? record.policyFetchInterval
-            record.deliveredPushIDs = Set(app.deliveredPushIDs)
-            record.footprint = app.footprint
-            record.lastMemoryWarning = app.lastMemoryWarning.map(instant)
-            record.lastBand = app.lastBand.flatMap(KillBand.init(rawValue:))
-            record.lastScore = app.lastScore
-            record.publishedStatus = AppStatus(rawValue: app.publishedStatus) ?? .unknown
-            record.believedStatus = AppStatus(rawValue: app.believedStatus) ?? .unknown
-            for kind in TimerID.Kind.allCases
-            where (kind != .fetchWake || checkpoint.fetches != nil) && (kind != .pushSlot || checkpoint.pushes != nil) {
-                record.timers[kind] = app.timers[kind.rawValue].map(instant)
-            }
+        let offset = then - checkpoint.moment
+        for var record in checkpoint.apps {
+            guard let index = indexByName[record.name] else { continue }
+            record.apply(appPolicies[index])
+            record.shift(by: offset)
             records[index] = record
+        }
+        if let apps = checkpoint.version1Apps {
+            restore(version1: apps, of: checkpoint, at: then)
         }
         foreground = checkpoint.foreground.compactMap { indexByName[$0] }.filter { records[$0].isInForeground }
         if let pushes = checkpoint.pushes {
@@ -187,9 +132,7 @@ extension Lifecycle {
         }
         isLocked = checkpoint.isLocked
         isOverlaid = checkpoint.isOverlaid
-        if let level = PressureLevel(rawValue: checkpoint.pressure) {
-            memoryTracker.report(level)
-        }
+        memoryTracker.report(checkpoint.pressure)
     }
 
     /// Hands out the device tokens a previous core had handed out, for checkpoints that did not
@@ -218,11 +161,6 @@ extension Lifecycle {
     /// The launch number of every running app.
     public func runningLaunches() -> [(app: String, launch: Int, state: AppState)] {
         records.filter { $0.inPolicy && $0.isRunning }.map { ($0.name, $0.launch, $0.state) }
-    }
-
-    private func wakeBlockReason(_ block: WakeBlock?) -> String? {
-        guard case .systemTermination(let reason)? = block else { return nil }
-        return reason.rawValue
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

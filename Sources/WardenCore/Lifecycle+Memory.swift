@@ -31,9 +31,6 @@ extension Lifecycle {
         levelChanged(from: previous, available: available, &out)
     }
 
-    /// The memory pressure level the core works with now: the last sample's or report's.
-    public var memoryLevel: PressureLevel { memoryTracker.level }
-
     /// Runs the `on_pressure` hook when the level is no longer `previous`, after the kill the
     /// new level may have led to.
     private mutating func levelChanged(from previous: PressureLevel, available: Int64?, _ out: inout [LifecycleAction])

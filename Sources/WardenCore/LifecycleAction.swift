@@ -117,7 +117,7 @@ public struct JournalRecord: Sendable, Equatable {
 }
 
 /// The analytics events of §1.6.
-public enum AnalyticsEvent: Sendable, Equatable {
+public enum AnalyticsEvent: Sendable, Equatable, Codable {
     /// The app became active. `cold`: this open launched the process; `afterPassive`: it
     /// had been launched passively.
     case appStart(cold: Bool, afterPassive: Bool)

@@ -99,3 +99,28 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(app).\(kind.rawValue)" }
 }
+
+extension LifecycleEvent {
+    /// The app the event is about; nil for the device's own events (home, the lock, the
+    /// overlay, pressure, memory samples, a policy) and for a push addressed by token.
+    public var app: String? {
+        switch self {
+        case .open(let app), .forceQuit(let app), .reset(let app), .ready(let app), .timeRemaining(let app),
+            .registerPush(let app):
+            app
+        case .beginTask(let app, _), .endTask(let app, _), .completeFetch(let app, _), .completePush(let app, _),
+            .setFetchInterval(let app, _), .acquire(let app, _), .release(let app, _), .reportStatus(let app, _),
+            .launched(let app, _), .heldAtSuspension(let app, _), .footprint(let app, _), .scanResult(let app, _),
+            .observedFrozen(let app, _):
+            app
+        case .processExited(let app, _, _), .spawnFailed(let app, _, _):
+            app
+        case .push(let target, _, _):
+            if case .app(let app) = target { app } else { nil }
+        case .timerFired(let timer):
+            timer.app
+        case .home, .overlay, .overlayEnd, .lock, .unlock, .pressure, .memorySample, .policyChanged:
+            nil
+        }
+    }
+}

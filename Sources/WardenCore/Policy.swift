@@ -339,7 +339,7 @@ public enum BackgroundMode: String, Sendable, Hashable, CaseIterable {
 }
 
 /// `fetch_interval` and `set-fetch-interval`: `never`, `minimum` or a duration.
-public enum FetchInterval: Sendable, Equatable, CustomStringConvertible {
+public enum FetchInterval: Sendable, Equatable, Codable, CustomStringConvertible {
     case never
     case minimum
     case every(Duration)

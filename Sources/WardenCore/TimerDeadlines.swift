@@ -1,6 +1,6 @@
 /// The deadline of each of an app's timers, one optional instant per `TimerID.Kind`, stored
 /// inline so that an app's record holds no array for them.
-struct TimerDeadlines: Sendable {
+struct TimerDeadlines: Sendable, Equatable, Codable {
     private var backgroundGrace: Instant?
     private var taskExpirationWarning: Instant?
     private var taskBudget: Instant?
@@ -40,6 +40,13 @@ struct TimerDeadlines: Sendable {
             case .terminationGrace: terminationGrace = newValue
             case .watchdog: watchdog = newValue
             }
+        }
+    }
+
+    /// Moves every armed deadline by `offset`.
+    mutating func shift(by offset: Duration) {
+        for kind in TimerID.Kind.allCases {
+            if let deadline = self[kind] { self[kind] = deadline + offset }
         }
     }
 }

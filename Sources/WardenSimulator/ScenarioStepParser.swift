@@ -59,24 +59,24 @@ public struct ScenarioStepParser: Sendable {
 
     private func parseVerb(_ word: String, words: inout Words) throws(ScenarioStepError) -> ScenarioVerb {
         switch word {
-        case "open": return .open(app: try app(for: word, from: &words, rest: true))
+        case "open": return .event(.open(app: try app(for: word, from: &words, rest: true)))
         case "home":
             try noMore(word, &words)
-            return .home
+            return .event(.home)
         case "overlay":
             try noMore(word, &words)
-            return .overlay
+            return .event(.overlay)
         case "overlay-end":
             try noMore(word, &words)
-            return .overlayEnd
+            return .event(.overlayEnd)
         case "lock":
             try noMore(word, &words)
-            return .lock
+            return .event(.lock)
         case "unlock":
             try noMore(word, &words)
-            return .unlock
-        case "force-quit": return .forceQuit(app: try app(for: word, from: &words, rest: true))
-        case "reset": return .reset(app: try app(for: word, from: &words, rest: true))
+            return .event(.unlock)
+        case "force-quit": return .event(.forceQuit(app: try app(for: word, from: &words, rest: true)))
+        case "reset": return .event(.reset(app: try app(for: word, from: &words, rest: true)))
         case "push": return try parsePush(&words)
         case "footprint":
             let app = try app(for: word, from: &words, rest: false, example: "footprint mail 300MiB")
@@ -89,11 +89,11 @@ public struct ScenarioStepParser: Sendable {
                     "the size \"\(sizeWord)\" must be a number followed by B, KiB, MiB, GiB or TiB, such as \"300MiB\"."
                 )
             }
-            return .footprint(app: app, bytes: bytes)
+            return .event(.footprint(app: app, bytes: bytes))
         case "pressure":
             let level = try choice(
                 of: word, from: &words, as: "level", PressureLevel.allCases.map(\.rawValue), example: "critical")
-            return .pressure(PressureLevel(rawValue: level)!)
+            return .event(.pressure(PressureLevel(rawValue: level)!))
         case "scan":
             let app = try app(for: word, from: &words, rest: false, example: "scan mail background")
             let outcome = try choice(
@@ -126,13 +126,13 @@ public struct ScenarioStepParser: Sendable {
         switch call {
         case "ready":
             try noMore(call, &words)
-            return .ready(app: app)
+            return .event(.ready(app: app))
         case "time-remaining":
             try noMore(call, &words)
-            return .timeRemaining(app: app)
+            return .event(.timeRemaining(app: app))
         case "register-push":
             try noMore(call, &words)
-            return .registerPush(app: app)
+            return .event(.registerPush(app: app))
         case "crash":
             try noMore(call, &words)
             return .crash(app: app)
@@ -144,7 +144,7 @@ public struct ScenarioStepParser: Sendable {
             guard !name.isEmpty else {
                 throw ScenarioStepError("\"begin-task\" needs a task name, as in \"\(app) begin-task sync\".")
             }
-            return .beginTask(app: app, name: String(name))
+            return .event(.beginTask(app: app, name: String(name)))
         case "end-task":
             let reference = words.rest()
             guard !reference.isEmpty else {
@@ -163,7 +163,8 @@ public struct ScenarioStepParser: Sendable {
                 of: call, from: &words, as: "result", CompletionResult.allCases.map(\.rawValue), example: "newData")
             let completion = CompletionResult(rawValue: result)!
             return call == "complete-fetch"
-                ? .completeFetch(app: app, result: completion) : .completePush(app: app, result: completion)
+                ? .event(.completeFetch(app: app, result: completion))
+                : .event(.completePush(app: app, result: completion))
         case "set-fetch-interval":
             guard let word = words.next() else {
                 throw ScenarioStepError(
@@ -175,18 +176,19 @@ public struct ScenarioStepParser: Sendable {
                 throw ScenarioStepError(
                     "the fetch interval \"\(word)\" must be minimum, never or a positive duration such as \"30m\".")
             }
-            return .setFetchInterval(app: app, interval: interval)
+            return .event(.setFetchInterval(app: app, interval: interval))
         case "acquire", "release":
             guard let resource = words.next() else {
                 throw ScenarioStepError("\"\(call)\" needs a resource name, as in \"\(app) \(call) camera\".")
             }
             try noMore(call, &words)
             return call == "acquire"
-                ? .acquire(app: app, resource: String(resource)) : .release(app: app, resource: String(resource))
+                ? .event(.acquire(app: app, resource: String(resource)))
+                : .event(.release(app: app, resource: String(resource)))
         default:  // "report-status"
             let status = try choice(
                 of: call, from: &words, as: "status", ["foreground", "background"], example: "background")
-            return .reportStatus(app: app, status: AppStatus(name: status)!)
+            return .event(.reportStatus(app: app, status: AppStatus(name: status)!))
         }
     }
 
@@ -203,13 +205,15 @@ public struct ScenarioStepParser: Sendable {
             )
         }
         let name = String(target)
-        if apps.contains(name) { return .push(target: .app(name), payload: String(payload)) }
+        // The notification id is the payload's own (`"id"`), as the control API takes it.
+        let id = (try? PushPayload(parsing: String(payload)))?.id
+        if apps.contains(name) { return .event(.push(target: .app(name), payload: String(payload), id: id)) }
         guard name.hasPrefix("tok-") else {
             var error = unknownApp(name)
             error.message += " A device token is written as the app's token, such as \"tok-mail-1\"."
             throw error
         }
-        return .push(target: .token(name), payload: String(payload))
+        return .event(.push(target: .token(name), payload: String(payload), id: id))
     }
 
     private func app(for verb: String, from words: inout Words, rest: Bool, example: String? = nil)

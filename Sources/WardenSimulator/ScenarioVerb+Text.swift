@@ -4,6 +4,18 @@ extension ScenarioVerb: CustomStringConvertible {
     /// The verb as a step writes it: `open mail`, `mail begin-task sync`, `pressure critical`.
     public var description: String {
         switch self {
+        case .event(let event): Self.stepText(of: event)
+        case .endTask(let app, let task): "\(app) end-task \(task)"
+        case .crash(let app): "\(app) crash"
+        case .exit(let app): "\(app) exit"
+        case .scan(let app, let outcome): "scan \(app) \(outcome.rawValue)"
+        }
+    }
+
+    /// How a step writes `event`; events no step writes (timers, runtime facts) as the trace
+    /// prints them.
+    static func stepText(of event: LifecycleEvent) -> String {
+        switch event {
         case .open(let app): "open \(app)"
         case .home: "home"
         case .overlay: "overlay"
@@ -12,14 +24,14 @@ extension ScenarioVerb: CustomStringConvertible {
         case .unlock: "unlock"
         case .forceQuit(let app): "force-quit \(app)"
         case .reset(let app): "reset \(app)"
-        case .push(let target, let payload):
+        case .push(let target, let payload, _):
             switch target {
             case .app(let app): "push \(app) \(payload)"
             case .token(let token): "push \(token) \(payload)"
             }
         case .ready(let app): "\(app) ready"
         case .beginTask(let app, let name): "\(app) begin-task \(name)"
-        case .endTask(let app, let task): "\(app) end-task \(task)"
+        case .endTask(let app, let id): "\(app) end-task \(id)"
         case .timeRemaining(let app): "\(app) time-remaining"
         case .completeFetch(let app, let result): "\(app) complete-fetch \(result.rawValue)"
         case .completePush(let app, let result): "\(app) complete-push \(result.rawValue)"
@@ -28,11 +40,9 @@ extension ScenarioVerb: CustomStringConvertible {
         case .acquire(let app, let resource): "\(app) acquire \(resource)"
         case .release(let app, let resource): "\(app) release \(resource)"
         case .reportStatus(let app, let status): "\(app) report-status \(status)"
-        case .crash(let app): "\(app) crash"
-        case .exit(let app): "\(app) exit"
         case .footprint(let app, let bytes): "footprint \(app) \(DurationFormat.sizeString(bytes))"
         case .pressure(let level): "pressure \(level.rawValue)"
-        case .scan(let app, let outcome): "scan \(app) \(outcome.rawValue)"
+        default: TraceText.event(event)
         }
     }
 }

@@ -4,21 +4,18 @@ extension Simulator {
     /// Turns a step's verb into core events, or simulated-runtime changes.
     mutating func perform(_ verb: ScenarioVerb, what: String) -> Result<[LifecycleAction], LifecycleError> {
         switch verb {
-        case .open(let app): return dispatch(.open(app: app), what: what)
-        case .home: return dispatch(.home, what: what)
-        case .overlay: return dispatch(.overlay, what: what)
-        case .overlayEnd: return dispatch(.overlayEnd, what: what)
-        case .lock: return dispatch(.lock, what: what)
-        case .unlock: return dispatch(.unlock, what: what)
-        case .forceQuit(let app): return dispatch(.forceQuit(app: app), what: what)
-        case .reset(let app): return dispatch(.reset(app: app), what: what)
-        case .push(let target, let payload):
-            let id = (try? PushPayload(parsing: payload))?.id
-            return dispatch(.push(target: target, payload: payload, id: id), what: what)
-        case .ready(let app): return dispatch(.ready(app: app), what: what)
-        case .beginTask(let app, let name):
-            let result = dispatch(.beginTask(app: app, name: name), what: what)
-            if case .success(let actions) = result, let index = index(of: app) {
+        case .event(let event):
+            if case .footprint(let app, let bytes) = event, let index = appIndex[app] {
+                if apps[index].launch != nil {
+                    bytesInMemory += bytes - apps[index].footprint
+                    memoryChanged = true
+                }
+                apps[index].footprint = bytes
+            }
+            let result = dispatch(event, what: what)
+            if case .beginTask(let app, let name) = event, case .success(let actions) = result,
+                let index = index(of: app)
+            {
                 for case .reply(.taskBegun(let id, _)) in actions {
                     apps[index].tasks.append((id, name))
                 }
@@ -42,15 +39,6 @@ extension Simulator {
                 apps[index].tasks.removeAll { $0.id == taskID }
             }
             return result
-        case .timeRemaining(let app): return dispatch(.timeRemaining(app: app), what: what)
-        case .completeFetch(let app, let result): return dispatch(.completeFetch(app: app, result: result), what: what)
-        case .completePush(let app, let result): return dispatch(.completePush(app: app, result: result), what: what)
-        case .setFetchInterval(let app, let interval):
-            return dispatch(.setFetchInterval(app: app, interval: interval), what: what)
-        case .registerPush(let app): return dispatch(.registerPush(app: app), what: what)
-        case .acquire(let app, let resource): return dispatch(.acquire(app: app, resource: resource), what: what)
-        case .release(let app, let resource): return dispatch(.release(app: app, resource: resource), what: what)
-        case .reportStatus(let app, let status): return dispatch(.reportStatus(app: app, status: status), what: what)
         case .crash(let app), .exit(let app):
             let crashed: Bool
             if case .crash = verb { crashed = true } else { crashed = false }
@@ -61,17 +49,6 @@ extension Simulator {
             processEnded(index)
             let end: ProcessEnd = crashed ? .crashed(description: "crashed on request") : .exited(code: 0)
             return dispatch(.processExited(app: app, launch: launch, end: end), what: what)
-        case .footprint(let app, let bytes):
-            if let index = appIndex[app] {
-                if apps[index].launch != nil {
-                    bytesInMemory += bytes - apps[index].footprint
-                    memoryChanged = true
-                }
-                apps[index].footprint = bytes
-            }
-            return dispatch(.footprint(app: app, bytes: bytes), what: what)
-        case .pressure(let level):
-            return dispatch(.pressure(level), what: what)
         case .scan(let app, let outcome):
             if let index = appIndex[app] { apps[index].scanOutcome = outcome }
             return .success([])

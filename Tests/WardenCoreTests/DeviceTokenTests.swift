@@ -100,7 +100,7 @@ import WardenCore
         #expect(core.state(of: "chat") == .notRunning)
         let json = try JSONEncoder().encode(core.checkpoint(at: Instant(sinceOrigin: .seconds(3))))
         let checkpoint = try JSONDecoder().decode(LifecycleCheckpoint.self, from: json)
-        #expect(checkpoint.apps.first?.wakeBlockedBy == "memoryPressure")
+        #expect(checkpoint.appNames == ["chat"])
         var restored = Lifecycle(policy: DeviceTokenTests.policy, checkpoint: checkpoint, at: .zero)
         let out = try restored.handle(
             .push(target: .app("chat"), payload: DeviceTokenTests.wake, id: nil), at: Instant(sinceOrigin: .seconds(1)))

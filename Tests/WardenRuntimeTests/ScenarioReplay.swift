@@ -134,26 +134,24 @@ struct ScenarioReplay {
     mutating func perform(_ verb: ScenarioVerb) async -> LifecycleError? {
         let daemon = bed.daemon
         switch verb {
-        case .open(let app): return await send(.open(app: app))
-        case .home: return await send(.home)
-        case .overlay: return await send(.overlay)
-        case .overlayEnd: return await send(.overlayEnd)
-        case .lock: return await send(.lock)
-        case .unlock: return await send(.unlock)
-        case .forceQuit(let app): return await send(.forceQuit(app: app))
-        case .reset(let app): return await send(.reset(app: app))
-        case .push(let target, let payload):
-            let id = (try? PushPayload(parsing: payload))?.id
-            return await send(.push(target: target, payload: payload, id: id))
-        case .ready(let app): return await send(.ready(app: app))
-        case .beginTask(let app, let name):
-            do {
-                if case .taskBegun(let id, _) = try await daemon.perform(.beginTask(app: app, name: name)) {
-                    tasks[app, default: []].append((id, name))
+        case .event(let event):
+            switch event {
+            case .beginTask(let app, let name):
+                do {
+                    if case .taskBegun(let id, _) = try await daemon.perform(event) {
+                        tasks[app, default: []].append((id, name))
+                    }
+                    return nil
+                } catch {
+                    return error
                 }
-                return nil
-            } catch {
-                return error
+            case .footprint(let app, let bytes):
+                // What the next sweep of the app's group would find.
+                bed.driver.setFootprint(bytes, of: app)
+                return await send(event)
+            default:
+                // Pressure, too, goes in as the pressure monitor would report it.
+                return await send(event)
             }
         case .endTask(let app, let reference):
             let taskID: Int
@@ -170,15 +168,6 @@ struct ScenarioReplay {
                 tasks[app]?.removeAll { $0.id == taskID }
             }
             return refusal
-        case .timeRemaining(let app): return await send(.timeRemaining(app: app))
-        case .completeFetch(let app, let result): return await send(.completeFetch(app: app, result: result))
-        case .completePush(let app, let result): return await send(.completePush(app: app, result: result))
-        case .setFetchInterval(let app, let interval):
-            return await send(.setFetchInterval(app: app, interval: interval))
-        case .registerPush(let app): return await send(.registerPush(app: app))
-        case .acquire(let app, let resource): return await send(.acquire(app: app, resource: resource))
-        case .release(let app, let resource): return await send(.release(app: app, resource: resource))
-        case .reportStatus(let app, let status): return await send(.reportStatus(app: app, status: status))
         case .crash(let app):
             guard bed.launcher.crash(app) else {
                 return LifecycleError(.conflict, "\(app) is not running, so it cannot crash.")
@@ -189,13 +178,6 @@ struct ScenarioReplay {
                 return LifecycleError(.conflict, "\(app) is not running, so it cannot exit.")
             }
             return nil
-        case .footprint(let app, let bytes):
-            // What the next sweep of the app's group would find.
-            bed.driver.setFootprint(bytes, of: app)
-            return await send(.footprint(app: app, bytes: bytes))
-        case .pressure(let level):
-            // What the pressure monitor would report.
-            return await send(.pressure(level))
         case .scan(let app, let outcome):
             bed.driver.setScanOutcome(outcome, of: app)
             return nil

@@ -60,9 +60,9 @@ import WardenSimulator
             ].enumerated().map { $0.offset == 5 ? "3m footprint maps 300MiB" : $0.element })
         #expect(
             scenario.steps.map(\.verb) == [
-                .open(app: "mail"), .beginTask(app: "mail", name: "sync"), .home,
+                .event(.open(app: "mail")), .event(.beginTask(app: "mail", name: "sync")), .event(.home),
                 .endTask(app: "mail", task: .name("sync")), .endTask(app: "mail", task: .id(1)),
-                .footprint(app: "maps", bytes: 300 << 20),
+                .event(.footprint(app: "maps", bytes: 300 << 20)),
             ])
         #expect(
             scenario.steps.map(\.time.sinceOrigin) == [
@@ -81,8 +81,10 @@ import WardenSimulator
         ])
         #expect(
             scenario.steps[0].verb
-                == .push(target: .app("mail"), payload: #"{"aps": {"content-available": 1},  "id": "x y"}"#))
-        #expect(scenario.steps[1].verb == .push(target: .token("tok-mail-1"), payload: "{}"))
+                == .event(
+                    .push(
+                        target: .app("mail"), payload: #"{"aps": {"content-available": 1},  "id": "x y"}"#, id: "x y")))
+        #expect(scenario.steps[1].verb == .event(.push(target: .token("tok-mail-1"), payload: "{}", id: nil)))
     }
 
     /// A push to a word that is neither an app nor a device token is refused like an unknown app.

@@ -15,10 +15,10 @@ import WardenSimulator
     @Test func scenarioBuiltInCodeCanBeStepped() {
         let scenario = Scenario(name: "in code", policy: twoApps)
         var simulator = Simulator(scenario: scenario)
-        simulator.apply(step(0, .open(app: "mail")))
+        simulator.apply(step(0, .event(.open(app: "mail"))))
         #expect(simulator.state(of: "mail") == .active)
         #expect(simulator.isRunning("mail"))
-        simulator.apply(step(10, .home))
+        simulator.apply(step(10, .event(.home)))
         #expect(simulator.state(of: "mail") == .background)
         simulator.advance(to: at(14))
         #expect(simulator.state(of: "mail") == .background)
@@ -34,9 +34,9 @@ import WardenSimulator
     /// A timer due at a step's time fires before the step: the grace ends before `open` at 15s.
     @Test func timersDueAtAStepFireBeforeIt() {
         var simulator = Simulator(scenario: Scenario(name: "order", policy: twoApps))
-        simulator.apply(step(0, .open(app: "mail")))
-        simulator.apply(step(10, .home))
-        simulator.apply(step(15, .open(app: "mail")))
+        simulator.apply(step(0, .event(.open(app: "mail"))))
+        simulator.apply(step(10, .event(.home)))
+        simulator.apply(step(15, .event(.open(app: "mail"))))
         let states = simulator.trace.compactMap { entry -> String? in
             if case .action(.journal(let record)) = entry.kind, case .stateChange(_, let to, _) = record.kind {
                 return "\(TraceText.clock(entry.time)) \(to.rawValue)"
@@ -50,7 +50,8 @@ import WardenSimulator
     @Test func refusedStepIsRecordedNotFatal() {
         var simulator = Simulator(scenario: Scenario(name: "refusal", policy: twoApps))
         let result = simulator.apply(
-            ScenarioStep(time: at(1), verb: .beginTask(app: "mail", name: "sync"), text: "1s mail begin-task sync"))
+            ScenarioStep(
+                time: at(1), verb: .event(.beginTask(app: "mail", name: "sync")), text: "1s mail begin-task sync"))
         guard case .failure(let error) = result else {
             Issue.record("begin-task on a not-running app was accepted")
             return
@@ -58,7 +59,7 @@ import WardenSimulator
         #expect(error.code == .conflict)
         #expect(simulator.record.refusals.map(\.what) == ["1s mail begin-task sync"])
         #expect(TraceText.render(simulator.trace).contains("✗ refused \"1s mail begin-task sync\""))
-        simulator.apply(step(2, .open(app: "mail")))
+        simulator.apply(step(2, .event(.open(app: "mail"))))
         #expect(simulator.state(of: "mail") == .active)
     }
 
@@ -73,10 +74,10 @@ import WardenSimulator
     /// end-task by name ends the task begun with that name; the app is then suspended at once.
     @Test func endTaskByNameResolvesTheId() {
         var simulator = Simulator(scenario: Scenario(name: "tasks", policy: twoApps))
-        simulator.apply(step(0, .open(app: "mail")))
-        simulator.apply(step(1, .beginTask(app: "mail", name: "first")))
-        simulator.apply(step(1, .beginTask(app: "mail", name: "second")))
-        simulator.apply(step(2, .home))
+        simulator.apply(step(0, .event(.open(app: "mail"))))
+        simulator.apply(step(1, .event(.beginTask(app: "mail", name: "first"))))
+        simulator.apply(step(1, .event(.beginTask(app: "mail", name: "second"))))
+        simulator.apply(step(2, .event(.home)))
         simulator.apply(step(3, .endTask(app: "mail", task: .name("second"))))
         #expect(simulator.state(of: "mail") == .background)
         let unknown = simulator.apply(step(4, .endTask(app: "mail", task: .name("third"))))
@@ -97,17 +98,17 @@ import WardenSimulator
             facts: footprints.mapValues { AppFacts(footprint: $0) })
         var simulator = Simulator(scenario: scenario)
         for (offset, app) in ["a", "b", "c", "front"].enumerated() {
-            simulator.apply(step(Int64(offset), .open(app: app)))
+            simulator.apply(step(Int64(offset), .event(.open(app: app))))
         }
         simulator.advance(to: at(20))
         #expect(simulator.availableMemory == Int64(264) << 20)
         #expect(simulator.record.killOrder.isEmpty)
         // 1024 − 750 − 260 = 14MiB < 100MiB: a (400MiB) goes → 414MiB ≥ 300MiB.
-        simulator.apply(step(21, .footprint(app: "front", bytes: 260 << 20)))
+        simulator.apply(step(21, .event(.footprint(app: "front", bytes: 260 << 20))))
         #expect(simulator.record.killOrder == ["a"])
         #expect(simulator.availableMemory == Int64(414) << 20)
         // 414 − 400 = 14MiB: b (250MiB) → 264MiB, still < 300MiB: c (100MiB) → 364MiB.
-        simulator.apply(step(22, .footprint(app: "front", bytes: 660 << 20)))
+        simulator.apply(step(22, .event(.footprint(app: "front", bytes: 660 << 20))))
         #expect(simulator.record.killOrder == ["a", "b", "c"])
         #expect(simulator.availableMemory == Int64(364) << 20)
         #expect(!simulator.isRunning("c"))
@@ -118,12 +119,12 @@ import WardenSimulator
     @Test func pressureStepKillsOneVictimEach() {
         let scenario = Scenario(name: "pressure", policy: twoApps)
         var simulator = Simulator(scenario: scenario)
-        simulator.apply(step(0, .open(app: "mail")))
-        simulator.apply(step(1, .open(app: "maps")))
-        simulator.apply(step(2, .home))
-        simulator.apply(step(10, .pressure(.critical)))
+        simulator.apply(step(0, .event(.open(app: "mail"))))
+        simulator.apply(step(1, .event(.open(app: "maps"))))
+        simulator.apply(step(2, .event(.home)))
+        simulator.apply(step(10, .event(.pressure(.critical))))
         #expect(simulator.record.killOrder.count == 1)
-        simulator.apply(step(11, .pressure(.critical)))
+        simulator.apply(step(11, .event(.pressure(.critical))))
         #expect(simulator.record.killOrder.count == 2)
     }
 
@@ -131,7 +132,7 @@ import WardenSimulator
     @Test func failingExpectationShowsADiff() {
         let scenario = Scenario(
             name: "diff", policy: twoApps,
-            steps: [step(0, .open(app: "mail")), step(1, .open(app: "maps")), step(10, .home)],
+            steps: [step(0, .event(.open(app: "mail"))), step(1, .event(.open(app: "maps"))), step(10, .event(.home))],
             expectations: ScenarioExpectations(
                 analytics: ["$AppStart mail", "$AppStart maps"],
                 states: [StateExpectation(time: at(9), app: "mail", state: .background)]))
@@ -159,7 +160,7 @@ import WardenSimulator
     @Test func stateChecksSeeEverythingDueAtTheirTime() {
         let scenario = Scenario(
             name: "checks", policy: twoApps,
-            steps: [step(0, .open(app: "mail")), step(5, .home)],
+            steps: [step(0, .event(.open(app: "mail"))), step(5, .event(.home))],
             expectations: ScenarioExpectations(states: [
                 StateExpectation(time: at(5), app: "mail", state: .background),
                 StateExpectation(time: at(10), app: "mail", state: .suspended),
@@ -173,7 +174,7 @@ import WardenSimulator
     /// The JSON output carries the verdict, the record and the trace with times in milliseconds.
     @Test func jsonOutputCarriesTheVerdictAndTrace() {
         let scenario = Scenario(
-            name: "json \"quoted\"", policy: twoApps, steps: [step(0, .open(app: "mail"))],
+            name: "json \"quoted\"", policy: twoApps, steps: [step(0, .event(.open(app: "mail")))],
             expectations: ScenarioExpectations(analytics: ["$AppStart mail"]))
         var simulator = Simulator(scenario: scenario)
         let json = simulator.run().json.text
@@ -215,8 +216,8 @@ private final class StatusLog: AppStatusObserver {
         var simulator = Simulator(scenario: Scenario(name: "observers", policy: policy))
         let log = StatusLog()
         simulator.notifier.addObserver(log)
-        simulator.apply(ScenarioStep(time: .zero, verb: .open(app: "mail")))
-        simulator.apply(ScenarioStep(time: Instant(sinceOrigin: .seconds(1)), verb: .open(app: "maps")))
+        simulator.apply(ScenarioStep(time: .zero, verb: .event(.open(app: "mail"))))
+        simulator.apply(ScenarioStep(time: Instant(sinceOrigin: .seconds(1)), verb: .event(.open(app: "maps"))))
         #expect(log.entries == ["mail foreground", "mail background", "maps foreground"])
         #expect(simulator.notifier.isInForeground("maps"))
         #expect(simulator.status(of: "mail") == .background)

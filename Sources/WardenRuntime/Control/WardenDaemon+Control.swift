@@ -14,10 +14,10 @@ import WardenPolicy
 /// What the control server asks of the daemon.
 extension WardenDaemon: WardenControl {
     public func identify(_ peer: PeerCredentials) async -> CallerIdentity {
-        for (app, _) in groups.sorted(by: { $0.key < $1.key }) where await pids(of: app).contains(peer.pid) {
+        for (app, _) in processes.groups.sorted(by: { $0.key < $1.key }) where await pids(of: app).contains(peer.pid) {
             return .app(app)
         }
-        for (app, entry) in running where entry.pid == peer.pid {
+        for (app, entry) in processes.running where entry.pid == peer.pid {
             return .app(app)
         }
         if peer.uid == 0 || peer.uid == geteuid() {
@@ -90,9 +90,7 @@ extension WardenDaemon: WardenControl {
             continuation.finish()
             return stream
         }
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[id] = (app, continuation)
+        let id = subscribers.add(app: app, continuation: continuation)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
@@ -100,7 +98,7 @@ extension WardenDaemon: WardenControl {
     }
 
     func unsubscribe(_ id: UInt64) {
-        subscribers[id] = nil
+        subscribers.remove(id)
     }
 
     public func reloadPolicy() async throws -> String {
@@ -117,9 +115,9 @@ extension WardenDaemon: WardenControl {
     }
 
     public func health() async -> Health {
-        let pressure = lifecycle.checkpoint(at: now()).pressure
-        return Health(
+        Health(
             ok: !isStopped, version: WardenVersion.current, policy: options.policyPath, apps: policy.apps.count,
-            pressure: pressure, cgroupLayout: layout?.kind.rawValue ?? "none", dryRun: options.dryRun)
+            pressure: lifecycle.memoryLevel.rawValue, cgroupLayout: layout?.kind.rawValue ?? "none",
+            dryRun: options.dryRun)
     }
 }

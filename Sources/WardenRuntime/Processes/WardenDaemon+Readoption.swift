@@ -4,24 +4,8 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 
-/// Saving the model after every event, and picking up the apps a previous daemon left running.
+/// Picking up the apps a previous daemon left running, from its checkpoint.
 extension WardenDaemon {
-    /// Saves the core's checkpoint and the running apps' records, in one row: the one source
-    /// a restarted daemon re-adopts from.
-    func saveCheckpoint() {
-        let now = now()
-        let checkpoint = WardenCheckpoint(
-            lifecycle: lifecycle.checkpoint(at: now), running: running.values.map(\.record).sorted { $0.app < $1.app })
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            let json = String(decoding: try encoder.encode(checkpoint), as: UTF8.self)
-            try journalStore.saveCheckpoint(json, wallTimeMillis: wallMillis(now))
-        } catch {
-            logger.error("Could not save the checkpoint: \(error)")
-        }
-    }
-
     /// Continues from the last checkpoint: apps whose groups still hold processes are adopted
     /// with their state and deadlines (a suspended app stays frozen); apps whose processes are
     /// gone are reported as exited; processes left in groups of apps the model does not run are
@@ -49,7 +33,15 @@ extension WardenDaemon {
                 registered = checkpoint.running.map(\.app)
                 await adopt(checkpoint.running)
             } catch {
-                logger.error("Could not read the checkpoint; starting afresh: \(error)")
+                // The next save replaces the row: keep what could not be read (a newer format,
+                // say) beside the journal, so that nothing is lost.
+                let kept = options.stateDirectory + "/checkpoint-unread-\(saved.wallTimeMillis).json"
+                if FileManager.default.createFile(atPath: kept, contents: Data(saved.json.utf8)) {
+                    logger.error(
+                        "Could not read the checkpoint; starting afresh, and keeping it in \"\(kept)\": \(error)")
+                } else {
+                    logger.error("Could not read the checkpoint, nor keep it in \"\(kept)\"; starting afresh: \(error)")
+                }
             }
         }
         await killStrays(registered: registered)
@@ -71,12 +63,12 @@ extension WardenDaemon {
             }
             guard !pids.isEmpty else {
                 logger.info("App \"\(app)\" ended while appwarden was not running.")
-                followUps.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
+                eventQueue.followUps.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
                 continue
             }
-            groups[app] = group
+            processes.groups[app] = group
             let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
-            running[app] = RunningProcess(
+            processes.running[app] = RunningProcess(
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: mainPID, group: group,
                     startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow()),
@@ -96,8 +88,8 @@ extension WardenDaemon {
             logger.info("Re-adopted after a restart: \(adopted.joined(separator: ", ")).")
         }
         // The exits found above go through the queue like any other event.
-        let gone = followUps
-        followUps.removeAll()
+        let gone = eventQueue.followUps
+        eventQueue.followUps.removeAll()
         for event in gone { submit(event) }
     }
 
@@ -107,7 +99,7 @@ extension WardenDaemon {
         guard let driver else { return }
         var names = policy.apps.map(\.name)
         names += registered.filter { !names.contains($0) }
-        for app in names where groups[app] == nil {
+        for app in names where processes.groups[app] == nil {
             let group = driver.group(named: app)
             guard let pids = try? await driver.processes(in: group), !pids.isEmpty else { continue }
             logger.warning("Killing processes \(pids) left in the group of app \"\(app)\", which is not running.")

@@ -15,18 +15,6 @@ import WardenSimulator
 /// before the next event is taken. After each event the core's checkpoint and the running
 /// apps are saved, so a new daemon can re-adopt them.
 public actor WardenDaemon {
-    /// A running app: its record (what the checkpoint saves) and, for a process this daemon
-    /// spawned, the handle to signal and reap it.
-    struct RunningProcess: Sendable {
-        var record: RunningAppRecord
-        /// Whether the launcher watches it (false only where a re-adopted process could not be
-        /// watched through a pidfd; the memory sweeps then look for its end).
-        var isWatched: Bool
-
-        var launch: Int { record.launch }
-        var pid: Int32 { record.pid }
-    }
-
     /// An event waiting its turn, and whoever waits for its answer.
     struct Job: Sendable {
         var event: LifecycleEvent
@@ -45,46 +33,29 @@ public actor WardenDaemon {
     var policy: Policy { lifecycle.policy }
     var lifecycle: Lifecycle
 
-    var groups: [String: AppGroup] = [:]
-    var running: [String: RunningProcess] = [:]
-    /// Signals appwarden sent to each app's processes since its launch (their ends are not crashes).
-    var signalsSent: [String: Set<Int32>] = [:]
-    var subscribers: [UInt64: (app: String?, continuation: AsyncStream<JournalEntry>.Continuation)] = [:]
-    var nextSubscriberID: UInt64 = 0
-    /// The core's timers by deadline; entries whose sequence is no longer in `armedTimers` were
-    /// cancelled or re-armed and are skipped.
-    var timerQueue = TimerQueue<TimerID>()
-    /// The sequence number of each armed timer's live entry in `timerQueue`.
-    var armedTimers: [TimerID: UInt64] = [:]
-    /// The one task that sleeps until the earliest deadline and fires the timers due.
-    var timerServer: (id: UInt64, task: Task<Void, Never>)?
-    var timerServerCount: UInt64 = 0
+    /// The apps' groups and processes.
+    var processes = ProcessTable()
+    /// The followers of the event stream.
+    var subscribers = EventSubscribers()
+    /// The core's armed timers and the one task that fires them.
+    var timers = DaemonTimers()
     /// When the loops sleeping on the clock (`timers`, `sweep`) wake next, since the origin.
     var wakes: [String: Duration] = [:]
-    /// Events queued and not yet handled.
-    var queuedEvents = 0
     /// Process ends taken from the launcher.
     var exitsHandled = 0
     /// Process starts taken from the launcher.
     var startsHandled = 0
     var monitors: [PressureMonitor] = []
     var loops: [Task<Void, Never>] = []
-    /// Events that the actions of the event being handled led to, handled right after it.
-    var followUps: [LifecycleEvent] = []
+    /// The events waiting their turn and the one being handled.
+    var eventQueue = DaemonEventQueue()
     var isStopped = false
-    /// Whether an event's actions are being carried out (the model may be ahead of the groups).
-    var isHandling = false
-    /// Reads waiting for the event being handled to be carried out, so that they never report
-    /// what the groups are not yet (an app suspended before its group is frozen).
-    var waitingReads: [CheckedContinuation<Void, Never>] = []
     /// How many memory sweeps have run.
     var sweeps = 0
     /// The locks that keep a second daemon from starting on the same state or cgroup root.
     var instanceLock: InstanceLock?
     /// Warnings that repeat (per app and cause) are logged once, then counted.
     var warningLimiter = RepeatedWarningLimiter()
-    var jobs: AsyncStream<Job>.Continuation?
-    var processor: Task<Void, Never>?
     /// Where new device tokens come from: the system's random source, or a deterministic one
     /// in tests that replay scenarios naming tokens.
     let tokenSource: DeviceTokenSource
@@ -220,14 +191,14 @@ public actor WardenDaemon {
     private func boot(holding lock: InstanceLock? = nil) async {
         instanceLock = lock
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
-        jobs = continuation
+        eventQueue.jobs = continuation
         await readopt()
         record(
             app: JournalEntry.systemApp,
-            .system(.daemonStarted(version: WardenVersion.current, readopted: running.keys.sorted())))
+            .system(.daemonStarted(version: WardenVersion.current, readopted: processes.running.keys.sorted())))
         // Intervals (the first fetch wakes) count from the start, as in the simulator.
         await execute(lifecycle.start(at: now()))
-        processor = Task { [weak self] in
+        eventQueue.processor = Task { [weak self] in
             for await job in stream {
                 guard let self else {
                     job.answer?.resume(returning: .failure(Self.stoppingError))
@@ -243,7 +214,7 @@ public actor WardenDaemon {
     /// Handles a queued event and counts it off.
     private func handle(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
         let result = await process(event)
-        queuedEvents -= 1
+        eventQueue.queued -= 1
         return result
     }
 
@@ -262,17 +233,17 @@ public actor WardenDaemon {
 
     /// Queues an event that nobody waits for (a timer, a process exit, a sample).
     func submit(_ event: LifecycleEvent) {
-        guard !isStopped, let jobs else { return }
+        guard !isStopped, let jobs = eventQueue.jobs else { return }
         if case .enqueued = jobs.yield(Job(event: event, answer: nil)) {
-            queuedEvents += 1
+            eventQueue.queued += 1
         }
     }
 
     /// Queues an event and waits for its answer.
     func enqueue(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
-        guard !isStopped, let jobs else { return .failure(Self.stoppingError) }
+        guard !isStopped, let jobs = eventQueue.jobs else { return .failure(Self.stoppingError) }
         // Counted before it is queued: the queue ends only when the daemon stops.
-        queuedEvents += 1
+        eventQueue.queued += 1
         return await withCheckedContinuation { answer in
             if case .terminated = jobs.yield(Job(event: event, answer: answer)) {
                 answer.resume(returning: .failure(Self.stoppingError))
@@ -289,13 +260,13 @@ public actor WardenDaemon {
         } catch {
             return .failure(error)
         }
-        isHandling = true
+        eventQueue.isHandling = true
         defer { finishHandling() }
         metrics.count(accepted: event)
         let reply = await execute(actions)
         var changed = !actions.isEmpty
-        while !followUps.isEmpty && !isStopped {
-            let next = followUps.removeFirst()
+        while !eventQueue.followUps.isEmpty && !isStopped {
+            let next = eventQueue.followUps.removeFirst()
             do {
                 let more = try lifecycle.handle(next, at: now())
                 changed = changed || !more.isEmpty
@@ -312,9 +283,9 @@ public actor WardenDaemon {
 
     /// Ends the handling of an event and lets the reads that waited for it answer.
     private func finishHandling() {
-        isHandling = false
-        let reads = waitingReads
-        waitingReads.removeAll()
+        eventQueue.isHandling = false
+        let reads = eventQueue.waitingReads
+        eventQueue.waitingReads.removeAll()
         for read in reads { read.resume() }
     }
 
@@ -322,8 +293,8 @@ public actor WardenDaemon {
     /// (status, explain) says what is, never what is about to be. Reads are not events, and do
     /// not wait for the events queued behind.
     func betweenEvents() async {
-        while isHandling {
-            await withCheckedContinuation { waitingReads.append($0) }
+        while eventQueue.isHandling {
+            await withCheckedContinuation { eventQueue.waitingReads.append($0) }
         }
     }
 
@@ -339,17 +310,15 @@ public actor WardenDaemon {
     /// `options.stopAppsOnExit` asks to kill them.
     public func stop() async {
         guard !isStopped else { return }
-        let leftRunning = options.stopAppsOnExit ? [] : running.keys.sorted()
+        let leftRunning = options.stopAppsOnExit ? [] : processes.running.keys.sorted()
         record(app: JournalEntry.systemApp, .system(.daemonStopped(leftRunning: leftRunning)))
         logger.info(
             "Stopping; \(leftRunning.isEmpty ? "no app is left running" : "left running: \(leftRunning.joined(separator: ", "))")."
         )
         saveCheckpoint()
         isStopped = true
-        jobs?.finish()
-        timerServer?.task.cancel()
-        timerServer = nil
-        armedTimers.removeAll()
+        eventQueue.jobs?.finish()
+        timers.stop()
         wakes.removeAll()
         for loop in loops { loop.cancel() }
         loops.removeAll()
@@ -357,7 +326,7 @@ public actor WardenDaemon {
         monitors.removeAll()
         launcher.stop()
         if options.stopAppsOnExit, let driver {
-            for (name, group) in groups {
+            for (name, group) in processes.groups {
                 do {
                     try await driver.kill(group)
                     try await driver.remove(group)
@@ -365,12 +334,11 @@ public actor WardenDaemon {
                     logger.warning("Could not stop app \"\(name)\": \(error)")
                 }
             }
-            groups.removeAll()
+            processes.groups.removeAll()
             try? await driver.removeRoot()
         }
-        for (name, _) in groups { memory.untrack(name) }
-        for (_, subscriber) in subscribers { subscriber.continuation.finish() }
-        subscribers.removeAll()
+        for (name, _) in processes.groups { memory.untrack(name) }
+        subscribers.finishAll()
         instanceLock?.release()
         instanceLock = nil
     }

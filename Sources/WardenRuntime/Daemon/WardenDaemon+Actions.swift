@@ -44,7 +44,7 @@ extension WardenDaemon {
             case .publishStatus(let app, let status):
                 record(app: app, .status(status))
             case .scan(let app):
-                followUps.append(.scanResult(app: app, outcome: await scan(app)))
+                eventQueue.followUps.append(.scanResult(app: app, outcome: await scan(app)))
             case .journal(let journalRecord):
                 do {
                     let entries = try journalStore.append(
@@ -79,9 +79,7 @@ extension WardenDaemon {
 
     /// Hands `entry` to every subscriber of its app or of every app.
     func publish(_ entry: JournalEntry) {
-        for (_, subscriber) in subscribers where subscriber.app == nil || subscriber.app == entry.app {
-            subscriber.continuation.yield(entry)
-        }
+        subscribers.publish(entry)
     }
 
     // MARK: Signals for messages
@@ -90,9 +88,9 @@ extension WardenDaemon {
     /// (`signals`), for apps that keep no connection to read their event stream.
     func sendMappedSignal(_ app: String, for message: AppMessage) {
         guard let kind = Self.signalKind(of: message), let signal = policy.app(named: app)?.signals[kind],
-            let main = running[app]
+            let main = processes.running[app]
         else { return }
-        signalsSent[app, default: []].insert(signal)
+        processes.signalsSent[app, default: []].insert(signal)
         if !launcher.send(signal, to: main.pid) {
             logger.error("Could not send signal \(signal) to app \"\(app)\" (process \(main.pid)) for \(kind).")
         }
@@ -114,11 +112,12 @@ extension WardenDaemon {
 
     func spawn(_ app: String, launch: Int, reason: LaunchReason, restore: Bool) async {
         guard let appPolicy = policy.app(named: app) else {
-            followUps.append(.spawnFailed(app: app, launch: launch, message: "The policy has no app \"\(app)\"."))
+            eventQueue.followUps.append(
+                .spawnFailed(app: app, launch: launch, message: "The policy has no app \"\(app)\"."))
             return
         }
         guard let command = appPolicy.command else {
-            followUps.append(
+            eventQueue.followUps.append(
                 .spawnFailed(
                     app: app, launch: launch, message: "App \"\(app)\" has no command in the policy to launch."))
             return
@@ -141,7 +140,7 @@ extension WardenDaemon {
         if restore {
             environment["APPWARDEN_RESTORE"] = "1"
         }
-        signalsSent[app] = []
+        processes.signalsSent[app] = []
         do {
             var group: AppGroup?
             if let driver {
@@ -154,7 +153,7 @@ extension WardenDaemon {
                 }
                 await boundTasks(app, to: appPolicy.tasksMax.count, of: created, with: driver)
                 group = created
-                groups[app] = created
+                processes.groups[app] = created
             }
             let log = options.logPath(of: app)
             let launched = try launcher.launch(
@@ -164,7 +163,7 @@ extension WardenDaemon {
                     standardOutputPath: log, standardErrorPath: log, group: group,
                     logRotation: LogRotation(maxSize: policy.logs.maxSize, keep: policy.logs.keep)),
                 app: app, launch: launch)
-            running[app] = RunningProcess(
+            processes.running[app] = RunningProcess(
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: launched.pid, group: group,
                     startedWallMillis: WardenClock.wallMillisNow()),
@@ -174,18 +173,18 @@ extension WardenDaemon {
                 "Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(launched.pid).")
             // The core decides readiness once the process runs (at once, or when the launcher says so).
             if launched.isRunning {
-                followUps.append(.launched(app: app, launch: launch))
+                eventQueue.followUps.append(.launched(app: app, launch: launch))
             }
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")
-            followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
+            eventQueue.followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
         }
     }
 
     // MARK: Freezing
 
     func freeze(_ app: String, guardPaths: [ResourcePath]) async {
-        guard let driver, let group = groups[app] else {
+        guard let driver, let group = processes.groups[app] else {
             logger.warning("Cannot freeze app \"\(app)\": it has no group.")
             return
         }
@@ -195,7 +194,7 @@ extension WardenDaemon {
                 for guarded in guardPaths {
                     if let hold = try launcher.holds(of: guarded.path, among: pids).first {
                         logger.info("Not freezing app \"\(app)\": \(hold) (resource \"\(guarded.resource)\").")
-                        followUps.append(.heldAtSuspension(app: app, resource: guarded.resource))
+                        eventQueue.followUps.append(.heldAtSuspension(app: app, resource: guarded.resource))
                         return
                     }
                 }
@@ -215,7 +214,7 @@ extension WardenDaemon {
     }
 
     func thaw(_ app: String) async {
-        guard let driver, let group = groups[app], !options.dryRun else { return }
+        guard let driver, let group = processes.groups[app], !options.dryRun else { return }
         do {
             try await driver.thaw(group)
         } catch {
@@ -226,7 +225,7 @@ extension WardenDaemon {
     // MARK: Ending processes
 
     func terminate(_ app: String, reason: TerminationReason) async {
-        signalsSent[app, default: []].insert(SIGTERM)
+        processes.signalsSent[app, default: []].insert(SIGTERM)
         for pid in await pids(of: app) {
             launcher.send(SIGTERM, to: pid)
         }
@@ -234,19 +233,19 @@ extension WardenDaemon {
     }
 
     func kill(_ app: String, reason: TerminationReason) async {
-        signalsSent[app, default: []].insert(SIGKILL)
+        processes.signalsSent[app, default: []].insert(SIGKILL)
         if options.dryRun {
             logger.notice("Dry run: would kill app \"\(app)\" (\(reason.rawValue)).")
             return
         }
-        if let driver, let group = groups[app] {
+        if let driver, let group = processes.groups[app] {
             do {
                 let releasingMemory = options.releasesMemoryOnKill && reason == .memoryPressure
                 try await driver.kill(group, releasingMemory: releasingMemory)
             } catch {
                 logger.error("Could not kill app \"\(app)\": \(error)")
             }
-        } else if let main = running[app] {
+        } else if let main = processes.running[app] {
             launcher.send(SIGKILL, to: main.pid)
         }
         logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
@@ -259,7 +258,7 @@ extension WardenDaemon {
     /// next launch starts in an empty group.
     func releaseGroup(_ app: String) async {
         memory.untrack(app)
-        guard let group = groups[app] else { return }
+        guard let group = processes.groups[app] else { return }
         if let driver {
             let left = (try? await driver.processes(in: group)) ?? []
             if !left.isEmpty {
@@ -278,7 +277,7 @@ extension WardenDaemon {
                 logger.debug("Could not remove the group of app \"\(app)\": \(error)")
             }
         }
-        groups[app] = nil
+        processes.groups[app] = nil
     }
 
     func setOOMScore(_ app: String, score: Int) async {
@@ -293,10 +292,10 @@ extension WardenDaemon {
 
     /// The processes of the app: its group's, or its main process without a group.
     func pids(of app: String) async -> [Int32] {
-        if let driver, let group = groups[app] {
+        if let driver, let group = processes.groups[app] {
             return (try? await driver.processes(in: group)) ?? []
         }
-        return running[app].map { [$0.pid] } ?? []
+        return processes.running[app].map { [$0.pid] } ?? []
     }
 
     // MARK: Watchdog and state
@@ -304,8 +303,8 @@ extension WardenDaemon {
     /// What the watchdog finds: processes running and not frozen → foreground; frozen or
     /// gone → background; the scan failing → error.
     func scan(_ app: String) async -> ScanOutcome {
-        guard let driver, let group = groups[app] else {
-            guard let pid = running[app]?.pid else { return .background }
+        guard let driver, let group = processes.groups[app] else {
+            guard let pid = processes.running[app]?.pid else { return .background }
             return launcher.exists(pid) ? .foreground : .background
         }
         do {
@@ -326,58 +325,5 @@ extension WardenDaemon {
         } catch {
             logger.warning("Could not delete the restoration directory \"\(path)\": \(error)")
         }
-    }
-
-    // MARK: Timers
-
-    /// Arms (or re-arms) a timer: its deadline goes into the queue, and the timer task is made
-    /// to wake by then.
-    func arm(_ timer: TimerID, deadline: Instant) {
-        armedTimers[timer] = timerQueue.schedule(timer, at: deadline)
-        if let serving = wakes["timers"], serving <= deadline.sinceOrigin, timerServer != nil { return }
-        startTimerServer(wakingAt: deadline)
-    }
-
-    /// Cancels a timer: its entry in the queue is skipped when it comes due.
-    func cancel(_ timer: TimerID) {
-        armedTimers[timer] = nil
-    }
-
-    /// Replaces the timer task by one that sleeps on the clock until `deadline`, fires the timers
-    /// due, and sleeps again until the next deadline, for as long as the queue holds one.
-    func startTimerServer(wakingAt deadline: Instant) {
-        timerServer?.task.cancel()
-        timerServerCount &+= 1
-        let id = timerServerCount
-        wakes["timers"] = deadline.sinceOrigin
-        let clock = clock
-        let task = Task { [weak self] in
-            var wake = deadline
-            while true {
-                try? await clock.sleep(untilElapsed: wake.sinceOrigin)
-                guard !Task.isCancelled, let self, let next = await self.fireDueTimers(server: id) else { return }
-                wake = next
-            }
-        }
-        timerServer = (id, task)
-    }
-
-    /// Queues `timerFired` for every live timer due by now, in (deadline, arming) order; returns
-    /// when to wake next, or nil when the queue is empty or `server` is no longer the timer task.
-    func fireDueTimers(server: UInt64) -> Instant? {
-        guard timerServer?.id == server, !isStopped else { return nil }
-        let now = now()
-        while let entry = timerQueue.popDue(through: now) {
-            guard armedTimers[entry.element] == entry.sequence else { continue }
-            armedTimers[entry.element] = nil
-            submit(.timerFired(entry.element))
-        }
-        guard let next = timerQueue.nextDeadline else {
-            timerServer = nil
-            wakes["timers"] = nil
-            return nil
-        }
-        wakes["timers"] = next.sinceOrigin
-        return next
     }
 }

@@ -70,14 +70,15 @@ extension WardenDaemon {
     /// What the daemon has left to do now.
     public func activity() -> Activity {
         Activity(
-            queuedEvents: queuedEvents, exitsHandled: exitsHandled, startsHandled: startsHandled,
-            wakes: wakes.values.sorted(), waitingReads: waitingReads.count)
+            queuedEvents: eventQueue.queued, exitsHandled: exitsHandled, startsHandled: startsHandled,
+            wakes: wakes.values.sorted(), waitingReads: eventQueue.waitingReads.count)
     }
 
     /// A launched process began to run: the core decides whether the app is ready.
     private func processStarted(_ start: ProcessStart) {
         startsHandled += 1
-        guard running[start.app]?.launch == start.launch, running[start.app]?.pid == start.pid else { return }
+        guard processes.running[start.app]?.launch == start.launch, processes.running[start.app]?.pid == start.pid
+        else { return }
         submit(.launched(app: start.app, launch: start.launch))
     }
 
@@ -90,9 +91,9 @@ extension WardenDaemon {
     /// A process ended: classified as exited or crashed and queued for the core.
     func processEnded(_ exit: ProcessExit) async {
         let end = classify(exit.termination, app: exit.app)
-        if running[exit.app]?.pid == exit.pid {
+        if processes.running[exit.app]?.pid == exit.pid {
             metrics.processEnded(app: exit.app, at: now())
-            running[exit.app] = nil
+            processes.running[exit.app] = nil
             await releaseGroup(exit.app)
         }
         logger.info(
@@ -110,7 +111,7 @@ extension WardenDaemon {
         case .exited(0): return .exited(code: 0)
         case .exited(let status): return .crashed(description: "exited with status \(status)")
         case .signaled(let signal):
-            if signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
+            if processes.signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
             return .crashed(description: "ended by signal \(signal)")
         }
     }
@@ -147,10 +148,10 @@ extension WardenDaemon {
     func remeasure() {
         for (name, bytes) in memory.footprints(where: { _ in true }).sorted(by: { $0.key < $1.key })
         where lifecycle.state(of: name).map({ $0 != .notRunning }) == true {
-            followUps.append(.footprint(app: name, bytes: bytes))
+            eventQueue.followUps.append(.footprint(app: name, bytes: bytes))
         }
         if let device = memory.deviceMemory() {
-            followUps.append(.memorySample(available: device.available, total: device.total))
+            eventQueue.followUps.append(.memorySample(available: device.available, total: device.total))
         }
     }
 
@@ -159,12 +160,14 @@ extension WardenDaemon {
     /// Not in a dry run, where suspended apps are never frozen.
     func reconcileFreezer() async {
         guard let driver, !options.dryRun else { return }
-        for (app, group) in groups {
-            guard !isHandling, let state = lifecycle.state(of: app), state != .notRunning,
+        for (app, group) in processes.groups {
+            guard !eventQueue.isHandling, let state = lifecycle.state(of: app), state != .notRunning,
                 let frozen = try? await driver.isFrozen(group)
             else { continue }
             // Checked again after the await: an event may have been handled meanwhile.
-            guard !isHandling, lifecycle.state(of: app) == state, frozen != (state == .suspended) else { continue }
+            guard !eventQueue.isHandling, lifecycle.state(of: app) == state, frozen != (state == .suspended) else {
+                continue
+            }
             logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
             submit(.observedFrozen(app: app, frozen: frozen))
         }
@@ -173,7 +176,7 @@ extension WardenDaemon {
     /// Re-adopted processes the launcher could not watch (no pidfd): their end is found here,
     /// by reaping them if they are children or by finding their group empty.
     func checkAdoptedProcesses() async {
-        for (app, entry) in running where !entry.isWatched {
+        for (app, entry) in processes.running where !entry.isWatched {
             var status: Int32 = 0
             let reaped = waitpid(entry.pid, &status, WNOHANG)
             var termination: SpawnedProcess.Termination?
@@ -181,7 +184,7 @@ extension WardenDaemon {
             if reaped == entry.pid {
                 ended = true
                 termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
-            } else if let driver, let group = groups[app] {
+            } else if let driver, let group = processes.groups[app] {
                 ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
             } else {
                 ended = !launcher.exists(entry.pid)

@@ -1,0 +1,24 @@
+import WardenCgroup
+
+/// The daemon's table of the apps' groups and processes: each app's group, its running main
+/// process and the signals sent to it since its launch.
+struct ProcessTable {
+    /// Each app's group, from its first launch (or re-adoption) until the group is released.
+    var groups: [String: AppGroup] = [:]
+    /// The running apps, by name.
+    var running: [String: RunningProcess] = [:]
+    /// Signals appwarden sent to each app's processes since its launch (their ends are not crashes).
+    var signalsSent: [String: Set<Int32>] = [:]
+}
+
+/// A running app: its record (what the checkpoint saves) and, for a process this daemon
+/// spawned, the handle to signal and reap it.
+struct RunningProcess: Sendable {
+    var record: RunningAppRecord
+    /// Whether the launcher watches it (false only where a re-adopted process could not be
+    /// watched through a pidfd; the memory sweeps then look for its end).
+    var isWatched: Bool
+
+    var launch: Int { record.launch }
+    var pid: Int32 { record.pid }
+}
