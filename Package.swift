@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "WardenPolicy", targets: ["WardenPolicy"]),
         .library(name: "WardenSimulator", targets: ["WardenSimulator"]),
         .library(name: "WardenTesting", targets: ["WardenTesting"]),
+        .library(name: "WardenAPI", targets: ["WardenAPI"]),
+        .library(name: "WardenClient", targets: ["WardenClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -84,6 +86,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WardenPolicyTests", dependencies: ["WardenPolicy", "WardenCore"]),
+        .testTarget(name: "AppwardenCommandTests", dependencies: ["appwarden", "WardenAPI", "WardenCore"]),
         .testTarget(
             name: "WardenSimulatorTests",
             dependencies: ["WardenSimulator", "WardenPolicy", "WardenCore"]

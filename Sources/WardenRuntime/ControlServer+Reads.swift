@@ -40,6 +40,10 @@ extension ControlServer {
             let query = try Self.resuming(Self.journalQuery(request, caller: caller), from: request)
             return await self.eventStream(query)
         }
+        route(router, .get, "/v1/device") { _, _, caller in
+            try caller.requireKnown()
+            return Self.json(await self.control.device())
+        }
         route(router, .get, "/v1/health") { _, _, caller in
             try caller.requireKnown()
             return Self.json(await self.control.health())

@@ -78,6 +78,9 @@ public actor WardenDaemon {
     var sweeps = 0
     /// The locks that keep a second daemon from starting on the same state or cgroup root.
     var instanceLock: InstanceLock?
+    /// The last kills, oldest first, for `GET /v1/device` (at most `recentKillLimit`).
+    var recentKills: [KillInfo] = []
+    static let recentKillLimit = 10
     /// Warnings that repeat (per app and cause) are logged once, then counted.
     var warningLimiter = RepeatedWarningLimiter()
     var jobs: AsyncStream<Job>.Continuation?
@@ -211,6 +214,7 @@ public actor WardenDaemon {
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         jobs = continuation
         await readopt()
+        logStartup(adopted: running.keys.sorted())
         // Intervals (the first fetch wakes) count from the start, as in the simulator.
         await execute(lifecycle.start(at: now()))
         processor = Task { [weak self] in
@@ -318,6 +322,7 @@ public actor WardenDaemon {
         for monitor in monitors { monitor.stop() }
         monitors.removeAll()
         launcher.stop()
+        logShutdown(stoppedApps: options.stopAppsOnExit && driver != nil)
         if options.stopAppsOnExit, let driver {
             for (name, group) in groups {
                 do {

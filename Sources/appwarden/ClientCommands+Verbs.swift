@@ -120,18 +120,27 @@ struct PushCommand: AsyncParsableCommand {
     }
 }
 
-/// `appwarden policy reload`: the daemon re-reads its policy file.
+/// `appwarden policy reload [--restart-changed]`: the daemon re-reads its policy file.
 struct PolicyReloadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reload",
         abstract:
-            "Make the running daemon re-read its policy file; a bad file is refused whole and the old policy stays."
+            "Make the running daemon re-read its policy file; a bad file is refused whole and the old policy stays.",
+        discussion: """
+            Prints the apps added, removed and changed, and what happens to each: a removed app that runs \
+            is terminated gracefully; a running app whose command, arguments, environment, user or limits \
+            changed keeps its process and is relaunched with the new settings at its next launch, or now \
+            with --restart-changed (and opened again if it was in the foreground); other changes apply at once.
+            """
     )
     @OptionGroup var client: ClientOptions
+    @Flag(help: "Restart running apps whose launch settings changed now, not at their next launch.")
+    var restartChanged = false
 
     func run() async throws {
-        let bytes = try await client.call("POST", "/v1/policy/reload")
+        let path = "/v1/policy/reload" + (restartChanged ? "?restartChanged=true" : "")
+        let bytes = try await client.call("POST", path)
         let answer = try? JSONDecoder().decode(ControlReplies.PolicyReloaded.self, from: Data(bytes))
-        client.output(bytes, text: answer?.message ?? "")
+        client.output(bytes, text: answer.map { ([$0.message] + $0.sentences).joined(separator: "\n") } ?? "")
     }
 }
