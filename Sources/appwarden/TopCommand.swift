@@ -26,8 +26,11 @@ struct TopCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw ValidationError(
-                "appwarden top needs a terminal on standard input and output; use appwarden status for a table.")
+            FileHandle.standardError.write(
+                Data(
+                    "appwarden: top needs a terminal on standard input and output; use appwarden status for a table.\n"
+                        .utf8))
+            throw ExitCode(2)
         }
         let terminal = try TopTerminal()
         defer { terminal.restore() }
