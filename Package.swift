@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "WardenPolicy", targets: ["WardenPolicy"]),
         .library(name: "WardenSimulator", targets: ["WardenSimulator"]),
         .library(name: "WardenTesting", targets: ["WardenTesting"]),
+        .library(name: "WardenAPI", targets: ["WardenAPI"]),
+        .library(name: "WardenClient", targets: ["WardenClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "WardenCore"),
@@ -88,6 +91,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WardenPolicyTests", dependencies: ["WardenPolicy", "WardenCore"]),
+        .testTarget(name: "AppwardenCommandTests", dependencies: ["appwarden", "WardenAPI", "WardenCore"]),
         .testTarget(
             name: "WardenSimulatorTests",
             dependencies: ["WardenSimulator", "WardenPolicy", "WardenCore"]

@@ -30,6 +30,13 @@ set +e
 set -e
 [ "$rc" -eq 1 ] || { echo "policy check on a broken policy exited $rc, expected 1" >&2; exit 1; }
 
+if [ "$(id -u)" -eq 0 ]; then
+  echo "== example app: Examples/NotesApp, depending on appwarden by path, built and run under a daemon"
+  bash scripts/example-app.sh
+else
+  echo "== example app skipped (it runs a daemon on real cgroups: run as root)"
+fi
+
 echo "== crash consistency: serve killed with SIGKILL under load (see RELIABILITY.md)"
 python3 scripts/crash-test.py --kills "${APPWARDEN_CRASH_KILLS:-5}" --seed 1 \
   --appwarden "$bin" --ballast "$(dirname "$bin")/ballast"

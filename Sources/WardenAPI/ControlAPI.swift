@@ -53,6 +53,8 @@ public enum ControlAPI {
     /// The live journal as server-sent events, one `JournalEntry` each.
     public static let eventStream = APIEndpoint<NoBody, JournalEntry>(.get, "/v1/events/stream")
     public static let health = APIEndpoint<NoBody, Health>(.get, "/v1/health")
+    /// Device memory, the pressure level, the thresholds and the last kills, for `appwarden top`.
+    public static let device = APIEndpoint<NoBody, DeviceInfo>(.get, "/v1/device")
     /// The Prometheus text exposition format (plain text, not JSON).
     public static let metrics = APIEndpoint<NoBody, String>(.get, "/metrics")
 
@@ -68,7 +70,7 @@ public enum ControlAPI {
             acquire, release, reportStatus,
         ]
         let verbs: [any APIRoute] = appVerbs + screenVerbs + [push, pushToken, reloadPolicy]
-        let reads: [any APIRoute] = [apps, app, explain, events, eventStream, health, metrics]
+        let reads: [any APIRoute] = [apps, app, explain, events, eventStream, health, device, metrics]
         return (appCalls + verbs + reads).map(\.route).sorted()
     }
 }

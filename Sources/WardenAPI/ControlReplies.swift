@@ -1,3 +1,5 @@
+public import WardenCore
+
 /// The JSON bodies of successful answers of the control API that are not an `AppInfo`,
 /// a list of journal entries, an `Explanation` or `Health`.
 public enum ControlReplies {
@@ -36,9 +38,54 @@ public enum ControlReplies {
         public init(disposition: String) { self.disposition = disposition }
     }
 
-    /// `policy reload`: a sentence describing the policy now in force.
+    /// `policy reload`: a sentence describing the policy now in force, and what changed.
     public struct PolicyReloaded: Codable, Sendable, Equatable {
         public var message: String
-        public init(message: String) { self.message = message }
+        /// Apps the new policy adds.
+        public var added: [String]
+        /// Apps the new policy no longer declares (running ones are terminated gracefully).
+        public var removed: [String]
+        /// Apps whose settings changed, with what becomes of each.
+        public var changed: [ChangedApp]
+        /// The changes in sentences, one per app, as `appwarden policy reload` prints them and
+        /// the journal records them.
+        public var sentences: [String]
+
+        public init(
+            message: String, added: [String] = [], removed: [String] = [], changed: [ChangedApp] = [],
+            sentences: [String] = []
+        ) {
+            self.message = message
+            self.added = added
+            self.removed = removed
+            self.changed = changed
+            self.sentences = sentences
+        }
+    }
+
+    /// An app a reload changed: the policy keys that differ and the outcome (`notRunning`,
+    /// `appliedNow`, `atNextLaunch` or `restarted`).
+    public struct ChangedApp: Codable, Sendable, Equatable {
+        public var name: String
+        public var keys: [String]
+        public var outcome: String
+
+        public init(name: String, keys: [String], outcome: String) {
+            self.name = name
+            self.keys = keys
+            self.outcome = outcome
+        }
+    }
+}
+
+extension ControlReplies.PolicyReloaded {
+    /// The answer for a reload whose difference the core computed.
+    public init(message: String, diff: PolicyDiff) {
+        self.init(
+            message: message, added: diff.added, removed: diff.removed,
+            changed: diff.changed.map {
+                ControlReplies.ChangedApp(name: $0.name, keys: $0.keys, outcome: $0.outcome.rawValue)
+            },
+            sentences: diff.sentences)
     }
 }

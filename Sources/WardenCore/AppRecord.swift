@@ -49,6 +49,9 @@ struct AppRecord: Sendable, Equatable, Codable {
     var pendingStart: AnalyticsEvent?
     /// Set while a graceful termination waits for the process to exit.
     var terminating: TerminationReason?
+    /// Whether the app is opened again once its termination completes (a foreground app
+    /// restarted by a policy reload).
+    var reopenAfterExit = false
 
     // MARK: Foreground and use
 

@@ -55,6 +55,8 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     case heldSharedResource
     case launchTimeout
     case policyRemoved
+    /// Restarted by a policy reload that changed how it is launched (`--restart-changed`).
+    case policyChanged
 
     /// Whether the system (not the user, not the app itself) ended the app: its preserved
     /// state is kept and the next launch restores from it.
@@ -63,7 +65,7 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
         case .memoryPressure, .backgroundTaskExpired, .fetchTimeout, .pushTimeout,
             .heldSharedResource, .launchTimeout:
             true
-        case .exited, .crashed, .userForceQuit, .policyRemoved:
+        case .exited, .crashed, .userForceQuit, .policyRemoved, .policyChanged:
             false
         }
     }
@@ -71,7 +73,7 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     /// Whether the app is stopped politely (SIGTERM, then a kill after the termination grace);
     /// every other termination is an immediate SIGKILL of the whole group (rule 11).
     public var isGraceful: Bool {
-        self == .userForceQuit || self == .policyRemoved
+        self == .userForceQuit || self == .policyRemoved || self == .policyChanged
     }
 }
 

@@ -10,6 +10,9 @@ extension Lifecycle {
         updateScore(index, force: false, &out)
     }
 
+    /// The memory-pressure level in force.
+    public var pressureLevel: PressureLevel { memoryTracker.level }
+
     /// A level reported directly: warning or critical warns apps; critical kills one victim.
     mutating func pressure(_ level: PressureLevel, at now: Instant, _ out: inout [LifecycleAction]) {
         let previous = memoryTracker.level

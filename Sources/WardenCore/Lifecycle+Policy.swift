@@ -2,30 +2,45 @@
 extension Lifecycle {
     /// Apps no longer declared are terminated gracefully (`policyRemoved`); new apps start
     /// not running; existing apps take their new settings, and fetches are planned again.
-    mutating func policyChanged(_ newPolicy: Policy, at now: Instant, _ out: inout [LifecycleAction]) {
+    /// A running app whose launch settings changed keeps its process unless `restartChanged`:
+    /// then it is terminated gracefully (`policyChanged`) and, if it was in the foreground,
+    /// opened again once it has exited. The difference is journaled under `appwarden`, one
+    /// decision per app, and is the event's reply.
+    mutating func policyChanged(
+        _ newPolicy: Policy, restartChanged: Bool, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        let oldPolicy = policy
+        let diff = PolicyDiff(
+            from: oldPolicy, to: newPolicy,
+            running: { name in self.indexByName[name].map { self.records[$0].isRunning } ?? false },
+            restart: restartChanged)
+        for sentence in diff.sentences {
+            out.append(
+                .journal(
+                    JournalRecord(app: Self.systemJournalName, time: now, kind: .decision("Policy reload: \(sentence)"))
+                ))
+        }
         var declared: [String: AppPolicy] = [:]
         for app in newPolicy.apps where declared[app.name] == nil {
             declared[app.name] = app
         }
-        let before = Dictionary(appPolicies.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let inForce = Set(records.filter(\.inPolicy).map(\.name))
         out.append(
             .journal(
                 JournalRecord(
                     app: Self.systemJournalName, time: now,
                     kind: .system(
-                        .policyReloaded(
-                            added: newPolicy.apps.map(\.name).filter { !inForce.contains($0) },
-                            removed: records.map(\.name).filter { inForce.contains($0) && declared[$0] == nil },
-                            changed: newPolicy.apps.map(\.name).filter { name in
-                                inForce.contains(name) && before[name] != declared[name]
-                            })))))
+                        .policyReloaded(added: diff.added, removed: diff.removed, changed: diff.changed.map(\.name))))))
         replacePolicy(newPolicy)
+        let restarted = Set(diff.changed.filter { $0.outcome == .restarted }.map(\.name))
         for index in records.indices {
             let name = records[index].name
             if let app = declared.removeValue(forKey: name) {
                 records[index].apply(app)
                 appPolicies[index] = app
+                if restarted.contains(name) {
+                    records[index].reopenAfterExit = records[index].isInForeground
+                    terminate(index, reason: .policyChanged, because: "restarted by a policy reload", at: now, &out)
+                }
             } else if records[index].inPolicy {
                 records[index].inPolicy = false
                 if records[index].isRunning {
@@ -41,6 +56,19 @@ extension Lifecycle {
             records.append(AppRecord(policy: app))
             appPolicies.append(app)
             planFetch(records.count - 1, at: now, &out)
+        }
+        out.append(.reply(.policyChanged(diff)))
+    }
+
+    /// Opens an app again after a restart a policy reload asked for, if it was in the
+    /// foreground; a locked screen leaves it closed, which the journal says.
+    mutating func reopenIfAsked(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard records[index].reopenAfterExit else { return }
+        records[index].reopenAfterExit = false
+        do {
+            try open(records[index].name, at: now, &out)
+        } catch {
+            decide(index, "Not opened again after its restart: \(error.message)", at: now, &out)
         }
     }
 }

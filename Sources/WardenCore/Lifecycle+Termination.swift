@@ -81,6 +81,7 @@ extension Lifecycle {
             cancel(index, .terminationGrace, &out)
             let sentence = reason == .policyRemoved ? "exited after removal from the policy" : "exited after SIGTERM"
             setState(index, .notRunning, because: sentence, at: now, &out)
+            reopenIfAsked(index, at: now, &out)
             return
         }
         switch end {
@@ -179,6 +180,7 @@ extension Lifecycle {
             records[index].terminating = nil
             out.append(.kill(app: records[index].name, reason: reason))
             setState(index, .notRunning, because: "termination grace ended", at: now, &out)
+            reopenIfAsked(index, at: now, &out)
         case .watchdog:
             watchdogFired(index, at: now, &out)
         }

@@ -128,7 +128,8 @@ public struct Lifecycle: Sendable {
         case .memorySample(let available, let total): memorySample(available: available, total: total, at: now, &out)
         case .scanResult(let app, let outcome): scanResult(app, outcome: outcome, at: now, &out)
         case .observedFrozen(let app, let frozen): observedFrozen(app, frozen: frozen, at: now, &out)
-        case .policyChanged(let newPolicy): policyChanged(newPolicy, at: now, &out)
+        case .policyChanged(let newPolicy, let restartChanged):
+            policyChanged(newPolicy, restartChanged: restartChanged, at: now, &out)
         }
     }
 

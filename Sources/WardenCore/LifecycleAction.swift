@@ -73,6 +73,8 @@ public enum Reply: Sendable, Equatable {
     case deviceToken(String)
     /// `push`: what became of it.
     case push(PushDisposition)
+    /// `policy reload`: the apps added, removed and changed, and what became of them.
+    case policyChanged(PolicyDiff)
 }
 
 /// What became of an accepted push.

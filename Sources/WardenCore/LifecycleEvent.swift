@@ -54,8 +54,10 @@ public enum LifecycleEvent: Sendable, Equatable {
     case scanResult(app: String, outcome: ScanOutcome)
     /// The process, or its cgroup, was found frozen or thawed behind appwarden's back.
     case observedFrozen(app: String, frozen: Bool)
-    /// A new policy replaces the current one (`policy reload`).
-    case policyChanged(Policy)
+    /// A new policy replaces the current one (`policy reload`). `restartChanged`: running apps
+    /// whose launch settings changed are terminated now (and reopened if in the foreground)
+    /// rather than at their next launch. Answered with `Reply.policyChanged`.
+    case policyChanged(Policy, restartChanged: Bool = false)
 }
 
 /// Where a push is addressed.

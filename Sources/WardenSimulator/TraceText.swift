@@ -149,6 +149,7 @@ public enum TraceText {
                 return ("", "→ \(remaining.map { "\(DurationFormat.string($0)) left" } ?? "no limit (foreground)")")
             case .deviceToken(let token): return ("", "→ token \(token)")
             case .push(let disposition): return ("", "→ push \(disposition.rawValue)")
+            case .policyChanged(let diff): return ("", "→ " + diff.sentences.joined(separator: " "))
             }
         case .armTimer(let id, let deadline):
             return (id.app, "arm timer \(id.kind.rawValue) for \(deadline)")

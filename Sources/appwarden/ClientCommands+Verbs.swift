@@ -131,17 +131,27 @@ struct PushCommand: AsyncParsableCommand {
     }
 }
 
-/// `appwarden policy reload`: the daemon re-reads its policy file.
+/// `appwarden policy reload [--restart-changed]`: the daemon re-reads its policy file.
 struct PolicyReloadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reload",
         abstract:
-            "Make the running daemon re-read its policy file; a bad file is refused whole and the old policy stays."
+            "Make the running daemon re-read its policy file; a bad file is refused whole and the old policy stays.",
+        discussion: """
+            Prints the apps added, removed and changed, and what happens to each: a removed app that runs \
+            is terminated gracefully; a running app whose command, arguments, environment, user or limits \
+            changed keeps its process and is relaunched with the new settings at its next launch, or now \
+            with --restart-changed (and opened again if it was in the foreground); other changes apply at once.
+            """
     )
     @OptionGroup var client: ClientOptions
+    @Flag(help: "Restart running apps whose launch settings changed now, not at their next launch.")
+    var restartChanged = false
 
     func run() async throws {
-        let answer = try await client.call(ControlAPI.reloadPolicy)
-        client.output(answer, text: answer.message)
+        let query = restartChanged ? [("restartChanged", "true")] : []
+        let answer = try await client.call(ControlAPI.reloadPolicy, query: query)
+        client.output(answer, text: ([answer.message] + answer.sentences).joined(separator: "
+"))
     }
 }

@@ -122,9 +122,14 @@ actor ControlServerDouble: WardenControl {
     /// How many live subscriptions were opened.
     var subscriptionCount: Int { subscribers.count }
 
-    func reloadPolicy() async throws -> String {
+    func reloadPolicy(restartChanged: Bool) async throws -> ControlReplies.PolicyReloaded {
         if let reloadError { throw reloadError }
-        return "The policy with \(lifecycle.policy.apps.count) apps is in force."
+        return ControlReplies.PolicyReloaded(
+            message: "The policy with \(lifecycle.policy.apps.count) apps is in force.")
+    }
+
+    func device() async -> DeviceInfo {
+        DeviceInfo(pressure: lifecycle.pressureLevel.rawValue)
     }
 
     /// The metrics of the double's core (no device memory, no counters moved).

@@ -37,11 +37,15 @@ extension ControlServer {
             try caller.requireOperator(toDo: "push to a device token")
             return try await self.push(to: .token(token), request)
         }
-        route(router, ControlAPI.reloadPolicy) { _, _, caller in
+        route(router, ControlAPI.reloadPolicy) { request, _, caller in
             try caller.requireOperator(toDo: "reload the policy")
+            let restart = request.uri.queryParameters["restartChanged"].map(String.init)
+            guard restart == nil || restart == "true" || restart == "false" else {
+                throw ControlServerFailure.invalid(
+                    "The query parameter \"restartChanged\" must be true or false, not \"\(restart ?? "")\".")
+            }
             do {
-                let message = try await self.control.reloadPolicy()
-                return Self.json(ControlReplies.PolicyReloaded(message: message))
+                return Self.json(try await self.control.reloadPolicy(restartChanged: restart == "true"))
             } catch let error as LifecycleError {
                 throw ControlServerFailure(error)
             } catch {

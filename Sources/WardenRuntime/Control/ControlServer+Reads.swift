@@ -43,6 +43,10 @@ extension ControlServer {
             query.newest = false
             return await self.eventStream(query)
         }
+        route(router, ControlAPI.device) { _, _, caller in
+            try caller.requireKnown()
+            return Self.json(await self.control.device())
+        }
         route(router, ControlAPI.health) { _, _, caller in
             try caller.requireKnown()
             return Self.json(await self.control.health())

@@ -85,6 +85,8 @@ extension ControlServer {
             return Self.json(ControlReplies.DeviceToken(token: token))
         case .push(let disposition):
             return Self.json(ControlReplies.PushAccepted(disposition: disposition.rawValue))
+        case .policyChanged(let diff):
+            return Self.json(ControlReplies.PolicyReloaded(message: "The policy was reloaded.", diff: diff))
         }
     }
 

@@ -42,8 +42,11 @@ public protocol WardenControl: Sendable {
     /// A live stream of new journal records (and messages to apps), optionally of one app only.
     func subscribe(app: String?) async -> AsyncStream<JournalEntry>
     /// Re-reads the policy file; a bad file is refused whole (the error lists every problem)
-    /// and the running policy stays in force.
-    func reloadPolicy() async throws -> String
+    /// and the running policy stays in force. The answer lists the apps added, removed and
+    /// changed; `restartChanged` restarts running apps whose launch settings changed now.
+    func reloadPolicy(restartChanged: Bool) async throws -> ControlReplies.PolicyReloaded
+    /// Device memory, the pressure level, its thresholds and the last kills.
+    func device() async -> DeviceInfo
     func health() async -> Health
     /// The metrics in the Prometheus text format (`GET /metrics`); nil where none are kept.
     func metricsExposition() async -> String?

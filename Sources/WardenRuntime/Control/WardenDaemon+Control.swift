@@ -101,7 +101,7 @@ extension WardenDaemon: WardenControl {
         subscribers.remove(id)
     }
 
-    public func reloadPolicy() async throws -> String {
+    public func reloadPolicy(restartChanged: Bool) async throws -> ControlReplies.PolicyReloaded {
         let newPolicy: Policy
         do {
             newPolicy = try PolicyLoader.load(path: options.policyPath)
@@ -110,8 +110,28 @@ extension WardenDaemon: WardenControl {
                 "The policy \"\(options.policyPath)\" was not reloaded; the running policy stays in force:\n"
                     + error.description)
         }
-        _ = try await enqueue(.policyChanged(newPolicy)).get()
-        return "Reloaded the policy \"\(options.policyPath)\": \(newPolicy.apps.count) apps."
+        let reply = try await enqueue(.policyChanged(newPolicy, restartChanged: restartChanged)).get()
+        let message = "Reloaded the policy \"\(options.policyPath)\": \(newPolicy.apps.count) apps."
+        guard case .policyChanged(let diff) = reply else { return ControlReplies.PolicyReloaded(message: message) }
+        logger.info("\(message) \(diff.sentences.joined(separator: " "))")
+        return ControlReplies.PolicyReloaded(message: message, diff: diff)
+    }
+
+    public func device() async -> DeviceInfo {
+        let level = lifecycle.pressureLevel.rawValue
+        let kills = recentKills.reversed().map { $0 }
+        guard let sample = memory.deviceMemory() else {
+            return DeviceInfo(pressure: level, recentKills: kills)
+        }
+        let settings = policy.memory
+        let thresholds = DeviceInfo.Thresholds(
+            warningEnterBytes: settings.warningEnter.bytes(ofTotal: sample.total),
+            warningExitBytes: settings.warningExit.bytes(ofTotal: sample.total),
+            criticalEnterBytes: settings.criticalEnter.bytes(ofTotal: sample.total),
+            criticalExitBytes: settings.criticalExit.bytes(ofTotal: sample.total))
+        return DeviceInfo(
+            pressure: level, availableBytes: sample.available, totalBytes: sample.total, thresholds: thresholds,
+            recentKills: kills)
     }
 
     public func health() async -> Health {

@@ -30,6 +30,7 @@ extension WardenDaemon {
             case .terminate(let app, let reason):
                 await terminate(app, reason: reason)
             case .kill(let app, let reason):
+                rememberKill(app, reason: reason)
                 await kill(app, reason: reason)
                 killedForMemory = killedForMemory || reason == .memoryPressure
             case .setOOMScore(let app, _, let score):
@@ -324,6 +325,19 @@ extension WardenDaemon {
             }
         } catch {
             logger.warning("Could not delete the restoration directory \"\(path)\": \(error)")
+        }
+    }
+}
+
+extension WardenDaemon {
+    /// Keeps the last kills for `GET /v1/device`, with the footprint the app had.
+    func rememberKill(_ app: String, reason: TerminationReason) {
+        let footprint = lifecycle.snapshot(of: app, at: now())?.footprint ?? 0
+        recentKills.append(
+            KillInfo(
+                app: app, reason: reason.rawValue, footprintBytes: footprint, wallTimeMillis: wallMillis(now())))
+        if recentKills.count > Self.recentKillLimit {
+            recentKills.removeFirst(recentKills.count - Self.recentKillLimit)
         }
     }
 }

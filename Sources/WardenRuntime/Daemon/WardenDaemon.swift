@@ -54,6 +54,9 @@ public actor WardenDaemon {
     var sweeps = 0
     /// The locks that keep a second daemon from starting on the same state or cgroup root.
     var instanceLock: InstanceLock?
+    /// The last kills, oldest first, for `GET /v1/device` (at most `recentKillLimit`).
+    var recentKills: [KillInfo] = []
+    static let recentKillLimit = 10
     /// Warnings that repeat (per app and cause) are logged once, then counted.
     var warningLimiter = RepeatedWarningLimiter()
     /// Where new device tokens come from: the system's random source, or a deterministic one
@@ -196,6 +199,7 @@ public actor WardenDaemon {
         record(
             app: JournalEntry.systemApp,
             .system(.daemonStarted(version: WardenVersion.current, readopted: processes.running.keys.sorted())))
+        logStartup(adopted: processes.running.keys.sorted())
         // Intervals (the first fetch wakes) count from the start, as in the simulator.
         await execute(lifecycle.start(at: now()))
         eventQueue.processor = Task { [weak self] in
@@ -312,9 +316,6 @@ public actor WardenDaemon {
         guard !isStopped else { return }
         let leftRunning = options.stopAppsOnExit ? [] : processes.running.keys.sorted()
         record(app: JournalEntry.systemApp, .system(.daemonStopped(leftRunning: leftRunning)))
-        logger.info(
-            "Stopping; \(leftRunning.isEmpty ? "no app is left running" : "left running: \(leftRunning.joined(separator: ", "))")."
-        )
         saveCheckpoint()
         isStopped = true
         eventQueue.jobs?.finish()
@@ -325,6 +326,7 @@ public actor WardenDaemon {
         for monitor in monitors { monitor.stop() }
         monitors.removeAll()
         launcher.stop()
+        logShutdown(stoppedApps: options.stopAppsOnExit && driver != nil)
         if options.stopAppsOnExit, let driver {
             for (name, group) in processes.groups {
                 do {

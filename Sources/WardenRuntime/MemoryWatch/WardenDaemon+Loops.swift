@@ -212,13 +212,20 @@ extension WardenDaemon {
             sources.append(.pressureLevel(group: memory, level: .critical))
         }
         var armed: [PressureMonitor] = []
+        var armedSources: [String] = []
         for source in sources {
             do {
                 armed.append(try PressureMonitor.start([source]))
+                armedSources.append(Self.describe(source))
             } catch {
                 logger.info("Memory pressure source not armed (\(source)): \(error)")
             }
         }
+        let armedList =
+            armedSources.isEmpty
+            ? "none; the memory samples alone detect pressure."
+            : "\(armedSources.joined(separator: "; ")); memory samples as well."
+        logger.info("Memory pressure sources armed: \(armedList)")
         for monitor in armed {
             loops.append(
                 Task { [weak self] in

@@ -1,0 +1,81 @@
+import Logging
+import WardenCgroup
+import WardenCore
+
+/// What the daemon logs when it starts and when it stops, so that an operator reading the log
+/// sees where it put the apps, what it watches and what it left behind.
+extension WardenDaemon {
+    /// Logs the policy and its apps, the state directory, the cgroup layout and where the apps'
+    /// groups are placed, and the apps re-adopted from a previous daemon.
+    func logStartup(adopted: [String]) {
+        let names = policy.apps.map(\.name)
+        logger.info(
+            "Policy \(options.policyPath): \(names.count) apps (\(names.isEmpty ? "none" : names.joined(separator: ", ")))."
+        )
+        logger.info("State directory \(options.stateDirectory): journal, app logs and restoration directories.")
+        if let layout, let driver {
+            let probe = driver.group(named: "probe")
+            var places: [String] = []
+            if let unified = probe.unifiedPath.map(Self.parent) { places.append("cgroup2 \(unified)") }
+            if let memory = probe.memoryPath.map(Self.parent), memory != probe.unifiedPath.map(Self.parent) {
+                places.append("v1 memory \(memory)")
+            }
+            if let freezer = probe.freezerPath.map(Self.parent), freezer != probe.unifiedPath.map(Self.parent) {
+                places.append("v1 freezer \(freezer)")
+            }
+            let line =
+                "Cgroup layout \(layout.kind.rawValue) (memory from \(layout.memorySource.rawValue), freezing through "
+                + "\(layout.freezeSource.rawValue)); apps' groups under "
+                + "\(places.isEmpty ? "no hierarchy" : places.joined(separator: ", "))\(options.dryRun ? " (dry run)" : "")."
+            logger.info("\(line)")
+        } else {
+            logger.info("No cgroups: apps are neither frozen nor killed (dry run).")
+        }
+        if adopted.isEmpty {
+            logger.info("Re-adopted no apps: none was left running by a previous daemon.")
+        } else {
+            logger.info("Re-adopted \(adopted.count) apps left running: \(describe(adopted)).")
+        }
+    }
+
+    /// Logs the apps left running for the next start, or that every app was stopped.
+    func logShutdown(stoppedApps: Bool) {
+        let names = processes.running.keys.sorted()
+        if stoppedApps {
+            let list = names.isEmpty ? "." : ": \(names.joined(separator: ", "))."
+            logger.info("Stopped; every app was stopped (--stop-apps-on-exit)\(list)")
+        } else if names.isEmpty {
+            logger.info("Stopped; no app was running.")
+        } else {
+            logger.info(
+                "Stopped; left \(names.count) apps running for the next start to re-adopt: \(describe(names)).")
+        }
+    }
+
+    /// `mail (suspended, pid 412), maps (active, pid 415)`.
+    private func describe(_ apps: [String]) -> String {
+        apps.sorted().map { app in
+            let state = lifecycle.state(of: app)?.rawValue ?? "unknown"
+            let pid = processes.running[app].map { ", pid \($0.pid)" } ?? ""
+            return "\(app) (\(state)\(pid))"
+        }
+        .joined(separator: ", ")
+    }
+}
+
+extension WardenDaemon {
+    /// A pressure source in words: `PSI full 150ms in 1s of /sys/fs/cgroup/appwarden/memory.pressure`.
+    static func describe(_ source: PressureMonitor.Source) -> String {
+        switch source {
+        case .psi(let path, let kind, let stall, let window, let level):
+            "PSI \(kind.rawValue) \(DurationFormat.string(stall)) in \(DurationFormat.string(window)) of \(path) "
+                + "(\(level))"
+        case .pressureLevel(let group, let level, _): "\(group)/memory.pressure_level \(level)"
+        case .oomControl(let group): "\(group)/memory.oom_control"
+        case .memoryEvents(let group): "\(group)/memory.events"
+        case .memAvailable(let warning, let critical, let path, _, _):
+            "MemAvailable of \(path) (warning below \(DurationFormat.sizeString(Int64(warning))), critical below "
+                + "\(DurationFormat.sizeString(Int64(critical))))"
+        }
+    }
+}

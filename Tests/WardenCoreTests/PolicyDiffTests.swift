@@ -1,0 +1,83 @@
+import Testing
+import WardenCore
+
+@Suite struct PolicyDiffTests {
+    static let before = Policy(apps: [
+        AppPolicy(name: "mail", command: "/bin/mail"), AppPolicy(name: "maps", command: "/bin/maps"),
+        AppPolicy(name: "news", command: "/bin/news"), AppPolicy(name: "chat", command: "/bin/chat"),
+    ])
+
+    static func after() -> Policy {
+        var news = AppPolicy(name: "news", command: "/bin/news")
+        news.isProtected = true
+        return Policy(apps: [
+            AppPolicy(name: "mail", command: "/bin/mail2"), news, AppPolicy(name: "chat", command: "/bin/chat"),
+            AppPolicy(name: "camera", command: "/bin/camera"),
+        ])
+    }
+
+    /// A diff names the added, removed and changed apps with the keys that changed, and says
+    /// what becomes of a running changed app: relaunched at its next launch, or restarted now.
+    @Test func diffNamesAddedRemovedAndChangedAppsWithTheirOutcome() {
+        let running: (String) -> Bool = { $0 == "mail" || $0 == "maps" || $0 == "news" }
+        let diff = PolicyDiff(from: Self.before, to: Self.after(), running: running, restart: false)
+        #expect(diff.added == ["camera"])
+        #expect(diff.removed == ["maps"])
+        #expect(diff.removedRunning == ["maps"])
+        #expect(
+            diff.changed == [
+                PolicyDiff.AppChange(name: "mail", keys: ["command"], outcome: .atNextLaunch),
+                PolicyDiff.AppChange(name: "news", keys: ["protected"], outcome: .appliedNow),
+            ])
+        #expect(
+            diff.sentences.contains { $0.hasPrefix("Changed mail (command): it keeps running its current process") })
+        let restarting = PolicyDiff(from: Self.before, to: Self.after(), running: running, restart: true)
+        #expect(restarting.changed.first?.outcome == .restarted)
+        #expect(restarting.changed.last?.outcome == .appliedNow)
+    }
+
+    /// Reloading the same policy changes nothing and says so.
+    @Test func identicalPoliciesHaveAnEmptyDiff() {
+        let diff = PolicyDiff(from: Self.before, to: Self.before, running: { _ in true }, restart: true)
+        #expect(diff.isEmpty)
+        #expect(diff.sentences == ["No app was added, removed or changed."])
+    }
+
+    /// The core answers a reload with its diff and journals one decision per change under
+    /// `appwarden`; a running app whose command changed keeps its process without a restart.
+    @Test func reloadRepliesWithTheDiffAndJournalsIt() throws {
+        var harness = Harness(Self.before)
+        try harness.send(.open(app: "mail"), at: 0)
+        let out = try harness.send(.policyChanged(Self.after()), at: 1)
+        let replies = out.compactMap { action -> PolicyDiff? in
+            if case .reply(.policyChanged(let diff)) = action { return diff }
+            return nil
+        }
+        #expect(replies.count == 1)
+        #expect(replies.first?.changed.first { $0.name == "mail" }?.outcome == .atNextLaunch)
+        let journaled = out.compactMap { action -> String? in
+            if case .journal(let record) = action, record.app == Lifecycle.systemJournalName,
+                case .decision(let text) = record.kind
+            {
+                return text
+            }
+            return nil
+        }
+        #expect(journaled.contains { $0.hasPrefix("Policy reload: Changed mail (command)") })
+        #expect(journaled.contains("Policy reload: Added camera: not running until it is opened or woken."))
+        #expect(!out.contains(.terminate(app: "mail", reason: .policyChanged)))
+        #expect(harness.state("mail") == .active)
+    }
+
+    /// With restarts asked for, a foreground app whose command changed is terminated
+    /// gracefully and opened again once it has exited: a new launch, active again.
+    @Test func restartChangedTerminatesAndReopensAForegroundApp() throws {
+        var harness = Harness(Self.before)
+        try harness.send(.open(app: "mail"), at: 0)
+        let launchesBefore = harness.launches["mail"] ?? 0
+        let out = try harness.send(.policyChanged(Self.after(), restartChanged: true), at: 1)
+        #expect(out.contains(.terminate(app: "mail", reason: .policyChanged)))
+        #expect(harness.state("mail") == .active)
+        #expect((harness.launches["mail"] ?? 0) == launchesBefore + 1)
+    }
+}
