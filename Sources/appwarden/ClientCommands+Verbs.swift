@@ -151,7 +151,6 @@ struct PolicyReloadCommand: AsyncParsableCommand {
     func run() async throws {
         let query = restartChanged ? [("restartChanged", "true")] : []
         let answer = try await client.call(ControlAPI.reloadPolicy, query: query)
-        client.output(answer, text: ([answer.message] + answer.sentences).joined(separator: "
-"))
+        client.output(answer, text: ([answer.message] + answer.sentences).joined(separator: "\n"))
     }
 }

@@ -95,9 +95,9 @@ enum TopScreen {
         for app in apps {
             cells.append([
                 app.name + (app.forceQuit ? " (force-quit)" : ""),
-                app.state,
-                app.state == "notRunning" ? "-" : DurationFormat.sizeString(app.footprintBytes),
-                app.band ?? "-",
+                app.state.rawValue,
+                app.state == .notRunning ? "-" : DurationFormat.sizeString(app.footprintBytes),
+                app.band?.rawValue ?? "-",
                 app.timeRemainingMillis.map(StatusCommand.span) ?? "-",
                 app.nextWakeMillis.map { "in " + StatusCommand.span(max(0, $0 - nowMillis)) } ?? "-",
                 app.heldResources.isEmpty ? "-" : app.heldResources.joined(separator: ","),

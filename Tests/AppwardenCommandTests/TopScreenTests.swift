@@ -7,12 +7,14 @@ import WardenAPI
     static let snapshot = TopSnapshot(
         apps: [
             AppInfo(
-                name: "mail", state: "suspended", status: "background", footprintBytes: 100 * 1024 * 1024,
-                band: "suspended", timeRemainingMillis: 593_000, nextWakeMillis: 1_000_000 + 890_000),
+                name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
+                footprintBytes: 100 * 1024 * 1024,
+                band: .init(rawValue: "suspended"), timeRemainingMillis: 593_000, nextWakeMillis: 1_000_000 + 890_000),
             AppInfo(
-                name: "camera", state: "active", status: "foreground", footprintBytes: 50 * 1024 * 1024,
-                band: "foreground", heldResources: ["camera"]),
-            AppInfo(name: "chat", state: "notRunning", status: "unknown"),
+                name: "camera", state: .init(rawValue: "active"), status: .init(rawValue: "foreground"),
+                footprintBytes: 50 * 1024 * 1024,
+                band: .init(rawValue: "foreground"), heldResources: ["camera"]),
+            AppInfo(name: "chat", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")),
         ],
         device: DeviceInfo(
             pressure: "warning", availableBytes: 300 * 1024 * 1024, totalBytes: 1024 * 1024 * 1024,
@@ -49,7 +51,9 @@ import WardenAPI
     /// how many more there are.
     @Test func smallTerminalCutsLinesAndCountsTheAppsLeftOut() {
         var many = Self.snapshot
-        many.apps = (1...30).map { AppInfo(name: "app\($0)", state: "suspended", status: "background") }
+        many.apps = (1...30).map {
+            AppInfo(name: "app\($0)", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"))
+        }
         let lines = TopScreen.render(many, width: 30, height: 12, color: false)
         #expect(lines.count == 12)
         #expect(lines.allSatisfy { $0.count <= 30 })

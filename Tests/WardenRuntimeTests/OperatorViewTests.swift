@@ -95,7 +95,7 @@ struct OperatorViewTests {
             #expect(
                 await eventually {
                     let info = await daemon.app(named: "steady")
-                    return info?.state == "active" && info?.pids.isEmpty == false && info?.pids.contains(pid) == false
+                    return info?.state == .active && info?.pids.isEmpty == false && info?.pids.contains(pid) == false
                 })
             #expect(try await daemon.terminationReasons(of: "steady") == ["policyChanged"])
         }
