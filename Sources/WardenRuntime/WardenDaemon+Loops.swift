@@ -41,6 +41,7 @@ extension WardenDaemon {
                 }
             })
         startPressureMonitor()
+        startMemoryWatch()
         startRetention()
     }
 

@@ -68,6 +68,8 @@ public actor WardenDaemon {
     /// Process starts taken from the launcher.
     var startsHandled = 0
     var monitors: [PressureMonitor] = []
+    /// Measurements of the device's memory between sweeps (`WardenDaemon+MemoryWatch`).
+    var memoryWatch = MemoryWatchState()
     var loops: [Task<Void, Never>] = []
     /// Events that the actions of the event being handled led to, handled right after it.
     var followUps: [LifecycleEvent] = []
@@ -317,6 +319,7 @@ public actor WardenDaemon {
         loops.removeAll()
         for monitor in monitors { monitor.stop() }
         monitors.removeAll()
+        stopMemoryWatch()
         launcher.stop()
         if options.stopAppsOnExit, let driver {
             for (name, group) in groups {
