@@ -15,6 +15,8 @@ struct MemoryWatchState {
     var thresholds: (monitor: PressureMonitor, group: String, marks: [UInt64])?
     /// Whether arming the usage thresholds failed (logged once, not retried for the same marks).
     var refusedMarks: [UInt64] = []
+    /// The device size and thresholds the usage thresholds were last looked at for.
+    var armedFor: (total: Int64, settings: MemorySettings)?
 }
 
 /// Measuring the device's memory between sweeps: as often as the headroom to the next
@@ -37,6 +39,7 @@ extension WardenDaemon {
         wakes["memory"] = nil
         memoryWatch.thresholds?.monitor.stop()
         memoryWatch.thresholds = nil
+        memoryWatch.armedFor = nil
     }
 
     /// (Re)starts the poller so that it measures `delay` from now.
@@ -73,7 +76,10 @@ extension WardenDaemon {
         guard !isStopped else { return nil }
         let schedule = memoryWatch.schedule
         guard let device = memory.deviceMemory() else { return schedule.ceiling }
-        armUsageThresholds(total: device.total)
+        if memoryWatch.armedFor?.total != device.total || memoryWatch.armedFor?.settings != policy.memory {
+            memoryWatch.armedFor = (device.total, policy.memory)
+            armUsageThresholds()
+        }
         let time = now()
         memoryWatch.schedule.record(available: device.available, at: time)
         let current = lifecycle.memoryLevel
@@ -81,7 +87,13 @@ extension WardenDaemon {
         // While an event is queued or handled (a kill waits for its group to empty), the core
         // is about to measure again itself; a sample taken now could be stale by then.
         let busy = isHandling || queuedEvents > 0
-        if !busy && (next != current || next == .critical) {
+        // Still critical: worth passing on only while someone may be killed (otherwise the
+        // core would journal that nobody may be, at every measurement).
+        let killsAgain =
+            next == .critical && current == .critical
+            && VictimRanking.victim(among: lifecycle.killCandidates(), killForeground: policy.memory.killForeground)
+                != nil
+        if !busy && (next != current || killsAgain) {
             if next == .critical { submitFootprints() }
             submit(.memorySample(available: device.available, total: device.total))
         }
@@ -104,7 +116,7 @@ extension WardenDaemon {
 
     /// Arms v1 usage thresholds at the policy's marks (device limit − each boundary), and arms
     /// them again when the limit or the policy's thresholds change.
-    private func armUsageThresholds(total: Int64) {
+    private func armUsageThresholds() {
         guard let device = memory.deviceUsageGroup() else {
             if let armed = memoryWatch.thresholds {
                 armed.monitor.stop()
