@@ -8,15 +8,17 @@ import Foundation
 
 extension DaemonBenchmarks {
     /// Notes when each watched process dies: a thread of its own reads `/proc/PID/stat` every
-    /// 100 µs, and a process that is a zombie or gone is dead.
+    /// 100 µs, and a process that is a zombie or gone is dead. With a usage file, the same
+    /// thread also notes when usage first reached each of the given marks.
     final class DeathWatch: @unchecked Sendable {
         private let lock = NSLock()
         private var dead: [String: ContinuousClock.Instant] = [:]
+        private var reached: [Int64: ContinuousClock.Instant] = [:]
         private var stopped = false
 
-        /// Starts watching `pids`, each named by its app.
-        init(_ pids: [Int32: String]) {
-            let thread = Thread { [self] in watch(pids) }
+        /// Starts watching `pids`, each named by its app, and `usageFile` against `marks`.
+        init(_ pids: [Int32: String], usageFile: String? = nil, marks: [Int64] = []) {
+            let thread = Thread { [self] in watch(pids, usageFile: usageFile, marks: marks) }
             thread.name = "appwarden-death-watch"
             thread.start()
         }
@@ -28,6 +30,13 @@ extension DaemonBenchmarks {
             return dead
         }
 
+        /// When usage first reached each mark.
+        func marksReached() -> [Int64: ContinuousClock.Instant] {
+            lock.lock()
+            defer { lock.unlock() }
+            return reached
+        }
+
         /// Ends the watch.
         func stop() {
             lock.lock()
@@ -35,13 +44,32 @@ extension DaemonBenchmarks {
             lock.unlock()
         }
 
-        private func watch(_ pids: [Int32: String]) {
+        private func watch(_ pids: [Int32: String], usageFile: String?, marks: [Int64]) {
             var remaining = pids
-            while !remaining.isEmpty {
+            var pending = marks
+            let usageFD = usageFile.map { open($0, O_RDONLY | O_CLOEXEC) } ?? -1
+            defer { if usageFD >= 0 { close(usageFD) } }
+            var buffer = [UInt8](repeating: 0, count: 32)
+            while !remaining.isEmpty || !pending.isEmpty {
                 lock.lock()
                 let done = stopped
                 lock.unlock()
                 if done { return }
+                if usageFD >= 0 && !pending.isEmpty {
+                    let count = buffer.withUnsafeMutableBytes { pread(usageFD, $0.baseAddress, $0.count, 0) }
+                    var usage: Int64 = 0
+                    for byte in buffer.prefix(max(0, count)) {
+                        guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { break }
+                        usage = usage * 10 + Int64(byte - UInt8(ascii: "0"))
+                    }
+                    let now = ContinuousClock.now
+                    for mark in pending where usage >= mark {
+                        lock.lock()
+                        reached[mark] = now
+                        lock.unlock()
+                    }
+                    pending.removeAll { usage >= $0 }
+                }
                 for (pid, name) in remaining where Self.isDead(pid) {
                     let now = ContinuousClock.now
                     remaining[pid] = nil

@@ -6,6 +6,8 @@ public struct PressureEvent: Sendable, Hashable, CustomStringConvertible {
         case psi(path: String)
         /// The v1 `memory.pressure_level` notification of the group directory fired.
         case pressureLevel(group: String)
+        /// The v1 `memory.usage_in_bytes` of the group directory crossed `bytes`, up or down.
+        case usageThreshold(group: String, bytes: UInt64)
         /// The v1 OOM notification (`memory.oom_control`) of the group directory fired.
         case oomControl(group: String)
         /// The `oom_kill` counter in the v2 `memory.events` of the group directory went up.
@@ -17,6 +19,7 @@ public struct PressureEvent: Sendable, Hashable, CustomStringConvertible {
             switch self {
             case .psi(let path): return "PSI trigger on \(path)"
             case .pressureLevel(let group): return "memory.pressure_level of \(group)"
+            case .usageThreshold(let group, let bytes): return "usage of \(group) crossing \(bytes) bytes"
             case .oomControl(let group): return "OOM notification of \(group)"
             case .memoryEvents(let group): return "OOM kill in \(group)"
             case .memAvailable: return "MemAvailable"

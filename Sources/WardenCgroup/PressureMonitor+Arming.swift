@@ -71,6 +71,11 @@ extension PressureMonitor {
             return PressureWatch(
                 kind: .eventFD(controlFile: group + "/memory.pressure_level"), fd: fd,
                 source: .pressureLevel(group: group), level: level == .normal ? .low : level, armedSource: source)
+        case .usageThreshold(let group, let bytes):
+            let fd = try registerEventFD(group: group, file: "memory.usage_in_bytes", arguments: "\(bytes)")
+            return PressureWatch(
+                kind: .eventFD(controlFile: group + "/memory.usage_in_bytes"), fd: fd,
+                source: .usageThreshold(group: group, bytes: bytes), level: .normal, armedSource: source)
         case .oomControl(let group):
             let fd = try registerEventFD(group: group, file: "memory.oom_control", arguments: nil)
             return PressureWatch(

@@ -166,7 +166,9 @@ extension PressureMonitor {
         private func emit(
             _ watch: PressureWatch, at time: ContinuousClock.Instant, last: inout ContinuousClock.Instant?
         ) {
-            if let last, time - last < debounce { return }
+            let debounced: Bool
+            if case .usageThreshold = watch.source { debounced = false } else { debounced = true }
+            if debounced, let last, time - last < debounce { return }
             last = time
             continuation.yield(PressureEvent(source: watch.source, level: watch.level, time: time))
         }

@@ -1,7 +1,7 @@
 /// An asynchronous sequence of memory-pressure events from every source the host offers.
 ///
-/// Sources: PSI triggers on a cgroup2 `memory.pressure` file, v1 `memory.pressure_level`
-/// notifications (through `cgroup.event_control` and an eventfd, debounced because they fire
+/// Sources: PSI triggers on a cgroup2 `memory.pressure` file, v1 usage thresholds on
+/// `memory.usage_in_bytes`, v1 `memory.pressure_level` notifications (through `cgroup.event_control` and an eventfd, debounced because they fire
 /// thousands of times a second under thrashing), OOM notifications (v1 `memory.oom_control`,
 /// v2 `memory.events`), and `MemAvailable` polling with an adaptive interval, the fallback
 /// that works everywhere. Everything is armed in `start`, so a source that cannot be armed is
@@ -45,6 +45,10 @@ public struct PressureMonitor: AsyncSequence, Sendable {
         case pressureLevel(group: String, level: PressureEvent.Level = .low, mode: PropagationMode = .default)
         /// v1 OOM notifications of a memory group directory.
         case oomControl(group: String)
+        /// v1 usage threshold of a memory group directory: an event each time
+        /// `memory.usage_in_bytes` crosses `bytes`, upwards or downwards (`cgroup.event_control`
+        /// with an eventfd). Never debounced: it fires on crossings only.
+        case usageThreshold(group: String, bytes: UInt64)
         /// v2 `memory.events` of a group directory: an event each time `oom_kill` goes up.
         case memoryEvents(group: String)
         /// `MemAvailable` polling: `medium` below `warningBelow` bytes, `critical` below

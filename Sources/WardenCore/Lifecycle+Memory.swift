@@ -1,5 +1,20 @@
 /// Memory: footprints, pressure levels, warnings (rule 8) and the killer (rule 9).
 extension Lifecycle {
+    /// The memory level the last sample or report left (rules 8 and 9).
+    public var memoryLevel: PressureLevel { memoryTracker.level }
+
+    /// The level a memory sample of `available` bytes out of `total` would lead to, without
+    /// taking it: the daemon measures between sweeps and passes on what would change something.
+    public func memoryLevel(afterSampleOf available: Int64, total: Int64) -> PressureLevel {
+        var tracker = memoryTracker
+        return tracker.update(available: available, total: total)
+    }
+
+    /// The amounts of available memory at which the level can change (`MemoryLevelTracker.boundaries`).
+    public func memoryBoundaries(total: Int64) -> [Int64] {
+        memoryTracker.boundaries(total: total)
+    }
+
     /// `footprint`: what killing the app would give back; the suspended band's score follows it.
     mutating func footprint(_ app: String, bytes: Int64, _ out: inout [LifecycleAction]) throws(LifecycleError) {
         let index = try appIndex(app)
@@ -9,9 +24,6 @@ extension Lifecycle {
         records[index].footprint = bytes
         updateScore(index, force: false, &out)
     }
-
-    /// The memory-pressure level in force.
-    public var pressureLevel: PressureLevel { memoryTracker.level }
 
     /// A level reported directly: warning or critical warns apps; critical kills one victim.
     mutating func pressure(_ level: PressureLevel, at now: Instant, _ out: inout [LifecycleAction]) {

@@ -79,9 +79,6 @@ extension Lifecycle {
 
     // MARK: Snapshots
 
-    /// The memory level the core last took from the pressure readings.
-    public var memoryLevel: PressureLevel { memoryTracker.level }
-
     /// What `status` shows for one app; nil when the policy does not declare it.
     public func snapshot(of app: String, at now: Instant) -> AppSnapshot? {
         guard let index = indexByName[app], records[index].inPolicy else { return nil }

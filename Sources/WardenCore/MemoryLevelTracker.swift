@@ -48,6 +48,23 @@ public struct MemoryLevelTracker: Sendable, Equatable {
             availableBytes: available, totalBytes: total, warningBytes: warning, criticalBytes: critical)
     }
 
+    /// The amounts of available memory at which the level can change on a device with `total`
+    /// bytes: the enter and exit thresholds of warning and critical, highest first, without
+    /// repeats. Kernel notifications armed at these marks see every change between samples.
+    public func boundaries(total: Int64) -> [Int64] {
+        let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
+        let warningEnter = settings.warningEnter.bytes(ofTotal: total)
+        let marks = [
+            warningEnter, max(settings.warningExit.bytes(ofTotal: total), warningEnter),
+            criticalEnter, max(settings.criticalExit.bytes(ofTotal: total), criticalEnter),
+        ]
+        var unique: [Int64] = []
+        for mark in marks.sorted(by: >) where mark > 0 && mark < total && unique.last != mark {
+            unique.append(mark)
+        }
+        return unique
+    }
+
     /// A level reported directly (PSI, kernel event, scenario step).
     public mutating func report(_ level: PressureLevel) {
         self.level = level

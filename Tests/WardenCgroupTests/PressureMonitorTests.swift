@@ -127,6 +127,68 @@ struct PressureMonitorTests {
         }
     }
 
+    /// v1 usage thresholds fire as a real group's usage rises past each mark, lowest mark
+    /// first, while the process is still running, and fire again when usage falls back below
+    /// them; nothing here samples, so every event comes from the kernel.
+    @Test(needsKernel)
+    func usageThresholdsFireOnEachCrossingBothWays() async throws {
+        let logs = ScratchDirectory("pressure-threshold")
+        defer { logs.remove() }
+        try await ScratchGroup.with("threshold", memoryLimitBytes: 256 << 20) { group in
+            let memoryPath = group.memoryPath!
+            let low: UInt64 = 24 << 20
+            let high: UInt64 = 48 << 20
+            let monitor = try PressureMonitor.start([
+                .usageThreshold(group: memoryPath, bytes: low), .usageThreshold(group: memoryPath, bytes: high),
+            ])
+            #expect(monitor.armed.count == 2)
+            let child = ChildGuard(
+                try ProcessSpawner().spawn(
+                    SpawnRequest(
+                        executable: SpawnTestHost.ballastPath!,
+                        arguments: ["--hold", "4", "--touch-at-start", "--grow", "4", "--every", "50ms"],
+                        standardOutputPath: logs.file("out.log"),
+                        group: group.appGroup
+                    )
+                )
+            )
+            let pid = child.process.pid
+            let events = await withTaskGroup(of: [PressureEvent].self) { tasks in
+                tasks.addTask {
+                    var events: [PressureEvent] = []
+                    var killed = false
+                    for await event in monitor {
+                        events.append(event)
+                        if !killed && event.source == .usageThreshold(group: memoryPath, bytes: high) {
+                            // Past the upper mark: the grower is still alive, so end it and
+                            // watch usage fall back below both marks.
+                            killed = kill(pid, SIGKILL) == 0
+                        }
+                        if killed && events.count >= 4 { break }
+                    }
+                    return events
+                }
+                tasks.addTask {
+                    try? await Task.sleep(for: .seconds(30))
+                    monitor.stop()
+                    return []
+                }
+                let events = await tasks.next() ?? []
+                tasks.cancelAll()
+                monitor.stop()
+                return events
+            }
+            let lowCrossing = PressureEvent.Source.usageThreshold(group: memoryPath, bytes: low)
+            let highCrossing = PressureEvent.Source.usageThreshold(group: memoryPath, bytes: high)
+            let sources = events.map(\.source)
+            #expect(sources.count == 4, "events seen: \(events)")
+            // Rising: the lower mark first. Falling at once to nothing: both marks, in either order.
+            #expect(Array(sources.prefix(2)) == [lowCrossing, highCrossing], "events seen: \(events)")
+            #expect(Set(sources.dropFirst(2)) == [lowCrossing, highCrossing], "events seen: \(events)")
+            #expect(try child.waitAndReap() == .signaled(SIGKILL))
+        }
+    }
+
     /// Pressure-level notifications are debounced: never two from one source within the debounce time,
     /// although page-cache reclaim under a 32 MiB limit raises them far more often.
     @Test(needsKernel)

@@ -129,7 +129,7 @@ actor ControlServerDouble: WardenControl {
     }
 
     func device() async -> DeviceInfo {
-        DeviceInfo(pressure: lifecycle.pressureLevel.rawValue)
+        DeviceInfo(pressure: lifecycle.memoryLevel.rawValue)
     }
 
     /// The metrics of the double's core (no device memory, no counters moved).

@@ -121,4 +121,79 @@ struct DaemonMemoryTests {
             await daemon.stop()
         }
     }
+
+    /// With the regular sweep an hour away, the memory watch alone (usage thresholds on the
+    /// device's v1 group and polling near them) finds memory critical as the foreground app
+    /// grows, and kills the largest suspended app for memory pressure before any charge hits
+    /// the limit, while the foreground app lives.
+    @Test(.enabled(if: access("/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK) == 0, "needs a v1 memory hierarchy"))
+    func theMemoryWatchKillsForMemoryWithoutWaitingForASweep() async throws {
+        let policy = """
+            foreground_slots = 1
+            [memory]
+            warning_enter = "96MiB"
+            warning_exit = "112MiB"
+            critical_enter = "64MiB"
+            critical_exit = "80MiB"
+            kill_foreground = false
+            [apps.large]
+            command = "BALLAST"
+            args = ["--hold", "64"]
+            [apps.large.background]
+            grace = "1s"
+            [apps.small]
+            command = "BALLAST"
+            args = ["--hold", "16"]
+            [apps.small.background]
+            grace = "1s"
+            [apps.front]
+            command = "BALLAST"
+            args = ["--hold", "4", "--grow", "4", "--every", "100ms"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["large", "small", "front"]) { harness in
+            try await Self.growPastCriticalWithoutSweeps(harness)
+        }
+    }
+
+    /// Suspends "small" and "large", limits the device to what is in use plus 112 MiB, opens
+    /// the growing "front" app and expects "large" killed for memory pressure while "front" lives.
+    private static func growPastCriticalWithoutSweeps(_ harness: DaemonHarness) async throws {
+        let daemon = try await harness.start(options: withoutSweeps(harness.options))
+        for name in ["small", "large"] {
+            _ = try await daemon.perform(.open(app: name))
+            let started = await eventually { await daemon.app(named: name)?.pids.isEmpty == false }
+            #expect(started)
+        }
+        _ = try await daemon.perform(.home)
+        for name in ["small", "large"] {
+            let suspended = await eventually { await daemon.stateName(of: name) == "suspended" }
+            #expect(suspended)
+        }
+        let root = "/sys/fs/cgroup/memory/" + harness.options.cgroupRoot
+        let text = try String(contentsOfFile: root + "/memory.usage_in_bytes", encoding: .utf8)
+        let usage = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        try String(usage + (112 << 20)).write(
+            toFile: root + "/memory.limit_in_bytes", atomically: false, encoding: .utf8)
+        _ = try await daemon.perform(.open(app: "front"))
+        let killed = await eventually(within: .seconds(30)) {
+            await daemon.stateName(of: "large") == "notRunning"
+        }
+        // No charge has hit the limit yet: the kernel's own pressure notifications (which need
+        // reclaim at the limit) cannot have been what found memory critical.
+        let failures = try String(contentsOfFile: root + "/memory.failcnt", encoding: .utf8)
+        #expect(killed)
+        #expect(failures.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        let reasons = try await daemon.terminationReasons(of: "large")
+        #expect(reasons == ["memoryPressure"])
+        let front = await daemon.stateName(of: "front")
+        #expect(front == "active")
+        await daemon.stop()
+    }
+
+    /// `options` with the regular memory sweep an hour away.
+    private static func withoutSweeps(_ options: WardenDaemonOptions) -> WardenDaemonOptions {
+        var changed = options
+        changed.sampleInterval = .seconds(3600)
+        return changed
+    }
 }

@@ -118,7 +118,7 @@ extension WardenDaemon: WardenControl {
     }
 
     public func device() async -> DeviceInfo {
-        let level = lifecycle.pressureLevel.rawValue
+        let level = lifecycle.memoryLevel.rawValue
         let kills = recentKills.reversed().map { $0 }
         guard let sample = memory.deviceMemory() else {
             return DeviceInfo(pressure: level, recentKills: kills)

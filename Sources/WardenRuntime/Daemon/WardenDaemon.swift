@@ -46,6 +46,8 @@ public actor WardenDaemon {
     /// Process starts taken from the launcher.
     var startsHandled = 0
     var monitors: [PressureMonitor] = []
+    /// Measurements of the device's memory between sweeps (`WardenDaemon+MemoryWatch`).
+    var memoryWatch = MemoryWatchState()
     var loops: [Task<Void, Never>] = []
     /// The events waiting their turn and the one being handled.
     var eventQueue = DaemonEventQueue()
@@ -325,6 +327,7 @@ public actor WardenDaemon {
         loops.removeAll()
         for monitor in monitors { monitor.stop() }
         monitors.removeAll()
+        stopMemoryWatch()
         launcher.stop()
         logShutdown(stoppedApps: options.stopAppsOnExit && driver != nil)
         if options.stopAppsOnExit, let driver {

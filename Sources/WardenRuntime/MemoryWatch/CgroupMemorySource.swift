@@ -10,12 +10,15 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
     private let sampler: MemorySampler
     private let driver: (any CgroupDriver)?
     private let logger: Logger
+    private let meminfo = KeptOpenFile(path: "/proc/meminfo", capacity: 8192)
+    private let deviceFiles: [(group: String, isV1: Bool, limit: KeptOpenFile, usage: KeptOpenFile)]
 
     /// Makes a source for the groups of `driver` (nil: the host's memory only).
     public init(driver: (any CgroupDriver)?, logger: Logger) {
         self.driver = driver
         self.logger = logger
         self.sampler = MemorySampler(logger: logger)
+        self.deviceFiles = Self.deviceFiles(of: driver)
     }
 
     public func track(_ group: AppGroup) {
@@ -37,27 +40,54 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
 
     /// When appwarden's root group has a memory limit below the host's memory (a device
     /// modelled by a parent group), the limit and what is left under it; otherwise the host's
-    /// `MemAvailable` and `MemTotal`.
+    /// `MemAvailable` and `MemTotal`. The files stay open between calls.
     public func deviceMemory() -> (available: Int64, total: Int64)? {
-        let host = try? HostMemory.read()
+        let host = meminfo.readText().flatMap { try? HostMemory.parse($0, path: meminfo.path) }
         let hostTotal = host.map { Int64(clamping: $0.total) } ?? Int64.max
-        if let driver {
-            let probe = driver.group(named: "probe")
-            var files: [(limit: String, usage: String)] = []
-            if let memory = probe.memoryPath.map(Self.parent) {
-                files.append((memory + "/memory.limit_in_bytes", memory + "/memory.usage_in_bytes"))
-            }
-            if driver.layout.memorySource == .unified, let unified = probe.unifiedPath.map(Self.parent) {
-                files.append((unified + "/memory.max", unified + "/memory.current"))
-            }
-            for (limitFile, usageFile) in files {
-                guard let limit = Self.readNumber(limitFile), limit > 0, limit < hostTotal,
-                    let usage = Self.readNumber(usageFile)
-                else { continue }
-                return (max(0, limit - usage), limit)
-            }
+        for files in deviceFiles {
+            guard let limit = files.limit.readNumber(), limit > 0, limit < hostTotal,
+                let usage = files.usage.readNumber()
+            else { continue }
+            return (max(0, limit - usage), limit)
         }
         return host.map { (Int64(clamping: $0.available), Int64(clamping: $0.total)) }
+    }
+
+    public func deviceUsageGroup() -> (group: String, limit: Int64)? {
+        guard let files = deviceFiles.first, files.isV1,
+            let limit = files.limit.readNumber(), limit > 0
+        else { return nil }
+        let hostTotal =
+            meminfo.readText().flatMap { try? HostMemory.parse($0, path: meminfo.path) }
+            .map { Int64(clamping: $0.total) } ?? Int64.max
+        guard limit < hostTotal else { return nil }
+        return (files.group, limit)
+    }
+
+    public var measuresDeviceBetweenSweeps: Bool { true }
+
+    /// The limit and usage files of appwarden's root group, v1 first.
+    private static func deviceFiles(
+        of driver: (any CgroupDriver)?
+    ) -> [(group: String, isV1: Bool, limit: KeptOpenFile, usage: KeptOpenFile)] {
+        guard let driver else { return [] }
+        let probe = driver.group(named: "probe")
+        var files: [(group: String, isV1: Bool, limit: KeptOpenFile, usage: KeptOpenFile)] = []
+        if let memory = probe.memoryPath.map(Self.parent) {
+            files.append(
+                (
+                    memory, true, KeptOpenFile(path: memory + "/memory.limit_in_bytes"),
+                    KeptOpenFile(path: memory + "/memory.usage_in_bytes")
+                ))
+        }
+        if driver.layout.memorySource == .unified, let unified = probe.unifiedPath.map(Self.parent) {
+            files.append(
+                (
+                    unified, false, KeptOpenFile(path: unified + "/memory.max"),
+                    KeptOpenFile(path: unified + "/memory.current")
+                ))
+        }
+        return files
     }
 
     /// The number a cgroup file holds; nil when it is missing or says "max".

@@ -42,6 +42,7 @@ extension WardenDaemon {
                 }
             })
         startPressureMonitor()
+        startMemoryWatch()
         startRetention()
     }
 

@@ -16,4 +16,18 @@ public protocol WardenMemorySource: Sendable {
 
     /// The memory available to the apps and the memory they share, in bytes; nil when unknown.
     func deviceMemory() -> (available: Int64, total: Int64)?
+
+    /// The v1 memory group whose limit models the device and that limit, where the kernel can
+    /// notify usage crossing a threshold; nil elsewhere (cgroup2, or a device that is the host).
+    func deviceUsageGroup() -> (group: String, limit: Int64)?
+
+    /// Whether `deviceMemory` reads kept-open kernel files cheaply enough to be measured between
+    /// sweeps, as often as every 10 ms near a threshold.
+    var measuresDeviceBetweenSweeps: Bool { get }
+}
+
+extension WardenMemorySource {
+    public func deviceUsageGroup() -> (group: String, limit: Int64)? { nil }
+
+    public var measuresDeviceBetweenSweeps: Bool { false }
 }

@@ -1,0 +1,158 @@
+import Logging
+import WardenCgroup
+import WardenCore
+
+/// What the memory watch keeps between measurements: the polling schedule, the v1 usage
+/// thresholds armed and the task that measures.
+struct MemoryWatchState {
+    /// How soon to measure again (the rule lives in the core).
+    var schedule = MemoryPollingSchedule()
+    /// The task that sleeps until the next measurement; replaced to measure sooner.
+    var poller: Task<Void, Never>?
+    /// When the poller wakes next, since the clock's origin.
+    var due: Duration?
+    /// The v1 usage-threshold notifications and the usage marks they were armed at.
+    var thresholds: (monitor: PressureMonitor, group: String, marks: [UInt64])?
+    /// Whether arming the usage thresholds failed (logged once, not retried for the same marks).
+    var refusedMarks: [UInt64] = []
+    /// The device size and thresholds the usage thresholds were last looked at for.
+    var armedFor: (total: Int64, settings: MemorySettings)?
+}
+
+/// Measuring the device's memory between sweeps: as often as the headroom to the next
+/// threshold and the growth seen recently require (10 ms near a threshold and while critical,
+/// up to 1 s when memory is plentiful), and at once when a v1 usage threshold at one of the
+/// policy's marks is crossed. A measurement goes to the core only when it would change the
+/// level, or while memory is critical (each one then kills a victim, as each sweep does).
+extension WardenDaemon {
+    /// Starts the memory watch, where the memory source reads kept-open files.
+    func startMemoryWatch() {
+        guard memory.measuresDeviceBetweenSweeps else { return }
+        schedulePoll(after: .zero)
+    }
+
+    /// Stops the poller and the usage-threshold notifications.
+    func stopMemoryWatch() {
+        memoryWatch.poller?.cancel()
+        memoryWatch.poller = nil
+        memoryWatch.due = nil
+        wakes["memory"] = nil
+        memoryWatch.thresholds?.monitor.stop()
+        memoryWatch.thresholds = nil
+        memoryWatch.armedFor = nil
+    }
+
+    /// (Re)starts the poller so that it measures `delay` from now.
+    private func schedulePoll(after delay: Duration) {
+        guard !isStopped else { return }
+        let due = clock.elapsed() + delay
+        if let current = memoryWatch.due, current <= due, memoryWatch.poller != nil { return }
+        memoryWatch.poller?.cancel()
+        memoryWatch.due = due
+        wakes["memory"] = due
+        let clock = clock
+        memoryWatch.poller = Task { [weak self] in
+            var next = due
+            while !Task.isCancelled {
+                try? await clock.sleep(untilElapsed: next)
+                guard !Task.isCancelled, let self else { return }
+                guard let wait = await self.measureDevice() else { return }
+                next = clock.elapsed() + wait
+                await self.pollScheduled(at: next)
+            }
+        }
+    }
+
+    private func pollScheduled(at due: Duration) {
+        guard memoryWatch.poller != nil else { return }
+        memoryWatch.due = due
+        wakes["memory"] = due
+    }
+
+    /// Measures the device's memory, passes the sample to the core when it would change the
+    /// level or memory is critical, and returns how long to wait before the next measurement;
+    /// nil once the daemon has stopped.
+    func measureDevice() -> Duration? {
+        guard !isStopped else { return nil }
+        let schedule = memoryWatch.schedule
+        guard let device = memory.deviceMemory() else { return schedule.ceiling }
+        if memoryWatch.armedFor?.total != device.total || memoryWatch.armedFor?.settings != policy.memory {
+            memoryWatch.armedFor = (device.total, policy.memory)
+            armUsageThresholds()
+        }
+        let time = now()
+        memoryWatch.schedule.record(available: device.available, at: time)
+        let current = lifecycle.memoryLevel
+        let next = lifecycle.memoryLevel(afterSampleOf: device.available, total: device.total)
+        // While an event is queued or handled (a kill waits for its group to empty), the core
+        // is about to measure again itself; a sample taken now could be stale by then.
+        let busy = eventQueue.isHandling || eventQueue.queued > 0
+        // Still critical: worth passing on only while someone may be killed (otherwise the
+        // core would journal that nobody may be, at every measurement).
+        let killsAgain =
+            next == .critical && current == .critical
+            && VictimRanking.victim(among: lifecycle.killCandidates(), killForeground: policy.memory.killForeground)
+                != nil
+        if !busy && (next != current || killsAgain) {
+            if next == .critical { submitFootprints() }
+            submit(.memorySample(available: device.available, total: device.total))
+        }
+        return memoryWatch.schedule.interval(
+            available: device.available, total: device.total, level: busy ? current : next,
+            settings: policy.memory, killing: busy && current == .critical, at: time)
+    }
+
+    /// Queues every running app's footprint that changed, so that the killer ranks on fresh
+    /// figures (suspended apps are otherwise measured on every tenth sweep only).
+    private func submitFootprints() {
+        let lifecycle = lifecycle
+        let measured = memory.footprints { lifecycle.state(of: $0).map { $0 != .notRunning } == true }
+        let time = now()
+        for (name, bytes) in measured.sorted(by: { $0.key < $1.key })
+        where lifecycle.snapshot(of: name, at: time)?.footprint != bytes {
+            submit(.footprint(app: name, bytes: bytes))
+        }
+    }
+
+    /// Arms v1 usage thresholds at the policy's marks (device limit − each boundary), and arms
+    /// them again when the limit or the policy's thresholds change.
+    private func armUsageThresholds() {
+        guard let device = memory.deviceUsageGroup() else {
+            if let armed = memoryWatch.thresholds {
+                armed.monitor.stop()
+                memoryWatch.thresholds = nil
+            }
+            return
+        }
+        let marks = lifecycle.memoryBoundaries(total: device.limit).map { UInt64(device.limit - $0) }
+        if let armed = memoryWatch.thresholds, armed.group == device.group, armed.marks == marks { return }
+        if memoryWatch.refusedMarks == marks { return }
+        memoryWatch.thresholds?.monitor.stop()
+        memoryWatch.thresholds = nil
+        guard !marks.isEmpty else { return }
+        let monitor: PressureMonitor
+        do {
+            monitor = try PressureMonitor.start(marks.map { .usageThreshold(group: device.group, bytes: $0) })
+        } catch {
+            memoryWatch.refusedMarks = marks
+            logger.info("Memory usage thresholds not armed on \(device.group): \(error)")
+            return
+        }
+        memoryWatch.refusedMarks = []
+        memoryWatch.thresholds = (monitor, device.group, marks)
+        logger.debug(
+            "Memory usage thresholds armed.", metadata: ["group": "\(device.group)", "bytes": "\(marks)"])
+        loops.append(
+            Task { [weak self] in
+                for await _ in monitor {
+                    await self?.usageThresholdCrossed()
+                }
+            })
+    }
+
+    /// A usage threshold was crossed: measure now, and poll from there.
+    private func usageThresholdCrossed() {
+        guard let wait = measureDevice() else { return }
+        schedulePoll(after: wait)
+    }
+}
