@@ -1,11 +1,12 @@
-// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|all]`.
+// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|all]`;
+// `WardenBenchmarks daemon serve [RUNS]` takes only the served daemon's figures.
 #if canImport(Glibc)
     import Glibc
 #endif
 let arguments = CommandLine.arguments.dropFirst()
 let which = arguments.first ?? "all"
 guard ["core", "cgroup", "daemon", "all"].contains(which) else {
-    print("usage: WardenBenchmarks [core|cgroup|daemon|all]")
+    print("usage: WardenBenchmarks [core|cgroup|daemon [serve [RUNS]]|all]")
     exit(2)
 }
 if which == "core" || which == "all" {
@@ -15,5 +16,7 @@ if which == "cgroup" || which == "all" {
     try await CgroupBenchmarks.run()
 }
 if which == "daemon" || which == "all" {
-    try await DaemonBenchmarks.run()
+    let selection = arguments.dropFirst().first
+    let runs = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 3
+    try await DaemonBenchmarks.run(only: selection, runs: max(1, runs))
 }
