@@ -46,6 +46,10 @@ public actor WardenDaemon {
     var lifecycle: Lifecycle
 
     var groups: [String: AppGroup] = [:]
+    /// The processes of suspended apps whose groups this daemon froze, read once after the
+    /// freeze for the app list (a frozen group cannot fork); dropped when the app is frozen
+    /// again, thawed, killed or ends. Never used to signal processes.
+    var frozenProcessLists: [String: (launch: Int, pids: [Int32])] = [:]
     var running: [String: RunningProcess] = [:]
     /// Signals appwarden sent to each app's processes since its launch (their ends are not crashes).
     var signalsSent: [String: Set<Int32>] = [:]
