@@ -36,18 +36,16 @@ enum SortedJSONEncoder {
 
         /// The node of `value`: its own for the kinds JSON has, else what its `encode(to:)` builds.
         static func of<T: Encodable>(_ value: T) throws -> Node {
-            switch value {
-            case let text as String: return .string(text)
-            case let number as Int: return .signed(Int64(number))
-            case let number as Int64: return .signed(number)
-            case let number as Int32: return .signed(Int64(number))
-            case let number as UInt64: return .unsigned(number)
-            case let flag as Bool: return .bool(flag)
-            default:
-                let encoder = TreeEncoder()
-                try value.encode(to: encoder)
-                return encoder.node ?? .object(ObjectNode())
-            }
+            // Comparing types first is far cheaper than trying a cast for each.
+            let type = T.self
+            if type == String.self { return .string(value as! String) }
+            if type == Int.self { return .signed(Int64(value as! Int)) }
+            if type == Int64.self { return .signed(value as! Int64) }
+            if type == Int32.self { return .signed(Int64(value as! Int32)) }
+            if type == Bool.self { return .bool(value as! Bool) }
+            let encoder = TreeEncoder()
+            try value.encode(to: encoder)
+            return encoder.node ?? .object(ObjectNode())
         }
 
         static func number(_ value: Double) throws -> Node {
@@ -88,6 +86,12 @@ enum SortedJSONEncoder {
         /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`.
         private static func writeString(_ text: String, into output: inout [UInt8]) {
             output.append(UInt8(ascii: "\""))
+            // Most strings need no escape: copied whole.
+            if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                output.append(contentsOf: text.utf8)
+                output.append(UInt8(ascii: "\""))
+                return
+            }
             for byte in text.utf8 {
                 switch byte {
                 case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)

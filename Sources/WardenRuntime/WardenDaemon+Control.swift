@@ -138,7 +138,7 @@ extension WardenDaemon: WardenControl {
     }
 
     public func health() async -> Health {
-        let pressure = lifecycle.checkpoint(at: now()).pressure
+        let pressure = lifecycle.pressureLevel.rawValue
         return Health(
             ok: !isStopped, version: "0.1.0", policy: options.policyPath, apps: policy.apps.count,
             pressure: pressure, cgroupLayout: layout?.kind.rawValue ?? "none", dryRun: options.dryRun)
