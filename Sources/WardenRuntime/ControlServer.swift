@@ -1,6 +1,5 @@
 import Hummingbird
 public import Logging
-import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
@@ -75,7 +74,6 @@ public struct ControlServer: Sendable {
                 }
                 await onListening()
             },
-            eventLoopGroupProvider: .shared(Self.eventLoops),
             logger: Self.frameworkLogger(from: logger)
         )
         do {
@@ -87,12 +85,6 @@ public struct ControlServer: Sendable {
             SocketFile.remove(path: path, ifStill: identity)
         }
     }
-
-    /// The event loop of every control server in the process: one thread, kept for the life
-    /// of the process like NIO's own singleton (which has a thread per core). The server answers
-    /// a handful of local clients and every request waits on the daemon actor anyway; more
-    /// threads would only cost memory.
-    static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// The logger handed to Hummingbird: only critical messages. Its routine messages (the
     /// listening line, the end of the accept loop on cancellation, which it reports as an error)
