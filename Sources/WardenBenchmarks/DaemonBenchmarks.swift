@@ -12,8 +12,8 @@ import WardenRuntime
     import Musl
 #endif
 
-/// Benchmarks of the daemon on real apps in real groups: idle cost and API throughput with 100
-/// apps, the lateness of 1,000 concurrent deadlines, pressure → kill latency on a small device,
+/// Benchmarks of the daemon on real apps in real groups: a served daemon's start-up, idle cost
+/// and API throughput with 100 apps, the lateness of 1,000 concurrent deadlines, pressure → kill latency on a small device,
 /// and the same device under the kernel's own memcg OOM killer. Needs root, a cgroup2 mount
 /// with freeze and the `ballast` executable; prints a line per figure. Every group, process,
 /// socket and directory it creates is removed, whether a benchmark succeeds or not.
@@ -23,10 +23,14 @@ enum DaemonBenchmarks {
     /// The policy's `critical_enter`: memory is critical when less than this is left.
     static let criticalEnter: Int64 = 64 << 20
 
-    /// Runs every daemon benchmark (or only the pressure ones) and prints its figures; skips
-    /// with a note when the host cannot. `rounds` is the number of rounds of each pressure
-    /// benchmark, `kernelRounds` those of the kernel's OOM killer alone at each growth rate.
-    static func run(onlyPressure: Bool = false, rounds: Int = 20, kernelRounds: Int = 3) async throws {
+    /// Runs the daemon benchmarks and prints their figures (`serve`: only the figures of a served
+    /// daemon, `runs` times; `onlyPressure`: only the pressure ones); skips with a note when the
+    /// host cannot. `rounds` is the number of rounds of each pressure benchmark, `kernelRounds`
+    /// those of the kernel's OOM killer alone at each growth rate.
+    static func run(
+        only selection: String? = nil, runs: Int = 3, onlyPressure: Bool = false, rounds: Int = 20,
+        kernelRounds: Int = 3
+    ) async throws {
         guard getuid() == 0, (try? CgroupLayout.read())?.freezeSource == .unified else {
             print("daemon benchmarks skipped: they need root and a cgroup2 mount with cgroup.freeze")
             return
@@ -38,7 +42,8 @@ enum DaemonBenchmarks {
             return
         }
         if !onlyPressure {
-            try await idleAndRequests(ballast: ballast)
+            try await served(ballast: ballast, runs: runs)
+            if selection == "serve" { return }
             await deadlineLateness(count: 1000)
         }
         try await pressureBenchmarks(ballast: ballast, rounds: rounds, kernelRounds: kernelRounds)
@@ -54,104 +59,6 @@ enum DaemonBenchmarks {
         }
         let candidate = (executable as NSString).deletingLastPathComponent + "/ballast"
         return access(candidate, X_OK) == 0 ? candidate : nil
-    }
-
-    // MARK: Idle cost and requests per second
-
-    /// 100 tiny suspended apps: the daemon's CPU over 30 idle seconds and its resident memory,
-    /// then GET requests per second from 8 concurrent clients on the control socket.
-    static func idleAndRequests(ballast: String) async throws {
-        let names = (0..<100).map { "app\(String(format: "%03d", $0))" }
-        var policy = "foreground_slots = 1\n"
-        for name in names {
-            policy += """
-                [apps.\(name)]
-                command = "BALLAST"
-                args = ["--hold", "1"]
-                [apps.\(name).background]
-                grace = "1s"
-
-                """
-        }
-        try await Workspace.run(policy: policy, apps: names, ballast: ballast) { workspace in
-            let daemon = try await workspace.startDaemon()
-            let server = ControlServer(
-                control: daemon, socketPath: workspace.options.socketPath, adminGroup: nil,
-                logger: Workspace.quietLogger)
-            let serving = Task { try await server.run() }
-            do {
-                for name in names {
-                    _ = try await daemon.perform(.open(app: name))
-                }
-                _ = try await daemon.perform(.home)
-                let suspended = await eventually(within: .seconds(60)) {
-                    await daemon.apps().filter { $0.state == .suspended }.count == names.count
-                }
-                let count = await daemon.apps().filter { $0.state == .suspended }.count
-                guard suspended else {
-                    throw Failure("Only \(count) of \(names.count) apps were suspended after 60 s.")
-                }
-                try await Task.sleep(for: .seconds(3))
-                let cpuBefore = processCPUSeconds()
-                let wallBefore = ContinuousClock.now
-                try await Task.sleep(for: .seconds(30))
-                let cpu = processCPUSeconds() - cpuBefore
-                let wall = seconds(ContinuousClock.now - wallBefore)
-                let rss = residentMebibytes()
-                print(
-                    "daemon idle with 100 suspended apps: CPU \(format(cpu / wall * 100, digits: 3)) % over "
-                        + "\(format(wall, digits: 1)) s (goal < 0.1 %), RSS \(format(rss, digits: 1)) MiB (goal < 30 MB)"
-                )
-                let connection = WardenConnection(socketPath: workspace.options.socketPath)
-                let reachable = await eventually(within: .seconds(10)) {
-                    (try? await connection.request(method: "GET", path: "/v1/health").status) == 200
-                }
-                guard reachable else { throw Failure("The control socket did not answer within 10 s.") }
-                for path in ["/v1/health", "/v1/apps"] {
-                    let (rate, failures) = try await requestsPerSecond(
-                        connection, path: path, clients: 8, duration: .seconds(5))
-                    print(
-                        "API GET \(path) with 8 concurrent clients (100 apps): \(format(rate, digits: 0)) requests/s"
-                            + (failures > 0 ? ", \(failures) non-200 answers" : ""))
-                }
-            } catch {
-                serving.cancel()
-                _ = await serving.result
-                await daemon.stop()
-                throw error
-            }
-            serving.cancel()
-            _ = await serving.result
-            await daemon.stop()
-        }
-    }
-
-    /// Requests per second from `clients` concurrent clients, each sending one request after another.
-    static func requestsPerSecond(
-        _ connection: WardenConnection, path: String, clients: Int, duration: Duration
-    ) async throws -> (rate: Double, failures: Int) {
-        let start = ContinuousClock.now
-        let end = start + duration
-        let counts = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
-            for _ in 0..<clients {
-                group.addTask {
-                    var done = 0
-                    var failed = 0
-                    while ContinuousClock.now < end {
-                        let answer = try await connection.request(method: "GET", path: path)
-                        if answer.status == 200 { done += 1 } else { failed += 1 }
-                    }
-                    return (done, failed)
-                }
-            }
-            var total = (0, 0)
-            for try await count in group {
-                total.0 += count.0
-                total.1 += count.1
-            }
-            return total
-        }
-        return (Double(counts.0 + counts.1) / seconds(ContinuousClock.now - start), counts.1)
     }
 
     // MARK: Deadline lateness

@@ -1,11 +1,13 @@
-// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|pressure|all]`.
+// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|pressure|all]`;
+// `WardenBenchmarks daemon serve [RUNS]` takes only the served daemon's figures, `pressure [ROUNDS]` only
+// the pressure → kill figures.
 #if canImport(Glibc)
     import Glibc
 #endif
 let arguments = CommandLine.arguments.dropFirst()
 let which = arguments.first ?? "all"
 guard ["core", "cgroup", "daemon", "pressure", "all"].contains(which) else {
-    print("usage: WardenBenchmarks [core|cgroup|daemon|pressure|all] [ROUNDS]")
+    print("usage: WardenBenchmarks [core|cgroup|daemon [serve [RUNS]]|pressure [ROUNDS]|all]")
     exit(2)
 }
 if which == "core" || which == "all" {
@@ -15,7 +17,9 @@ if which == "cgroup" || which == "all" {
     try await CgroupBenchmarks.run()
 }
 if which == "daemon" || which == "all" {
-    try await DaemonBenchmarks.run()
+    let selection = arguments.dropFirst().first
+    let runs = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 3
+    try await DaemonBenchmarks.run(only: selection, runs: max(1, runs))
 }
 if which == "pressure" {
     let rounds = arguments.dropFirst().first.flatMap { Int($0) } ?? 20

@@ -87,6 +87,9 @@ public struct Lifecycle: Sendable {
         pushRouter.lookup(token: token)
     }
 
+    /// The device's memory pressure level now, as the checkpoint records it.
+    public var pressureLevel: PressureLevel { memoryTracker.level }
+
     /// The current state of `app`; nil when the policy does not declare it.
     public func state(of app: String) -> AppState? {
         guard let index = indexByName[app], records[index].inPolicy else { return nil }

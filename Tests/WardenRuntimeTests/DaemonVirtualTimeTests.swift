@@ -134,8 +134,9 @@ import WardenTesting
         await bed.stop()
     }
 
-    /// A running app frozen behind the daemon's back is thawed, and a suspended app thawed
-    /// behind its back is frozen again, on the sweep that checks the freezer.
+    /// A running app frozen behind the daemon's back is thawed on the sweep that checks the
+    /// freezer, and a suspended app thawed behind its back is frozen again on the sweep that
+    /// also looks at suspended apps.
     @Test func aGroupFrozenOrThawedBehindTheDaemonsBackIsPutRightOnTheCheckingSweep() async throws {
         let bed = try await Self.bed(
             """
@@ -145,7 +146,11 @@ import WardenTesting
             command = "/bin/asleep"
             [apps.asleep.background]
             grace = "1s"
-            """, configure: { $0.freezerCheckSweeps = 3 }, sampleInterval: .seconds(10))
+            """,
+            configure: {
+                $0.freezerCheckSweeps = 3
+                $0.suspendedSampleSweeps = 6
+            }, sampleInterval: .seconds(10))
         defer { bed.removeStateDirectory() }
         _ = try await bed.daemon.perform(.open(app: "asleep"))
         _ = try await bed.daemon.perform(.open(app: "awake"))
@@ -153,12 +158,15 @@ import WardenTesting
         #expect(await bed.daemon.app(named: "asleep")?.state == .suspended)
         bed.driver.setFrozenBehindTheDaemon(true, name: "awake")
         bed.driver.setFrozenBehindTheDaemon(false, name: "asleep")
-        // Sweeps at 10 s and 20 s do not check the freezer; the one at 30 s does.
+        // Sweeps at 10 s and 20 s do not check the freezer; the one at 30 s checks the running
+        // app, the one at 60 s the suspended app too.
         await bed.advance(to: .seconds(20))
         #expect(bed.driver.isFrozen("awake"))
         #expect(!bed.driver.isFrozen("asleep"))
         await bed.advance(to: .seconds(30))
         #expect(!bed.driver.isFrozen("awake"))
+        #expect(!bed.driver.isFrozen("asleep"))
+        await bed.advance(to: .seconds(60))
         #expect(bed.driver.isFrozen("asleep"))
         #expect(await bed.daemon.app(named: "awake")?.state == .active)
         #expect(await bed.daemon.app(named: "asleep")?.state == .suspended)

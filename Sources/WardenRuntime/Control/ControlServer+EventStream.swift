@@ -89,7 +89,7 @@ extension ControlServer {
 
     /// One server-sent event for `entry`.
     static func serverSentEvent(_ entry: JournalEntry) -> ByteBuffer {
-        let data = (try? encoder.encode(entry)) ?? Data("{}".utf8)
+        let data = (try? SortedJSONEncoder.encode(entry)) ?? Array("{}".utf8)
         var buffer = ByteBuffer(string: "id: \(entry.id)\ndata: ")
         buffer.writeBytes(data)
         buffer.writeString("\n\n")

@@ -4,24 +4,17 @@ import NIOCore
 import WardenAPI
 
 extension ControlServer {
-    /// The encoder of every JSON answer: sorted keys, so answers are stable.
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    /// A JSON answer with `status`.
+    /// A JSON answer with `status`: sorted keys, so answers are stable (`SortedJSONEncoder`).
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try encoder.encode(value)
+            bytes = try SortedJSONEncoder.encode(value)
         } catch {
-            data = Data(#"{"error":"internal","message":"The answer could not be encoded."}"#.utf8)
+            bytes = Array(#"{"error":"internal","message":"The answer could not be encoded."}"#.utf8)
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// Reads the whole body (at most `maximumBodyBytes`).

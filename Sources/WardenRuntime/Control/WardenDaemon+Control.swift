@@ -14,7 +14,7 @@ import WardenPolicy
 /// What the control server asks of the daemon.
 extension WardenDaemon: WardenControl {
     public func identify(_ peer: PeerCredentials) async -> CallerIdentity {
-        for (app, _) in processes.groups.sorted(by: { $0.key < $1.key }) where await pids(of: app).contains(peer.pid) {
+        if let app = ProcessMembership.group(of: peer.pid, among: processes.groups) {
             return .app(app)
         }
         for (app, entry) in processes.running where entry.pid == peer.pid {
@@ -53,13 +53,32 @@ extension WardenDaemon: WardenControl {
     private func info(_ snapshot: AppSnapshot) async -> AppInfo {
         AppInfo(
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
-            pids: snapshot.state == .notRunning ? [] : await pids(of: snapshot.name).sorted(),
+            pids: snapshot.state == .notRunning ? [] : await listedPids(of: snapshot),
             footprintBytes: snapshot.footprint, band: snapshot.band.map(AppInfo.Band.init),
             timeRemainingMillis: snapshot.taskTimeRemaining.map(WardenClock.milliseconds),
             nextWakeMillis: snapshot.nextFetchWake.map(wallMillis),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState)
+    }
+
+    /// The processes the app list shows, sorted. A suspended app's group is frozen and its
+    /// processes cannot fork, so its list is read once and kept (`processes.frozenProcessLists`), which
+    /// spares a dashboard's every poll a read of each group's `cgroup.procs`.
+    private func listedPids(of snapshot: AppSnapshot) async -> [Int32] {
+        let name = snapshot.name
+        let frozen = snapshot.state == .suspended && !options.dryRun && driver != nil && !eventQueue.isHandling
+        if frozen, let kept = processes.frozenProcessLists[name], kept.launch == snapshot.launch {
+            return kept.pids
+        }
+        let pids = await pids(of: name).sorted()
+        // Kept only if nothing happened to the app meanwhile (the read awaited the driver).
+        if frozen, !eventQueue.isHandling, lifecycle.state(of: name) == .suspended,
+            processes.running[name]?.launch == snapshot.launch
+        {
+            processes.frozenProcessLists[name] = (snapshot.launch, pids)
+        }
+        return pids
     }
 
     public func journal(_ query: JournalQuery) async throws -> [JournalEntry] {

@@ -185,6 +185,7 @@ extension WardenDaemon {
     // MARK: Freezing
 
     func freeze(_ app: String, guardPaths: [ResourcePath]) async {
+        processes.frozenProcessLists[app] = nil
         guard let driver, let group = processes.groups[app] else {
             logger.warning("Cannot freeze app \"\(app)\": it has no group.")
             return
@@ -215,6 +216,7 @@ extension WardenDaemon {
     }
 
     func thaw(_ app: String) async {
+        processes.frozenProcessLists[app] = nil
         guard let driver, let group = processes.groups[app], !options.dryRun else { return }
         do {
             try await driver.thaw(group)
@@ -234,6 +236,7 @@ extension WardenDaemon {
     }
 
     func kill(_ app: String, reason: TerminationReason) async {
+        processes.frozenProcessLists[app] = nil
         processes.signalsSent[app, default: []].insert(SIGKILL)
         if options.dryRun {
             logger.notice("Dry run: would kill app \"\(app)\" (\(reason.rawValue)).")
@@ -259,6 +262,7 @@ extension WardenDaemon {
     /// next launch starts in an empty group.
     func releaseGroup(_ app: String) async {
         memory.untrack(app)
+        processes.frozenProcessLists[app] = nil
         guard let group = processes.groups[app] else { return }
         if let driver {
             let left = (try? await driver.processes(in: group)) ?? []

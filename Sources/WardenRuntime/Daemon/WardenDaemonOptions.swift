@@ -21,10 +21,12 @@ public struct WardenDaemonOptions: Sendable {
     /// How long tasks of appwarden's root group must stall on memory within one second (PSI
     /// `some` for a warning, `full` for critical) before the kernel notifies appwarden.
     public var pressureStall: Duration
-    /// Groups frozen or thawed behind appwarden's back are looked for on every `n`th memory sweep.
+    /// Running groups frozen behind appwarden's back are looked for on every `n`th memory sweep
+    /// (suspended ones thawed behind its back on every `suspendedSampleSweeps`th).
     public var freezerCheckSweeps: Int
-    /// Suspended apps, frozen and unable to grow, are measured on every `n`th memory sweep only
-    /// (running apps on every sweep), which keeps an idle device with many suspended apps cheap.
+    /// Suspended apps, frozen and unable to grow or thaw themselves, are measured and their
+    /// freezer checked on every `n`th memory sweep only (running apps' footprints on every
+    /// sweep), which keeps an idle device with many suspended apps cheap.
     public var suspendedSampleSweeps: Int
     /// Hand the memory of apps killed for memory pressure back at once with `process_mrelease(2)`,
     /// instead of when their exit path gets to it (kernels before 5.15 only kill).

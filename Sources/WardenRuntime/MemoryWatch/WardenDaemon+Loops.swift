@@ -123,12 +123,13 @@ extension WardenDaemon {
         guard !isStopped else { return }
         await checkAdoptedProcesses()
         sweeps &+= 1
-        if sweeps % options.freezerCheckSweeps == 0 {
-            await reconcileFreezer()
-        }
-        // A frozen app cannot grow: suspended apps are measured on every nth sweep only,
-        // which keeps an idle device with many suspended apps cheap.
+        // A frozen app cannot grow nor thaw itself: suspended apps are measured and their
+        // freezer checked on every nth sweep only, which keeps an idle device with many
+        // suspended apps cheap.
         let everyone = sweeps % options.suspendedSampleSweeps == 0
+        if everyone || sweeps % options.freezerCheckSweeps == 0 {
+            await reconcileFreezer(includingSuspended: everyone)
+        }
         let lifecycle = lifecycle
         let sampled = memory.footprints { name in
             guard let state = lifecycle.state(of: name), state != .notRunning else { return false }
@@ -158,11 +159,13 @@ extension WardenDaemon {
 
     /// Finds groups frozen or thawed behind appwarden's back (a suspended app that runs, or a
     /// running app that is frozen) and tells the core, which freezes or thaws them again.
-    /// Not in a dry run, where suspended apps are never frozen.
-    func reconcileFreezer() async {
+    /// Suspended apps are looked at only if `includingSuspended`. Not in a dry run, where
+    /// suspended apps are never frozen.
+    func reconcileFreezer(includingSuspended: Bool = true) async {
         guard let driver, !options.dryRun else { return }
         for (app, group) in processes.groups {
             guard !eventQueue.isHandling, let state = lifecycle.state(of: app), state != .notRunning,
+                includingSuspended || state != .suspended,
                 let frozen = try? await driver.isFrozen(group)
             else { continue }
             // Checked again after the await: an event may have been handled meanwhile.

@@ -9,6 +9,10 @@ struct ProcessTable {
     var running: [String: RunningProcess] = [:]
     /// Signals appwarden sent to each app's processes since its launch (their ends are not crashes).
     var signalsSent: [String: Set<Int32>] = [:]
+    /// The processes of suspended apps whose groups this daemon froze, read once after the
+    /// freeze for the app list (a frozen group cannot fork); dropped when the app is frozen
+    /// again, thawed, killed or ends. Never used to signal processes.
+    var frozenProcessLists: [String: (launch: Int, pids: [Int32])] = [:]
 }
 
 /// A running app: its record (what the checkpoint saves) and, for a process this daemon

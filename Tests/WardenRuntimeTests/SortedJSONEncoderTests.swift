@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import WardenAPI
+
+@testable import WardenRuntime
+
+/// The control API's encoder writes what Foundation's `JSONEncoder` writes with sorted keys and
+/// unescaped slashes, byte for byte.
+struct SortedJSONEncoderTests {
+    private static let foundation: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private func expectSameText(_ value: some Encodable, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let expected = String(decoding: try Self.foundation.encode(value), as: UTF8.self)
+        let written = String(decoding: try SortedJSONEncoder.encode(value), as: UTF8.self)
+        #expect(written == expected, sourceLocation: sourceLocation)
+    }
+
+    /// An app list with optionals present and absent, arrays, nested objects and negative
+    /// numbers is written as Foundation writes it.
+    @Test func appListIsWrittenAsFoundationWritesIt() throws {
+        let apps = [
+            AppInfo(
+                name: "mail", state: .init(rawValue: "background"), status: .init(rawValue: "background"),
+                pids: [412, 9], footprintBytes: 96 << 20,
+                band: .init(rawValue: "idle-background"), timeRemainingMillis: -5, nextWakeMillis: 1_800_000_000_000,
+                openTasks: [TaskInfo(id: 3, name: "sync/inbox"), TaskInfo(id: 4, name: "")],
+                heldResources: ["/dev/snd", "gps"], forceQuit: true, hasPreservedState: true),
+            AppInfo(name: "maps", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")),
+        ]
+        try expectSameText(apps)
+        try expectSameText([AppInfo]())
+    }
+
+    /// Quotes, backslashes, control characters, slashes and non-ASCII text are escaped (or not)
+    /// as Foundation does, in values and in dictionary keys, and keys sort by their bytes.
+    @Test func stringsAndDictionaryKeysAreEscapedAndSortedAsFoundationDoes() throws {
+        let tricky = "a \"quoted\" \\ path/to\u{1}\u{8}\u{9}\u{A}\u{C}\u{D}\u{1F}\u{7F} é ✓ 🦊"
+        let entry = JournalEntry(
+            id: 7, app: "mail", wallTimeMillis: 0, kind: "decision", name: tricky,
+            properties: ["b": "2", "B": "1", "é": "3", "a/b": tricky, "": "empty", "aa": "4", "a": "5"])
+        try expectSameText(entry)
+        try expectSameText([entry, entry])
+    }
+
+    /// Top-level strings, numbers, booleans, nil, nested arrays and extreme integers are written
+    /// as Foundation writes them.
+    @Test func scalarsAndNestedArraysAreWrittenAsFoundationWritesThem() throws {
+        try expectSameText("top/level")
+        try expectSameText(Int64.min)
+        try expectSameText(UInt64.max)
+        try expectSameText([true, false])
+        try expectSameText([[Int32]]([[1, -2], [], [Int32.max]]))
+        try expectSameText([String?]([nil, "x"]))
+        try expectSameText(["k": [1, 2], "a": []])
+        try expectSameText(
+            Explanation(app: "mail", state: .init(rawValue: "suspended"), sentences: ["Went home.", "Froze."]))
+    }
+
+    /// A number JSON cannot hold is refused with a sentence rather than written.
+    @Test func nonFiniteNumberIsRefused() {
+        #expect(throws: SortedJSONEncoder.Failure.self) { try SortedJSONEncoder.encode([Double.nan]) }
+    }
+}
