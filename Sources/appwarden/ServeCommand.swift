@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Logging
+import WardenAPI
 import WardenRuntime
 
 #if canImport(Glibc)
@@ -72,6 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             groupID = getgrnam("appwarden").map { $0.pointee.gr_gid }
         }
+        // Read before any app is launched, so that apps do not inherit the service manager's socket.
+        let notifier = SystemdNotifier.fromProcessEnvironment()
         let daemon: WardenDaemon
         do {
             daemon = try await WardenDaemon.start(options: options, logger: logger)
@@ -82,7 +85,10 @@ struct ServeCommand: AsyncParsableCommand {
         let listening = "Serving on \(socket) with policy \(policy)\(dryRun ? " (dry run)" : "")."
         let server = ControlServer(
             control: daemon, socketPath: socket, adminGroup: groupID, logger: logger,
-            onListening: { logger.info("\(listening)") })
+            onListening: {
+                logger.info("\(listening)")
+                notifier.ready(status: listening)
+            })
         let failure: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
             group.addTask {
                 do {
@@ -95,7 +101,14 @@ struct ServeCommand: AsyncParsableCommand {
             group.addTask {
                 let signal = await Self.nextTerminationSignal()
                 logger.info("Stopping on signal \(signal).")
+                notifier.stopping(status: "Stopping on signal \(signal).")
                 return nil
+            }
+            if let interval = notifier.watchdogInterval {
+                group.addTask {
+                    await Self.keepWatchdogFed(notifier, every: interval, daemon: daemon)
+                    return nil
+                }
             }
             let first = await group.next() ?? nil
             group.cancelAll()
@@ -105,6 +118,21 @@ struct ServeCommand: AsyncParsableCommand {
         if let failure {
             Self.printError("appwarden serve: the control socket failed: \(failure)\n")
             throw ExitCode(2)
+        }
+    }
+
+    /// Sends `WATCHDOG=1` every `interval` (half of systemd's `WatchdogSec=`) for as long as the
+    /// daemon's actor answers a health call, until cancelled; a daemon stuck in its actor misses
+    /// the pings and systemd restarts it.
+    static func keepWatchdogFed(_ notifier: SystemdNotifier, every interval: Duration, daemon: WardenDaemon) async {
+        while !Task.isCancelled {
+            let health = await daemon.health()
+            if health.ok { notifier.watchdog() }
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
         }
     }
 
