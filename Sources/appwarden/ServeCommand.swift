@@ -82,12 +82,14 @@ struct ServeCommand: AsyncParsableCommand {
             Self.printError("appwarden serve: \(error.message)\n")
             throw ExitCode(2)
         }
+        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
         let listening = "Serving on \(socket) with policy \(policy)\(dryRun ? " (dry run)" : "")."
         let server = ControlServer(
             control: daemon, socketPath: socket, adminGroup: groupID, logger: logger,
             onListening: {
                 logger.info("\(listening)")
                 notifier.ready(status: listening)
+                readyContinuation.yield()
             })
         let failure: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
             group.addTask {
@@ -106,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             if let interval = notifier.watchdogInterval {
                 group.addTask {
-                    await Self.keepWatchdogFed(notifier, every: interval, daemon: daemon)
+                    await Self.keepWatchdogFed(notifier, every: interval, daemon: daemon, after: ready)
                     return nil
                 }
             }
@@ -121,18 +123,21 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Sends `WATCHDOG=1` every `interval` (half of systemd's `WatchdogSec=`) for as long as the
-    /// daemon's actor answers a health call, until cancelled; a daemon stuck in its actor misses
-    /// the pings and systemd restarts it.
-    static func keepWatchdogFed(_ notifier: SystemdNotifier, every interval: Duration, daemon: WardenDaemon) async {
+    /// Once `ready` yields (READY=1 was sent), sends `WATCHDOG=1` every `interval` (half of
+    /// systemd's `WatchdogSec=`) for as long as the daemon's actor answers a health call, until
+    /// cancelled; a daemon stuck in its actor misses the pings and systemd restarts it.
+    static func keepWatchdogFed(
+        _ notifier: SystemdNotifier, every interval: Duration, daemon: WardenDaemon, after ready: AsyncStream<Void>
+    ) async {
+        for await _ in ready { break }
         while !Task.isCancelled {
-            let health = await daemon.health()
-            if health.ok { notifier.watchdog() }
             do {
                 try await Task.sleep(for: interval)
             } catch {
                 return
             }
+            let health = await daemon.health()
+            if health.ok { notifier.watchdog() }
         }
     }
 
