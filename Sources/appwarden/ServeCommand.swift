@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Logging
+import WardenAPI
 import WardenRuntime
 
 #if canImport(Glibc)
@@ -84,6 +85,8 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             groupID = getgrnam("appwarden").map { $0.pointee.gr_gid }
         }
+        // Read before any app is launched, so that apps do not inherit the service manager's socket.
+        let notifier = SystemdNotifier.fromProcessEnvironment()
         let daemon: WardenDaemon
         do {
             daemon = try await WardenDaemon.start(options: options, logger: logger)
@@ -91,10 +94,15 @@ struct ServeCommand: AsyncParsableCommand {
             Self.printError("appwarden serve: \(error.message)\n")
             throw ExitCode(2)
         }
+        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
         let listening = "Serving on \(socket) with policy \(policy)\(dryRun ? " (dry run)" : "")."
         let server = ControlServer(
             control: daemon, socketPath: socket, adminGroup: groupID, logger: logger,
-            onListening: { logger.info("\(listening)") })
+            onListening: {
+                logger.info("\(listening)")
+                notifier.ready(status: listening)
+                readyContinuation.yield()
+            })
         let failure: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
             group.addTask {
                 do {
@@ -121,7 +129,14 @@ struct ServeCommand: AsyncParsableCommand {
             group.addTask {
                 let signal = await Self.nextTerminationSignal()
                 logger.info("Stopping on signal \(signal).")
+                notifier.stopping(status: "Stopping on signal \(signal).")
                 return nil
+            }
+            if let interval = notifier.watchdogInterval {
+                group.addTask {
+                    await Self.keepWatchdogFed(notifier, every: interval, daemon: daemon, after: ready)
+                    return nil
+                }
             }
             let first = await group.next() ?? nil
             group.cancelAll()
@@ -135,6 +150,24 @@ struct ServeCommand: AsyncParsableCommand {
         } else if let failure {
             Self.printError("appwarden serve: the control socket failed: \(failure)\n")
             throw ExitCode(2)
+        }
+    }
+
+    /// Once `ready` yields (READY=1 was sent), sends `WATCHDOG=1` every `interval` (half of
+    /// systemd's `WatchdogSec=`) for as long as the daemon's actor answers a health call, until
+    /// cancelled; a daemon stuck in its actor misses the pings and systemd restarts it.
+    static func keepWatchdogFed(
+        _ notifier: SystemdNotifier, every interval: Duration, daemon: WardenDaemon, after ready: AsyncStream<Void>
+    ) async {
+        for await _ in ready { break }
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            let health = await daemon.health()
+            if health.ok { notifier.watchdog() }
         }
     }
 

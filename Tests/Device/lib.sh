@@ -2,6 +2,27 @@
 # The guest mounts the host's binaries at /opt/appwarden/bin and the job folder at /job.
 
 failures=0
+
+# The guest's speed, measured: 200 fork+exec of /bin/true (the guest's slowest kind of work).
+# `slowdown` is the time they take here against 100 ms, what they take on an unloaded machine of
+# the build host's kind (2 cores): a guest twice as slow, because qemu emulates the CPU or because
+# the host is busy, gets waits twice as long. run.sh reads it from /job/out/speed to set the job's
+# hard limit, and prints the ratio to the same loop timed on the host (/job/host-calibration-ms).
+calibration_start=$(date +%s%N)
+i=0
+while [ "$i" -lt 200 ]; do /bin/true; i=$((i + 1)); done
+guest_ms=$((($(date +%s%N) - calibration_start) / 1000000))
+host_ms=$(cat /job/host-calibration-ms 2>/dev/null || echo 0)
+slowdown=$(((guest_ms + 99) / 100))
+[ "$slowdown" -lt 1 ] && slowdown=1
+mkdir -p /job/out
+echo "$slowdown $guest_ms $host_ms" >/job/out/speed
+echo "== guest slowdown ${slowdown}x: 200 fork+exec take ${guest_ms} ms here, ${host_ms} ms on the host"
+
+# within N: the seconds to allow here for something that takes at most N seconds at host speed.
+within() {
+  echo $(($1 * slowdown + 10))
+}
 step() { echo "== $*"; }
 pass() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -29,10 +50,11 @@ install_appwarden() {
   systemctl daemon-reload
 }
 
-# Waits up to $1 seconds for the daemon's socket to answer.
+# Waits for the daemon's socket to answer, for what takes $1 seconds at host speed.
 wait_for_daemon() {
+  limit=$(within "$1")
   i=0
-  while [ "$i" -lt "$1" ]; do
+  while [ "$i" -lt "$limit" ]; do
     appwarden status >/dev/null 2>&1 && return 0
     sleep 1
     i=$((i + 1))
@@ -49,10 +71,32 @@ app = data[0] if isinstance(data, list) else data.get("apps", [data])[0] if "app
 print(app["state"], ",".join(str(p) for p in sorted(app["pids"])))'
 }
 
-# Waits up to $2 seconds for app $1 to reach state $3.
-wait_for_state() {
+# Waits for the service to be active (Type=notify: after READY=1), for $1 seconds at host speed.
+wait_for_active() {
+  limit=$(within "$1")
   i=0
-  while [ "$i" -lt "$2" ]; do
+  while [ "$i" -lt "$limit" ]; do
+    systemctl is-active --quiet appwarden && return 0
+    sleep 1
+    i=$((i + 1))
+  done
+  return 1
+}
+
+# Prints field $2 of app $1 as the control API shows it (None when null).
+app_field() {
+  appwarden status --json "$1" 2>/dev/null | python3 -c '
+import json, sys
+data = json.load(sys.stdin)
+app = data[0] if isinstance(data, list) else data.get("apps", [data])[0] if "apps" in data else data
+print(app.get(sys.argv[1]))' "$2"
+}
+
+# Waits for app $1 to reach state $3, for what takes $2 seconds at host speed.
+wait_for_state() {
+  limit=$(within "$2")
+  i=0
+  while [ "$i" -lt "$limit" ]; do
     [ "$(app_line "$1" | cut -d" " -f1)" = "$3" ] && return 0
     sleep 1
     i=$((i + 1))
@@ -60,11 +104,12 @@ wait_for_state() {
   return 1
 }
 
-# Waits up to $3 seconds until app $1's group holds at least $2 MiB of anonymous memory, so that
-# an app is not frozen before it has touched all the memory it holds (the guest is slow).
+# Waits until app $1's group holds at least $2 MiB of anonymous memory, for what takes $3 seconds
+# at host speed, so that an app is not frozen before it has touched all the memory it holds.
 wait_for_anon() {
+  limit=$(within "$3")
   i=0
-  while [ "$i" -lt "$3" ]; do
+  while [ "$i" -lt "$limit" ]; do
     group=$(app_group "$1")
     anon=$(awk '$1 == "anon" { print $2 }' "$group/memory.stat" 2>/dev/null)
     [ -n "$anon" ] && [ "$anon" -ge $(($2 << 20)) ] && return 0

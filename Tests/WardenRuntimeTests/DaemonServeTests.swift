@@ -62,11 +62,59 @@ struct DaemonServeTests {
         }
     }
 
-    /// Starts the executable with `arguments`, its output discarded.
-    static func launch(_ arguments: [String]) throws -> Process {
+    /// Under systemd's Type=notify the daemon sends READY=1 only once its socket answers,
+    /// WATCHDOG=1 at half of WATCHDOG_USEC and STOPPING=1 on SIGTERM; its apps do not inherit
+    /// NOTIFY_SOCKET.
+    @Test func serveSpeaksSdNotifyReadyWatchdogAndStoppingOnTheNotifySocket() async throws {
+        let policy = """
+            [apps.steady]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["steady"]) { harness in
+            let options = harness.options
+            let listener = try NotifySocketListener()
+            defer { listener.close() }
+            let arguments = [
+                "serve", "--policy", options.policyPath, "--socket", options.socketPath, "--state-dir",
+                options.stateDirectory, "--cgroup-root", options.cgroupRoot, "--lock-dir", options.lockDirectory,
+            ]
+            let (driver, group) = try harness.group(of: "steady")
+            let daemon = try Self.launch(
+                arguments, environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000"])
+            defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+            let ready = listener.receive(timeoutMilliseconds: 30_000)
+            #expect(
+                ready?.hasPrefix("READY=1\nSTATUS=Serving on \(options.socketPath)") == true,
+                "got \(ready ?? "nothing")")
+            #expect(ready?.contains("MAINPID=\(daemon.processIdentifier)\n") == true)
+            #expect(await Self.answers(options.socketPath), "READY=1 came before the socket answered")
+            let pings = (0..<3).map { _ in listener.receive(timeoutMilliseconds: 5_000) }
+            #expect(pings == ["WATCHDOG=1\n", "WATCHDOG=1\n", "WATCHDOG=1\n"], "got \(pings)")
+
+            let open = try await CommandLineHost.run(["open", "steady", "--socket", options.socketPath])
+            #expect(open.code == 0, "open said: \(open.error)")
+            #expect(await eventually { !(((try? await driver.processes(in: group)) ?? []).isEmpty) })
+            for pid in try await driver.processes(in: group) {
+                let environ = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))) ?? Data()
+                #expect(!String(decoding: environ, as: UTF8.self).contains("NOTIFY_SOCKET="))
+            }
+
+            daemon.terminate()
+            let rest = listener.receiveAll(until: { $0.hasPrefix("STOPPING=1") })
+            #expect(rest.last == "STOPPING=1\nSTATUS=Stopping on signal 15.\n", "got \(rest)")
+            #expect(await Self.stop(daemon) == 0)
+        }
+    }
+
+    /// Starts the executable with `arguments` and `environment` added, its output discarded.
+    static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(CommandLineHost.executablePath))
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

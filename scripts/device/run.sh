@@ -11,9 +11,17 @@
 #
 # The guest runs with KVM only where the CPU has hardware virtualization (vmx or svm) and no
 # paravirtual KVM module is in the way; otherwise with QEMU's software CPU (TCG), 10 to 40 times
-# slower than the host. A job states its own time in guest seconds with a line
-# "# device-timeout: SECONDS" (default 300); the hard limit is the boot budget plus that time
-# times the slowdown factor, after which qemu is killed and the script exits 124.
+# slower than the host. Time limits come from measured speed, not guesses: the job times 200
+# fork+exec of /bin/true in the guest when it starts (Tests/Device/lib.sh) and writes the
+# slowdown, that time against the 100 ms of an unloaded host, to /job/out/speed. The job's waits
+# scale with it, and so does this script's hard limit: a job states its running time at host
+# speed with a line "# device-timeout: SECONDS" (default 30), and may run for that times the
+# slowdown plus 120 s, at most 1500 s (3600 s for a "# device-benchmark" job, which CI does not
+# run), so that a hung job cannot hold CI for long. Booting may
+# take the boot budget (300 s under TCG, 120 s with KVM). Past either limit qemu is killed and the
+# script exits 124. This script also times the same loop on the host (/job/host-calibration-ms)
+# and prints the ratio. Whatever happens, qemu is killed if still running and the run folder is
+# removed on exit.
 #
 # Environment: APPWARDEN_DEVICE_MEMORY (MiB, default 1024), APPWARDEN_DEVICE_CPUS (default 2),
 # APPWARDEN_DEVICE_KEEP=1 keeps the run folder (console log, job output) for inspection.
@@ -78,29 +86,34 @@ rm -rf "$run/job/out"
 
 # Hardware KVM only: a paravirtual KVM (kvm_pvm) answers on /dev/kvm but cannot boot a stock kernel.
 accel=(-accel tcg,thread=multi -cpu max)
-slowdown=40
+boot_budget=300
 if [ -w /dev/kvm ] && grep -qE '\b(vmx|svm)\b' /proc/cpuinfo && [ ! -d /sys/module/kvm_pvm ]; then
   accel=(-accel kvm -cpu host)
-  slowdown=2
+  boot_budget=120
 fi
 declared=$(sed -n 's/^# device-timeout: *\([0-9]*\).*/\1/p' "$run/job/job.sh" | head -1)
-declared=${declared:-300}
-boot_budget=$((slowdown * 6))
-[ "$boot_budget" -lt 60 ] && boot_budget=60
-# TCG boots in 15-40 s here; the job's own seconds are guest seconds at real clock speed, but
-# work inside takes longer, so allow a share of the slowdown on top.
-limit=$((boot_budget + declared + declared * slowdown / 8))
+declared=${declared:-30}
+cap=1500
+grep -q '^# device-benchmark' "$run/job/job.sh" && cap=3600
+# The host's side of the speed measurement; the guest runs the same loop with the same shell.
+calibration_start=$(date +%s%N)
+sh -c 'i=0; while [ "$i" -lt 200 ]; do /bin/true; i=$((i + 1)); done'
+host_ms=$((($(date +%s%N) - calibration_start) / 1000000))
+[ "$host_ms" -lt 1 ] && host_ms=1
+echo "$host_ms" >"$run/job/host-calibration-ms"
+limit=$boot_budget
 
 memory="${APPWARDEN_DEVICE_MEMORY:-1024}"
 cpus="${APPWARDEN_DEVICE_CPUS:-2}"
 append="root=/dev/vda rw console=ttyS0 panic=-1 cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1 psi=1"
 append+=" systemd.show_status=false loglevel=4"
 
-echo "== booting ($(basename "$image"), ${accel[1]}, ${cpus} CPUs, ${memory} MiB, limit ${limit} s)" >&2
+echo "== booting ($(basename "$image"), ${accel[1]}, ${cpus} CPUs, ${memory} MiB, boot budget ${limit} s;" \
+  "200 fork+exec take ${host_ms} ms on the host)" >&2
 started=$(date +%s)
 nice -n 19 ionice -c3 qemu-system-x86_64 \
   -machine q35 "${accel[@]}" -smp "$cpus" -m "$memory" \
-  -display none -monitor none -serial "file:$run/console.log" -no-reboot \
+  -display none -monitor none -nic none -serial "file:$run/console.log" -no-reboot \
   -kernel "$image/vmlinuz" -initrd "$image/initrd.img" -append "$append" \
   -drive "file=$image/rootfs.img,if=virtio,format=raw,snapshot=on" \
   -virtfs "local,path=$swift_runtime,mount_tag=swift,security_model=none,readonly=on" \
@@ -111,15 +124,36 @@ qemu_pid=$!
 
 timed_out=0
 job_started=""
+slowdown=""
 while kill -0 "$qemu_pid" 2>/dev/null; do
   now=$(date +%s)
   if [ -z "$job_started" ] && grep -q 'device-job: starting' "$run/console.log" 2>/dev/null; then
     job_started=$now
     echo "== booted in $((now - started)) s; job running" >&2
   fi
+  if [ -n "$job_started" ] && [ -z "$slowdown" ] && [ -s "$run/job/out/speed" ]; then
+    read -r slowdown guest_ms _ <"$run/job/out/speed" || true
+    if [ -n "$slowdown" ] && [ "$slowdown" -ge 1 ] 2>/dev/null; then
+      job_limit=$((declared * slowdown + 120))
+      [ "$job_limit" -gt "$cap" ] && job_limit=$cap
+      limit=$((now - started + job_limit))
+      echo "== guest slowdown ${slowdown}x (200 fork+exec: ${guest_ms} ms here, ${host_ms} ms on the host," \
+        "$((guest_ms / host_ms))x); job limit ${job_limit} s" >&2
+    else
+      slowdown=""
+    fi
+  fi
+  # A job that does not measure (it does not source lib.sh) is taken to be 100 times slower.
+  if [ -n "$job_started" ] && [ -z "$slowdown" ] && [ $((now - job_started)) -ge 120 ]; then
+    slowdown=100
+    job_limit=$((declared * slowdown + 120))
+    [ "$job_limit" -gt "$cap" ] && job_limit=$cap
+    limit=$((job_started - started + job_limit))
+    echo "== the job wrote no /job/out/speed; job limit ${job_limit} s" >&2
+  fi
   if [ $((now - started)) -ge "$limit" ]; then
     timed_out=1
-    echo "== the job did not finish within $limit s; stopping the machine" >&2
+    echo "== stopping the machine after $((now - started)) s (limit $limit s; job started: ${job_started:+yes}${job_started:-no})" >&2
     kill -KILL "$qemu_pid" 2>/dev/null || true
     break
   fi
