@@ -100,25 +100,11 @@ enum CgroupBenchmarks {
     /// Starts `/bin/sh -c script` with no signal blocked and every signal at its default
     /// action, whatever the calling thread blocks (inherited masks kept SIGTERM from ending it).
     private static func spawn(_ script: String) throws -> Int32 {
-        var pid: pid_t = 0
-        let arguments: [String] = ["/bin/sh", "-c", script]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let result = posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ)
-        guard result == 0 else {
-            throw CgroupError(code: .io, message: "Could not start /bin/sh for a benchmark.", cause: "errno \(result)")
+        do {
+            return try ShellSpawn.start(script)
+        } catch {
+            throw CgroupError(code: .io, message: "Could not start /bin/sh for a benchmark.", cause: "\(error)")
         }
-        return pid
     }
 
     private static func spawnSpinner() throws -> Int32 { try spawn("while :; do :; done") }

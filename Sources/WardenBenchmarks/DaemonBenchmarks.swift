@@ -119,23 +119,11 @@ enum DaemonBenchmarks {
         let script =
             "echo $$ > '\(procsFile)' && exec '\(executable)' " + arguments.joined(separator: " ")
             + " >/dev/null 2>&1"
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] =
-            ["/bin/sh", "-c", script].map { (text: String) in strdup(text) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let status = posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, environ)
-        guard status == 0 else { throw Failure("Could not start \(executable): errno \(status).") }
-        return pid
+        do {
+            return try ShellSpawn.start(script)
+        } catch {
+            throw Failure("Could not start \(executable): \(error).")
+        }
     }
 
     // MARK: Measuring

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import WardenCgroup
 public import WardenCore
 
 #if canImport(Glibc)
@@ -163,44 +164,15 @@ public final class HookRunner: Sendable {
         _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
         defer { close(pipeEnds[1]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = ["/bin/sh", "-c", command]
-        let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        let result = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in
-                posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
-            }
-        }
-        guard result == 0 else {
+        do {
+            let pid = try ShellSpawn.start(
+                command, environment: environment, descriptors: .init(inputFromNull: true, output: pipeEnds[1]),
+                newProcessGroup: true)
+            return (pid, pipeEnds[0])
+        } catch {
             close(pipeEnds[0])
-            throw SpawnError(message: "/bin/sh could not be started (\(String(cString: strerror(result))))")
+            throw SpawnError(message: "/bin/sh could not be started (\(error))")
         }
-        return (pid, pipeEnds[0])
     }
 
-    private static func withCStrings<Result>(
-        _ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result
-    ) -> Result {
-        let pointers = strings.map { strdup($0) } + [nil]
-        defer { for pointer in pointers { free(pointer) } }
-        return body(pointers)
-    }
 }

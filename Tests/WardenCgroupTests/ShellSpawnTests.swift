@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import WardenCgroup
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+@Suite struct ShellSpawnTests {
+    /// A child started while the calling thread blocks SIGTERM and ignores SIGHUP still ends
+    /// on SIGTERM: it starts with no signal blocked and every signal at its default action.
+    @Test func theChildStartsWithNoSignalBlockedWhateverTheCallerBlocks() throws {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let pid: Int32
+        do {
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+            pid = try ShellSpawn.start("exec sleep 100")
+        }
+        kill(pid, SIGTERM)
+        // A child that inherited the mask would hold SIGTERM pending: wait up to 5 s, then kill it.
+        var status: Int32 = 0
+        var ended = false
+        for _ in 0..<500 where !ended {
+            ended = waitpid(pid, &status, WNOHANG) == pid
+            if !ended { usleep(10_000) }
+        }
+        if !ended {
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        // WIFSIGNALED / WTERMSIG, spelled out: the low seven bits are the signal.
+        #expect(status & 0x7f == SIGTERM)
+    }
+
+    /// The environment given is the child's whole environment, and a new process group is led
+    /// by the child; its output goes where it is sent.
+    @Test func environmentGroupAndOutputAreTheOnesGiven() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shell-spawn-\(getpid()).txt").path
+        defer { unlink(path) }
+        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        #expect(file >= 0)
+        defer { close(file) }
+        let pid = try ShellSpawn.start(
+            #"echo "$GREETING:${HOME:-none}"; ps -o pgid= -p $$ | tr -d ' '"#,
+            environment: ["GREETING": "hello", "PATH": "/usr/bin:/bin"],
+            descriptors: .init(inputFromNull: true, output: file), newProcessGroup: true)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        #expect(status == 0)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == "hello:none")
+        #expect(lines.dropFirst().first == String(pid))
+    }
+}
