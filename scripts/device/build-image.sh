@@ -25,7 +25,7 @@ packages=(
 )
 image_size=1536M
 # Bump when the image's configuration below changes, so cached images built before are not reused.
-layout_version=1
+layout_version=2
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "build-image.sh needs root (debootstrap creates device files and chroots)." >&2
@@ -74,15 +74,31 @@ echo device >"$root/etc/hostname"
 chroot "$root" passwd -d root >/dev/null
 cat >"$root/etc/fstab" <<'EOF'
 /dev/vda / ext4 rw,errors=remount-ro 0 1
-swift /opt/swift/usr/lib/swift/linux 9p trans=virtio,version=9p2000.L,ro,nofail 0 0
-bin /opt/appwarden/bin 9p trans=virtio,version=9p2000.L,ro,nofail 0 0
-job /job 9p trans=virtio,version=9p2000.L,rw,nofail 0 0
 EOF
 mkdir -p "$root/opt/swift/usr/lib/swift/linux" "$root/opt/appwarden/bin" "$root/job"
 echo 'PATH=/opt/appwarden/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   >"$root/etc/environment"
-# The 9p modules must load before the fstab mounts.
 printf '9p\n9pnet_virtio\n' >"$root/etc/modules-load.d/device-9p.conf"
+
+# The host's shares are mounted by the job's unit, not by fstab: the virtio-9p channels can
+# appear after the first mount attempt of a boot ("9pnet_virtio: no channels available"), the
+# more so on a busy host, and a failed fstab mount would keep the job from starting at all.
+install -m 0755 /dev/stdin "$root/usr/local/sbin/device-mounts" <<'EOF'
+#!/bin/sh
+modprobe 9pnet_virtio 2>/dev/null
+share() {
+  tries=0
+  until mountpoint -q "$2" || mount -t 9p -o "trans=virtio,version=9p2000.L,$3" "$1" "$2" 2>/dev/null; do
+    tries=$((tries + 1))
+    if [ "$tries" -ge 240 ]; then
+      echo "device-mounts: the share \"$1\" could not be mounted at $2 in 240 tries" >/dev/console
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+share swift /opt/swift/usr/lib/swift/linux ro && share bin /opt/appwarden/bin ro && share job /job rw
+EOF
 
 # The job runner: runs /job/job.sh as a unit, keeps its output and status in /job/out, then
 # powers the machine off.
@@ -108,10 +124,10 @@ cat >"$root/etc/systemd/system/device-job.service" <<'EOF'
 Description=Device test job from /job
 After=local-fs.target systemd-modules-load.service
 Requires=local-fs.target
-RequiresMountsFor=/job /opt/appwarden/bin /opt/swift/usr/lib/swift/linux
 
 [Service]
 Type=oneshot
+ExecStartPre=/usr/local/sbin/device-mounts
 ExecStart=/usr/local/sbin/device-job
 StandardOutput=journal+console
 StandardError=journal+console
