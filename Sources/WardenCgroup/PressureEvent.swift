@@ -12,8 +12,6 @@ public struct PressureEvent: Sendable, Hashable, CustomStringConvertible {
         case oomControl(group: String)
         /// The `oom_kill` counter in the v2 `memory.events` of the group directory went up.
         case memoryEvents(group: String)
-        /// A sample of `MemAvailable` from `/proc/meminfo` crossed into another level.
-        case memAvailable
 
         public var description: String {
             switch self {
@@ -22,7 +20,6 @@ public struct PressureEvent: Sendable, Hashable, CustomStringConvertible {
             case .usageThreshold(let group, let bytes): return "usage of \(group) crossing \(bytes) bytes"
             case .oomControl(let group): return "OOM notification of \(group)"
             case .memoryEvents(let group): return "OOM kill in \(group)"
-            case .memAvailable: return "MemAvailable"
             }
         }
     }
@@ -32,7 +29,7 @@ public struct PressureEvent: Sendable, Hashable, CustomStringConvertible {
     /// `medium` is where a warning is due, `critical` where something must be killed; the
     /// lifecycle core maps these onto its own `warning` and `critical`.
     public enum Level: Int, Sendable, Hashable, Comparable, CustomStringConvertible {
-        /// No pressure (only `memAvailable` samples report it, when pressure has gone).
+        /// No pressure.
         case normal
         /// Reclaim has started.
         case low
@@ -59,8 +56,6 @@ public struct PressureEvent: Sendable, Hashable, CustomStringConvertible {
     public var level: Level
     /// When the monitor saw it (monotonic, continues through suspend).
     public var time: ContinuousClock.Instant
-    /// For `memAvailable`: the available memory in bytes.
-    public var availableBytes: UInt64?
     /// For `memoryEvents`: how many OOM kills happened since the previous event.
     public var oomKills: UInt64?
 
@@ -69,19 +64,16 @@ public struct PressureEvent: Sendable, Hashable, CustomStringConvertible {
         source: Source,
         level: Level,
         time: ContinuousClock.Instant,
-        availableBytes: UInt64? = nil,
         oomKills: UInt64? = nil
     ) {
         self.source = source
         self.level = level
         self.time = time
-        self.availableBytes = availableBytes
         self.oomKills = oomKills
     }
 
     public var description: String {
         var text = "\(level) from \(source)"
-        if let availableBytes { text += " (\(availableBytes >> 20) MiB available)" }
         if let oomKills { text += " (\(oomKills) OOM kills)" }
         return text
     }

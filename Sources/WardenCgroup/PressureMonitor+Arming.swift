@@ -4,7 +4,7 @@
     import Musl
 #endif
 
-/// One armed source: an open descriptor to poll (or none, for `MemAvailable` polling).
+/// One armed source: an open descriptor to poll.
 struct PressureWatch: Sendable {
     enum Kind: Sendable {
         /// A PSI trigger descriptor; POLLPRI when it fires.
@@ -14,9 +14,6 @@ struct PressureWatch: Sendable {
         case eventFD(controlFile: String)
         /// A `memory.events` descriptor; POLLPRI when it changes; `initialKills` is `oom_kill` at arming.
         case memoryEvents(path: String, initialKills: UInt64)
-        /// `MemAvailable` polling of a meminfo file.
-        case memAvailable(
-            meminfoPath: String, warningBelow: UInt64, criticalBelow: UInt64, fastest: Duration, slowest: Duration)
     }
 
     var kind: Kind
@@ -30,7 +27,6 @@ struct PressureWatch: Sendable {
         switch kind {
         case .eventFD: return Int16(POLLIN)
         case .psi, .memoryEvents: return Int16(POLLPRI)
-        case .memAvailable: return 0
         }
     }
 
@@ -94,52 +90,79 @@ extension PressureMonitor {
             return PressureWatch(
                 kind: .memoryEvents(path: path, initialKills: kills), fd: fd, source: .memoryEvents(group: group),
                 level: .critical, armedSource: source)
-        case .memAvailable(let warningBelow, let criticalBelow, let meminfoPath, let fastest, let slowest):
-            _ = try HostMemory.read(path: meminfoPath)
-            return PressureWatch(
-                kind: .memAvailable(
-                    meminfoPath: meminfoPath, warningBelow: warningBelow, criticalBelow: criticalBelow,
-                    fastest: fastest, slowest: slowest),
-                fd: -1, source: .memAvailable, level: .normal, armedSource: source)
         }
     }
 
-    /// Opens `path` and writes a PSI trigger; on EINVAL widens the window to the next multiple of 2 s.
+    /// Opens `path` and writes the first PSI trigger the kernel accepts (see `psiAttempts`).
     private static func armPSI(
         path: String, kind: Source.StallKind, stall: Duration, window: Duration, level: PressureEvent.Level
     ) throws(CgroupError) -> PressureWatch {
         let fd = try open(path, O_RDWR | O_NONBLOCK, "open the pressure file")
-        var attempts = [(stall, window)]
-        let twoSeconds = Duration.seconds(2)
-        let widened = Swift.max(twoSeconds, twoSeconds * Int((window / twoSeconds).rounded(.up)))
-        if widened != window { attempts.append((stall * (widened / window), widened)) }
-        var lastError = Errno.invalidArgument
-        for (attemptStall, attemptWindow) in attempts {
-            let trigger = "\(kind.rawValue) \(microseconds(attemptStall)) \(microseconds(attemptWindow))"
+        let attempts = psiAttempts(stall: stall, window: window)
+        let outcome = probeTrigger(kind: kind, attempts: attempts) { trigger in
             // The kernel reads the trigger as a C string: the terminating NUL is part of the write.
             var bytes = Array(trigger.utf8)
             bytes.append(0)
-            switch bytes.withUnsafeBytes({ Syscalls.write(fd, $0) }) {
-            case .success:
-                return PressureWatch(
-                    kind: .psi, fd: fd, source: .psi(path: path), level: level,
-                    armedSource: .psi(path: path, kind: kind, stall: attemptStall, window: attemptWindow, level: level))
+            return bytes.withUnsafeBytes { Syscalls.write(fd, $0) }.map { _ in () }
+        }
+        switch outcome {
+        case .success(let accepted):
+            return PressureWatch(
+                kind: .psi, fd: fd, source: .psi(path: path), level: level,
+                armedSource: .psi(path: path, kind: kind, stall: accepted.stall, window: accepted.window, level: level))
+        case .failure(let error):
+            Syscalls.close(fd)
+            throw psiRefusal(error, path: path, kind: kind, attempts: attempts)
+        }
+    }
+
+    /// The triggers to try, in order: the window asked for, then each longer window a kernel may
+    /// accept (1 s, 2 s, and the next multiple of 2 s, all a kernel takes without
+    /// CAP_SYS_RESOURCE), the stall scaled with the window.
+    static func psiAttempts(stall: Duration, window: Duration) -> [(stall: Duration, window: Duration)] {
+        let twoSeconds = Duration.seconds(2)
+        var windows = [window]
+        for longer in [Duration.seconds(1), twoSeconds] where longer > window { windows.append(longer) }
+        let widened = Swift.max(twoSeconds, twoSeconds * Int((window / twoSeconds).rounded(.up)))
+        if !windows.contains(widened) { windows.append(widened) }
+        return windows.map { (stall * ($0 / window), $0) }
+    }
+
+    /// Writes the triggers of `attempts` in order until `write` accepts one, and returns it.
+    ///
+    /// Only EINVAL (a window or stall this kernel refuses) moves on to the next attempt; any
+    /// other error is returned at once, as is the last EINVAL.
+    static func probeTrigger(
+        kind: Source.StallKind, attempts: [(stall: Duration, window: Duration)],
+        write: (String) -> Result<Void, Errno>
+    ) -> Result<(stall: Duration, window: Duration), Errno> {
+        var lastError = Errno.invalidArgument
+        for attempt in attempts {
+            switch write("\(kind.rawValue) \(microseconds(attempt.stall)) \(microseconds(attempt.window))") {
+            case .success: return .success(attempt)
             case .failure(let error):
                 lastError = error
-                if error != .invalidArgument { break }
+                if error != .invalidArgument { return .failure(error) }
             }
         }
-        Syscalls.close(fd)
-        if lastError == .invalidArgument {
-            throw CgroupError(
-                code: .io,
-                message: "The kernel refused the PSI trigger \"\(kind.rawValue) \(microseconds(stall)) "
-                    + "\(microseconds(window))\" on \"\(path)\", also with a 2 s window; the stall must be shorter "
-                    + "than the window and the window between 500 ms and 10 s.",
-                cause: lastError.description
-            )
+        return .failure(lastError)
+    }
+
+    /// The error for a PSI trigger that could not be written.
+    static func psiRefusal(
+        _ error: Errno, path: String, kind: Source.StallKind, attempts: [(stall: Duration, window: Duration)]
+    ) -> CgroupError {
+        guard error == .invalidArgument, let first = attempts.first else {
+            return CgroupError.from(error, "write a PSI trigger to", path: path)
         }
-        throw CgroupError.from(lastError, "write a PSI trigger to", path: path)
+        let windows = attempts.map { "\(microseconds($0.window) / 1000) ms" }.joined(separator: ", ")
+        return CgroupError(
+            code: .io,
+            message: "The kernel refused the PSI trigger \"\(kind.rawValue) \(microseconds(first.stall)) "
+                + "\(microseconds(first.window))\" on \"\(path)\" with every window tried (\(windows)); the stall must "
+                + "be shorter than the window and the window between 500 ms and 10 s.",
+            cause: error.description
+        )
     }
 
     /// Registers an eventfd for `group/file` through `group/cgroup.event_control`.

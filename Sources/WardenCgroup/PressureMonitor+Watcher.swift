@@ -77,19 +77,10 @@ extension PressureMonitor {
             var kills: [UInt64] = watches.map {
                 if case .memoryEvents(_, let initialKills) = $0.kind { return initialKills } else { return 0 }
             }
-            var memoryLevels: [PressureEvent.Level?] = Array(repeating: nil, count: watches.count)
-            var nextSample: [ContinuousClock.Instant] = Array(repeating: clock.now, count: watches.count)
 
             running: while true {
-                let now = clock.now
-                let sampled = watches.indices.filter {
-                    if case .memAvailable = watches[$0].kind { true } else { false }
-                }
-                var timeout: Int32 = -1
-                if let due = sampled.map({ nextSample[$0] }).min() {
-                    timeout = due <= now ? 0 : Int32(clamping: Self.milliseconds(due - now) + 1)
-                }
-                switch Syscalls.poll(&fds, timeoutMilliseconds: timeout) {
+                // No timeout: the thread wakes only when the kernel signals or `stop()` is called.
+                switch Syscalls.poll(&fds, timeoutMilliseconds: -1) {
                 case .failure: break running
                 case .success: break
                 }
@@ -124,34 +115,7 @@ extension PressureMonitor {
                             continuation.yield(event)
                         }
                         kills[index] = current
-                    case .memAvailable:
-                        break
                     }
-                }
-                for index in sampled where nextSample[index] <= clock.now {
-                    guard
-                        case .memAvailable(let path, let warningBelow, let criticalBelow, let fastest, let slowest) =
-                            watches[index].kind
-                    else { continue }
-                    let sampleTime = clock.now
-                    guard let memory = try? HostMemory.read(path: path) else {
-                        nextSample[index] = sampleTime + slowest
-                        continue
-                    }
-                    let level = PressureMonitor.level(
-                        available: memory.available, warningBelow: warningBelow, criticalBelow: criticalBelow)
-                    if level != memoryLevels[index] {
-                        memoryLevels[index] = level
-                        continuation.yield(
-                            PressureEvent(
-                                source: .memAvailable, level: level, time: sampleTime, availableBytes: memory.available)
-                        )
-                    }
-                    nextSample[index] =
-                        sampleTime
-                        + PressureMonitor.pollingInterval(
-                            available: memory.available, warningBelow: warningBelow, fastest: fastest,
-                            slowest: slowest)
                 }
             }
 
@@ -172,27 +136,5 @@ extension PressureMonitor {
             last = time
             continuation.yield(PressureEvent(source: watch.source, level: watch.level, time: time))
         }
-
-        private static func milliseconds(_ duration: Duration) -> Int64 {
-            let (seconds, attoseconds) = duration.components
-            return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        }
-    }
-
-    /// The level a `MemAvailable` figure means: `critical` below `criticalBelow`, `medium` below
-    /// `warningBelow`, `normal` otherwise.
-    public static func level(available: UInt64, warningBelow: UInt64, criticalBelow: UInt64) -> PressureEvent.Level {
-        if available < criticalBelow { return .critical }
-        if available < warningBelow { return .medium }
-        return .normal
-    }
-
-    /// How long to wait before the next `MemAvailable` sample: `fastest` once no more than twice
-    /// `warningBelow` is available, `slowest` above that.
-    public static func pollingInterval(
-        available: UInt64, warningBelow: UInt64, fastest: Duration, slowest: Duration
-    ) -> Duration {
-        let (doubled, overflow) = warningBelow.multipliedReportingOverflow(by: 2)
-        return overflow || available <= doubled ? fastest : slowest
     }
 }

@@ -2,9 +2,9 @@
 ///
 /// Sources: PSI triggers on a cgroup2 `memory.pressure` file, v1 usage thresholds on
 /// `memory.usage_in_bytes`, v1 `memory.pressure_level` notifications (through `cgroup.event_control` and an eventfd, debounced because they fire
-/// thousands of times a second under thrashing), OOM notifications (v1 `memory.oom_control`,
-/// v2 `memory.events`), and `MemAvailable` polling with an adaptive interval, the fallback
-/// that works everywhere. Everything is armed in `start`, so a source that cannot be armed is
+/// thousands of times a second under thrashing) and OOM notifications (v1 `memory.oom_control`,
+/// v2 `memory.events`). Nothing here samples: the thread sleeps until the kernel signals, and
+/// measuring memory is the daemon's memory watch's work. Everything is armed in `start`, so a source that cannot be armed is
 /// an error there; blocking waits then run on one dedicated thread, not the cooperative pool.
 /// Ending the iteration (or `stop()`) closes every descriptor, then ends the sequence.
 ///
@@ -33,11 +33,12 @@ public struct PressureMonitor: AsyncSequence, Sendable {
             case local
         }
 
-        /// A PSI trigger: fire when tasks stall `stall` in any `window`.
+        /// A PSI trigger on a `memory.pressure` file or `/proc/pressure/memory`: fire when tasks
+        /// stall `stall` in any `window`.
         ///
         /// The kernel accepts windows from 500 ms to 10 s, and only multiples of 2 s without
-        /// CAP_SYS_RESOURCE; a window it refuses is widened to the next multiple of 2 s with
-        /// the stall scaled alike (see `armed`).
+        /// CAP_SYS_RESOURCE; a window it refuses is widened (1 s, 2 s, then the next multiple of
+        /// 2 s) with the stall scaled alike (see `armed`).
         case psi(
             path: String, kind: StallKind = .some, stall: Duration = .milliseconds(150),
             window: Duration = .seconds(1), level: PressureEvent.Level = .medium)
@@ -51,12 +52,6 @@ public struct PressureMonitor: AsyncSequence, Sendable {
         case usageThreshold(group: String, bytes: UInt64)
         /// v2 `memory.events` of a group directory: an event each time `oom_kill` goes up.
         case memoryEvents(group: String)
-        /// `MemAvailable` polling: `medium` below `warningBelow` bytes, `critical` below
-        /// `criticalBelow`, `normal` otherwise; an event at the first sample and at each change.
-        /// The interval is `slowest` while more than twice `warningBelow` is available, `fastest` below.
-        case memAvailable(
-            warningBelow: UInt64, criticalBelow: UInt64, meminfoPath: String = "/proc/meminfo",
-            fastest: Duration = .milliseconds(100), slowest: Duration = .seconds(1))
     }
 
     /// What was armed for each source, in order: PSI triggers show the window the kernel accepted.

@@ -40,56 +40,67 @@ struct PressureMonitorTests {
         }
     }
 
-    /// Available memory maps onto levels at the two thresholds, and sampling speeds up near them.
-    @Test func memAvailableLevelsAndIntervalFollowTheThresholds() {
-        let mib: UInt64 = 1 << 20
-        #expect(
-            PressureMonitor.level(available: 500 * mib, warningBelow: 200 * mib, criticalBelow: 50 * mib) == .normal)
-        #expect(
-            PressureMonitor.level(available: 199 * mib, warningBelow: 200 * mib, criticalBelow: 50 * mib) == .medium)
-        #expect(
-            PressureMonitor.level(available: 49 * mib, warningBelow: 200 * mib, criticalBelow: 50 * mib) == .critical)
-        let fast = Duration.milliseconds(100)
-        let slow = Duration.seconds(1)
-        #expect(
-            PressureMonitor.pollingInterval(available: 401 * mib, warningBelow: 200 * mib, fastest: fast, slowest: slow)
-                == slow)
-        #expect(
-            PressureMonitor.pollingInterval(available: 400 * mib, warningBelow: 200 * mib, fastest: fast, slowest: slow)
-                == fast)
-        #expect(PressureMonitor.pollingInterval(available: 1, warningBelow: .max, fastest: fast, slowest: slow) == fast)
+    /// The attempts start at the window asked for and widen to 1 s, 2 s and the next multiple
+    /// of 2 s, the stall keeping its share of the window.
+    @Test func psiAttemptsWidenTheWindowWithTheStallScaled() {
+        let attempts = PressureMonitor.psiAttempts(stall: .milliseconds(75), window: .milliseconds(500))
+        #expect(attempts.map(\.window) == [.milliseconds(500), .seconds(1), .seconds(2)])
+        #expect(attempts.map(\.stall) == [.milliseconds(75), .milliseconds(150), .milliseconds(300)])
+        let odd = PressureMonitor.psiAttempts(stall: .milliseconds(300), window: .seconds(3))
+        #expect(odd.map(\.window) == [.seconds(3), .seconds(4)])
+        #expect(odd.map(\.stall) == [.milliseconds(300), .milliseconds(400)])
+        #expect(PressureMonitor.psiAttempts(stall: .seconds(1), window: .seconds(4)).map(\.window) == [.seconds(4)])
     }
 
-    /// Polling a meminfo file reports the first level at once and each change after it, with the figure.
-    @Test func memAvailablePollingReportsLevelChanges() async throws {
-        let directory = ScratchDirectory("pressure-meminfo")
-        defer { directory.remove() }
-        let meminfo = directory.file("meminfo")
-        func write(availableKiB: Int) {
-            let text = "MemTotal: 1048576 kB\nMemFree: 1000 kB\nMemAvailable: \(availableKiB) kB\n"
-            let fd = open(meminfo + ".new", O_CREAT | O_WRONLY | O_TRUNC, 0o644)
-            _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
-            close(fd)
-            rename(meminfo + ".new", meminfo)
+    /// A kernel that refuses windows under 2 s with EINVAL (as one without CAP_SYS_RESOURCE
+    /// does) gets 500 ms, then 1 s, then accepts the 2 s trigger, written in microseconds.
+    @Test func probeFallsBackToTheFirstWindowTheKernelAccepts() throws {
+        var written: [String] = []
+        let attempts = PressureMonitor.psiAttempts(stall: .milliseconds(75), window: .milliseconds(500))
+        let outcome = PressureMonitor.probeTrigger(kind: .some, attempts: attempts) { trigger in
+            written.append(trigger)
+            return trigger.hasSuffix(" 2000000") ? .success(()) : .failure(.invalidArgument)
         }
-        write(availableKiB: 100 * 1024)
+        #expect(written == ["some 75000 500000", "some 150000 1000000", "some 300000 2000000"])
+        #expect(try outcome.get().window == .seconds(2))
+        #expect(try outcome.get().stall == .milliseconds(300))
+    }
+
+    /// Only EINVAL moves on: a refusal for another reason ends the probe at once with that error,
+    /// and a kernel that refuses every window is an error naming the file and the windows tried.
+    @Test func probeStopsAtOtherErrorsAndReportsEveryWindowRefused() {
+        let attempts = PressureMonitor.psiAttempts(stall: .milliseconds(75), window: .milliseconds(500))
+        var tries = 0
+        let denied = PressureMonitor.probeTrigger(kind: .full, attempts: attempts) { _ in
+            tries += 1
+            return .failure(.notPermitted)
+        }
+        #expect(tries == 1)
+        #expect(throws: Errno.notPermitted) { try denied.get() }
+        let refused = PressureMonitor.probeTrigger(kind: .some, attempts: attempts) { _ in .failure(.invalidArgument) }
+        #expect(throws: Errno.invalidArgument) { try refused.get() }
+        let error = PressureMonitor.psiRefusal(
+            .invalidArgument, path: "/proc/pressure/memory", kind: .some, attempts: attempts)
+        #expect(error.message.contains("\"some 75000 500000\" on \"/proc/pressure/memory\""))
+        #expect(error.message.contains("(500 ms, 1000 ms, 2000 ms)"))
+    }
+
+    /// A trigger on the whole device's `/proc/pressure/memory` is armed with the shortest
+    /// window this kernel accepts, at most 2 s, the stall at the same share of it.
+    @Test(
+        .enabled(
+            if: access("/proc/pressure/memory", W_OK) == 0, "needs a kernel with PSI and a writable /proc/pressure"))
+    func devicePressureTriggerIsArmedWithTheShortestAcceptedWindow() throws {
         let monitor = try PressureMonitor.start([
-            .memAvailable(
-                warningBelow: 200 << 20, criticalBelow: 50 << 20, meminfoPath: meminfo, fastest: .milliseconds(5),
-                slowest: .milliseconds(5))
+            .psi(path: "/proc/pressure/memory", stall: .milliseconds(75), window: .milliseconds(500))
         ])
-        var iterator = monitor.makeAsyncIterator()
-        let first = await iterator.next()
-        #expect(first?.source == .memAvailable)
-        #expect(first?.level == .medium)
-        #expect(first?.availableBytes == 100 << 20)
-        write(availableKiB: 10 * 1024)
-        let second = await iterator.next()
-        #expect(second?.level == .critical)
-        #expect(second?.availableBytes == 10 << 20)
-        #expect(second.map { first.map { $0.time } ?? $0.time < $0.time } == true)
-        monitor.stop()
-        #expect(await iterator.next() == nil)
+        defer { monitor.stop() }
+        guard case .psi("/proc/pressure/memory", .some, let stall, let window, .medium)? = monitor.armed.first else {
+            Issue.record("armed: \(monitor.armed)")
+            return
+        }
+        #expect([Duration.milliseconds(500), .seconds(1), .seconds(2)].contains(window))
+        #expect(stall * 1000 == window * 150)
     }
 
     /// A process that outgrows a 32 MiB v1 limit raises a pressure-level or OOM notification for its group.
@@ -268,19 +279,14 @@ struct PressureMonitorTests {
     /// A source that cannot be armed is an error naming its file, and nothing is left open.
     @Test func missingGroupIsReportedByPath() {
         let error = #expect(throws: CgroupError.self) {
-            try PressureMonitor.start([
-                .memAvailable(warningBelow: 1, criticalBelow: 1),
-                .pressureLevel(group: "/nonexistent/appwarden-group"),
-            ])
+            try PressureMonitor.start([.pressureLevel(group: "/nonexistent/appwarden-group")])
         }
         #expect(error?.message.contains("/nonexistent/appwarden-group/memory.pressure_level") == true)
     }
 
     /// Cancelling the consuming task ends the sequence.
     @Test func cancellingTheConsumerEndsTheSequence() async throws {
-        let monitor = try PressureMonitor.start([
-            .memAvailable(warningBelow: 0, criticalBelow: 0, fastest: .seconds(1), slowest: .seconds(1))
-        ])
+        let monitor = try PressureMonitor.start([])
         let consumer = Task {
             var count = 0
             for await _ in monitor { count += 1 }
@@ -289,6 +295,6 @@ struct PressureMonitorTests {
         try await Task.sleep(for: .milliseconds(50))
         consumer.cancel()
         let count = await consumer.value
-        #expect(count <= 1)
+        #expect(count == 0)
     }
 }

@@ -75,9 +75,6 @@ extension WardenDaemon {
         case .memoryEvents(let group): "\(group)/memory.events"
         case .usageThreshold(let group, let bytes):
             "\(group)/memory.usage_in_bytes crossing \(DurationFormat.sizeString(Int64(bytes)))"
-        case .memAvailable(let warning, let critical, let path, _, _):
-            "MemAvailable of \(path) (warning below \(DurationFormat.sizeString(Int64(warning))), critical below "
-                + "\(DurationFormat.sizeString(Int64(critical))))"
         }
     }
 }

@@ -201,7 +201,8 @@ extension WardenDaemon {
     }
 
     /// Watches PSI of appwarden's root group (and v1 pressure levels where the host has them);
-    /// a source that cannot be armed is logged and the memory samples carry on alone.
+    /// each event also makes the memory watch measure at once. A source that cannot be armed
+    /// is logged and the memory samples carry on alone.
     func startPressureMonitor() {
         guard let driver else { return }
         let probe = driver.group(named: "probe")
@@ -240,7 +241,10 @@ extension WardenDaemon {
                             case .medium: .warning
                             case .low, .normal: nil
                             }
-                        if let level { await self?.submit(.pressure(level)) }
+                        if let level {
+                            await self?.submit(.pressure(level))
+                            await self?.measureNow()
+                        }
                     }
                 })
         }

@@ -17,18 +17,54 @@ struct MemoryWatchState {
     var refusedMarks: [UInt64] = []
     /// The device size and thresholds the usage thresholds were last looked at for.
     var armedFor: (total: Int64, settings: MemorySettings)?
+    /// The PSI trigger on the whole device's memory (`/proc/pressure/memory`).
+    var devicePressure: PressureMonitor?
 }
 
 /// Measuring the device's memory between sweeps: as often as the headroom to the next
 /// threshold and the growth seen recently require (10 ms near a threshold and while critical,
 /// up to 1 s when memory is plentiful), and at once when a v1 usage threshold at one of the
-/// policy's marks is crossed. A measurement goes to the core only when it would change the
+/// policy's marks is crossed or a PSI trigger (the whole device's, or appwarden's root
+/// group's) fires. A measurement goes to the core only when it would change the
 /// level, or while memory is critical (each one then kills a victim, as each sweep does).
 extension WardenDaemon {
     /// Starts the memory watch, where the memory source reads kept-open files.
     func startMemoryWatch() {
         guard memory.measuresDeviceBetweenSweeps else { return }
+        armDevicePressure()
         schedulePoll(after: .zero)
+    }
+
+    /// The whole device's PSI trigger as the kernel accepted it; nil when none is armed.
+    var devicePressureTrigger: PressureMonitor.Source? { memoryWatch.devicePressure?.armed.first }
+
+    /// The whole device's PSI file, which counts stalls in every group, appwarden's included.
+    static let devicePressurePath = "/proc/pressure/memory"
+
+    /// Arms a PSI trigger on the whole device's memory with the shortest window the kernel
+    /// accepts (500 ms, else 1 s, else 2 s), the stall at the same share of the window as
+    /// `pressureStall` of 1 s; each event makes the memory watch measure at once. A kernel
+    /// without PSI leaves the polling alone, which is logged.
+    private func armDevicePressure() {
+        let window = Duration.milliseconds(500)
+        let source = PressureMonitor.Source.psi(
+            path: Self.devicePressurePath, kind: .some, stall: options.pressureStall * (window / .seconds(1)),
+            window: window, level: .medium)
+        let monitor: PressureMonitor
+        do {
+            monitor = try PressureMonitor.start([source])
+        } catch {
+            logger.info("Whole-device memory pressure not watched: \(error)")
+            return
+        }
+        memoryWatch.devicePressure = monitor
+        logger.info("Whole-device memory pressure watched: \(monitor.armed.map(Self.describe).joined()).")
+        loops.append(
+            Task { [weak self] in
+                for await _ in monitor {
+                    await self?.measureNow()
+                }
+            })
     }
 
     /// Stops the poller and the usage-threshold notifications.
@@ -40,6 +76,8 @@ extension WardenDaemon {
         memoryWatch.thresholds?.monitor.stop()
         memoryWatch.thresholds = nil
         memoryWatch.armedFor = nil
+        memoryWatch.devicePressure?.stop()
+        memoryWatch.devicePressure = nil
     }
 
     /// (Re)starts the poller so that it measures `delay` from now.
@@ -145,14 +183,17 @@ extension WardenDaemon {
         loops.append(
             Task { [weak self] in
                 for await _ in monitor {
-                    await self?.usageThresholdCrossed()
+                    await self?.measureNow()
                 }
             })
     }
 
-    /// A usage threshold was crossed: measure now, and poll from there.
-    private func usageThresholdCrossed() {
-        guard let wait = measureDevice() else { return }
+    /// The kernel signalled (a usage threshold crossed, a PSI trigger fired): measure now, and
+    /// poll from there. Nothing where the memory watch does not run.
+    func measureNow() {
+        guard memory.measuresDeviceBetweenSweeps, memoryWatch.poller != nil,
+            let wait = measureDevice()
+        else { return }
         schedulePoll(after: wait)
     }
 }
