@@ -22,28 +22,109 @@ public struct HostMemory: Sendable, Hashable {
     /// - Throws: `CgroupError` with code `malformed` when `MemTotal` or `MemAvailable` is missing
     ///   or a line of interest is not a number of kB.
     public static func parse(_ text: String, path: String = "/proc/meminfo") throws(CgroupError) -> HostMemory {
-        var values: [Substring: UInt64] = [:]
-        let wanted: Set<Substring> = ["MemTotal", "MemAvailable", "SwapTotal", "SwapFree"]
-        for (index, line) in text.split(separator: "\n").enumerated() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let key = line[..<colon]
-            guard wanted.contains(key) else { continue }
-            let rest = line[line.index(after: colon)...].split(separator: " ")
-            guard let number = rest.first.flatMap({ UInt64($0) }), rest.count <= 2, rest.count == 1 || rest[1] == "kB"
-            else {
+        var text = text
+        return try text.withUTF8 { bytes in
+            Result { () throws(CgroupError) in try parse(bytes: UnsafeRawBufferPointer(bytes), path: path) }
+        }.get()
+    }
+
+    /// Parses the bytes of `/proc/meminfo` without allocating: the memory watch reads them
+    /// many times a second near a threshold.
+    ///
+    /// - Throws: `CgroupError` with code `malformed` as `parse(_:path:)`.
+    public static func parse(bytes: UnsafeRawBufferPointer, path: String = "/proc/meminfo") throws(CgroupError)
+        -> HostMemory
+    {
+        var figures: (total: UInt64?, available: UInt64?, swapTotal: UInt64?, swapFree: UInt64?)
+        var lineStart = 0
+        var lineNumber = 0
+        while lineStart < bytes.count {
+            lineNumber += 1
+            var lineEnd = lineStart
+            while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            defer { lineStart = lineEnd + 1 }
+            let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd])
+            guard let key = Key(line) else { continue }
+            guard let value = Self.kilobytes(afterColonIn: line) else {
                 throw .malformed(
-                    "line \(index + 1) (\"\(line)\")", path: path, detail: "expected \"\(key): NUMBER kB\"")
+                    "line \(lineNumber) (\"\(String(decoding: line, as: UTF8.self))\")", path: path,
+                    detail: "expected \"\(key.name): NUMBER kB\"")
             }
-            values[key] = rest.count == 2 ? number * 1024 : number
+            switch key {
+            case .total: figures.total = value
+            case .available: figures.available = value
+            case .swapTotal: figures.swapTotal = value
+            case .swapFree: figures.swapFree = value
+            }
+            if figures.total != nil, figures.available != nil, figures.swapTotal != nil, figures.swapFree != nil {
+                break
+            }
         }
-        guard let total = values["MemTotal"] else {
+        guard let total = figures.total else {
             throw .malformed("memory figures", path: path, detail: "the key \"MemTotal\" is missing")
         }
-        guard let available = values["MemAvailable"] else {
+        guard let available = figures.available else {
             throw .malformed("memory figures", path: path, detail: "the key \"MemAvailable\" is missing")
         }
         return HostMemory(
-            total: total, available: available, swapTotal: values["SwapTotal"] ?? 0, swapFree: values["SwapFree"] ?? 0)
+            total: total, available: available, swapTotal: figures.swapTotal ?? 0, swapFree: figures.swapFree ?? 0)
+    }
+
+    /// The keys of `/proc/meminfo` that are read.
+    private enum Key {
+        case total, available, swapTotal, swapFree
+
+        /// The key a line starts with ("MemTotal:"), if it is one of these.
+        init?(_ line: UnsafeRawBufferPointer) {
+            for key in [Key.total, .available, .swapTotal, .swapFree] where key.matches(line) {
+                self = key
+                return
+            }
+            return nil
+        }
+
+        var name: StaticString {
+            switch self {
+            case .total: "MemTotal"
+            case .available: "MemAvailable"
+            case .swapTotal: "SwapTotal"
+            case .swapFree: "SwapFree"
+            }
+        }
+
+        private func matches(_ line: UnsafeRawBufferPointer) -> Bool {
+            let name = UnsafeRawBufferPointer(start: self.name.utf8Start, count: self.name.utf8CodeUnitCount)
+            guard line.count > name.count, line[name.count] == UInt8(ascii: ":") else { return false }
+            return line.prefix(name.count).elementsEqual(name)
+        }
+    }
+
+    /// The figure after the colon of a line: "NUMBER kB" in bytes, or a bare NUMBER as is; nil
+    /// when it is anything else.
+    private static func kilobytes(afterColonIn line: UnsafeRawBufferPointer) -> UInt64? {
+        guard var index = line.firstIndex(of: UInt8(ascii: ":")).map({ $0 + 1 }) else { return nil }
+        while index < line.count && (line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t")) {
+            index += 1
+        }
+        var value: UInt64 = 0
+        var digits = 0
+        while index < line.count, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9") {
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(line[index] - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            value = sum
+            digits += 1
+            index += 1
+        }
+        guard digits > 0 else { return nil }
+        while index < line.count && (line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t")) {
+            index += 1
+        }
+        if index == line.count { return value }
+        let unit = UnsafeRawBufferPointer(rebasing: line[index...])
+        guard unit.count == 2, unit[0] == UInt8(ascii: "k"), unit[1] == UInt8(ascii: "B") else { return nil }
+        let (bytes, overflow) = value.multipliedReportingOverflow(by: 1024)
+        return overflow ? nil : bytes
     }
 
     /// Reads and parses `/proc/meminfo`, or the file at `path`.

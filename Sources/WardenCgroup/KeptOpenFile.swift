@@ -44,6 +44,13 @@ public final class KeptOpenFile: @unchecked Sendable {
         return String(decoding: buffer[0..<count], as: UTF8.self)
     }
 
+    /// Calls `body` with the file's bytes, read into the kept buffer (nothing allocated); nil
+    /// when the file is missing or unreadable.
+    public func withContents<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+        guard let count = readBytes() else { return nil }
+        return try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    }
+
     private func readBytes() -> Int? {
         if fd < 0 {
             guard case .success(let opened) = Syscalls.open(path, O_RDONLY) else { return nil }

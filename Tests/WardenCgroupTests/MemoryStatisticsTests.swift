@@ -120,6 +120,18 @@ struct MemoryStatisticsTests {
         #expect(real.total > 0 && real.available <= real.total)
     }
 
+    /// A figure of interest that is not "NUMBER kB" is refused naming its line; others are skipped.
+    @Test func meminfoLinesOfInterestMustBeKilobytes() throws {
+        let text = "MemTotal:  2048 kB\nMemFree: x\nMemAvailable:\t1024 kB\nHugePages_Total:  0\n"
+        #expect(try HostMemory.parse(text) == HostMemory(total: 2048 * 1024, available: 1024 * 1024))
+        #expect(try HostMemory.parse("MemTotal: 7\nMemAvailable: 3") == HostMemory(total: 7, available: 3))
+        for bad in ["MemAvailable: lots kB", "MemAvailable: 12 MB", "MemAvailable: 99999999999999999999 kB"] {
+            let error = #expect(throws: CgroupError.self) { try HostMemory.parse("MemTotal: 1 kB\n" + bad + "\n") }
+            #expect(error?.message.contains("line 2 (\"\(bad)\")") == true, "\(bad)")
+        }
+        #expect(throws: CgroupError.self) { try HostMemory.parse("MemTotal: 1 kB\n") }
+    }
+
     /// Limits read "max" as none and numbers as bytes; anything else is refused.
     @Test func limitsParseMaxAsNone() throws {
         #expect(try CgroupFileParser.limit("max\n", path: "memory.max") == nil)

@@ -44,7 +44,7 @@ public struct WardenDaemonOptions: Sendable {
         lockDirectory: String = "/run/appwarden",
         pressureStall: Duration = .milliseconds(150),
         freezerCheckSweeps: Int = 2,
-        suspendedSampleSweeps: Int = 10,
+        suspendedSampleSweeps: Int = 30,
         releasesMemoryOnKill: Bool = true
     ) {
         self.policyPath = policyPath

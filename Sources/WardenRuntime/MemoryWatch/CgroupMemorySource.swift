@@ -42,7 +42,7 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
     /// modelled by a parent group), the limit and what is left under it; otherwise the host's
     /// `MemAvailable` and `MemTotal`. The files stay open between calls.
     public func deviceMemory() -> (available: Int64, total: Int64)? {
-        let host = meminfo.readText().flatMap { try? HostMemory.parse($0, path: meminfo.path) }
+        let host = hostMemory()
         let hostTotal = host.map { Int64(clamping: $0.total) } ?? Int64.max
         for files in deviceFiles {
             guard let limit = files.limit.readNumber(), limit > 0, limit < hostTotal,
@@ -57,14 +57,18 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
         guard let files = deviceFiles.first, files.isV1,
             let limit = files.limit.readNumber(), limit > 0
         else { return nil }
-        let hostTotal =
-            meminfo.readText().flatMap { try? HostMemory.parse($0, path: meminfo.path) }
-            .map { Int64(clamping: $0.total) } ?? Int64.max
+        let hostTotal = hostMemory().map { Int64(clamping: $0.total) } ?? Int64.max
         guard limit < hostTotal else { return nil }
         return (files.group, limit)
     }
 
     public var measuresDeviceBetweenSweeps: Bool { true }
+
+    /// The host's figures from the kept-open `/proc/meminfo`; nil when unreadable.
+    private func hostMemory() -> HostMemory? {
+        let path = meminfo.path
+        return meminfo.withContents { try? HostMemory.parse(bytes: $0, path: path) } ?? nil
+    }
 
     /// The limit and usage files of appwarden's root group, v1 first.
     private static func deviceFiles(

@@ -28,6 +28,19 @@ extension WardenDaemon {
                     await self?.processStarted(start)
                 }
             })
+        startPressureMonitor()
+        if memory.measuresDeviceBetweenSweeps {
+            // The memory watch's wakes carry the sweeps: one timer, not two.
+            startMemoryWatch()
+        } else {
+            startSweeps()
+        }
+        startRetention()
+    }
+
+    /// Sweeps on a timer of their own, where the memory source cannot measure the device
+    /// between sweeps (there is no memory watch to carry them).
+    private func startSweeps() {
         let interval = options.sampleInterval
         let clock = clock
         let first = clock.elapsed() + interval
@@ -41,9 +54,6 @@ extension WardenDaemon {
                     next = await self.sweep(after: next)
                 }
             })
-        startPressureMonitor()
-        startMemoryWatch()
-        startRetention()
     }
 
     /// Runs a memory sweep that was due at `due`; returns when the next one is due.
@@ -121,6 +131,17 @@ extension WardenDaemon {
     /// apps the launcher could not watch are also checked for having ended.
     func sampleMemory() async {
         guard !isStopped else { return }
+        await sweepApps()
+        if let device = memory.deviceMemory() {
+            submit(.memorySample(available: device.available, total: device.total))
+        }
+    }
+
+    /// The apps' part of a sweep: re-adopted processes the launcher could not watch checked for
+    /// having ended, groups frozen or thawed behind appwarden's back, and the footprints of
+    /// running apps (of suspended ones on every `suspendedSampleSweeps`th sweep).
+    func sweepApps() async {
+        guard !isStopped else { return }
         await checkAdoptedProcesses()
         sweeps &+= 1
         // A frozen app cannot grow nor thaw itself: suspended apps are measured and their
@@ -139,9 +160,6 @@ extension WardenDaemon {
             // An unchanged footprint changes nothing in the core.
             guard lifecycle.snapshot(of: name, at: now())?.footprint != bytes else { continue }
             submit(.footprint(app: name, bytes: bytes))
-        }
-        if let device = memory.deviceMemory() {
-            submit(.memorySample(available: device.available, total: device.total))
         }
     }
 

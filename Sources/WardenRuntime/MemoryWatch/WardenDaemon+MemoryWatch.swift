@@ -19,6 +19,23 @@ struct MemoryWatchState {
     var armedFor: (total: Int64, settings: MemorySettings)?
     /// The PSI trigger on the whole device's memory (`/proc/pressure/memory`).
     var devicePressure: PressureMonitor?
+    /// When the next sweep of the apps is due, since the clock's origin: the poller's wakes
+    /// carry the sweeps, so that an idle daemon wakes once a second, not twice.
+    var nextSweep: Duration?
+}
+
+/// What one measurement of the device found and did.
+struct DeviceMeasurement {
+    /// How long to wait before the next measurement.
+    var wait: Duration
+    /// The device's memory, when it could be read.
+    var device: (available: Int64, total: Int64)?
+    /// The level the core is at or about to be at after this measurement.
+    var level: PressureLevel
+    /// Whether the sample went to the core.
+    var passedOn: Bool
+    /// Whether an event was queued or being carried out.
+    var busy: Bool
 }
 
 /// Measuring the device's memory between sweeps: as often as the headroom to the next
@@ -32,6 +49,7 @@ extension WardenDaemon {
     func startMemoryWatch() {
         guard memory.measuresDeviceBetweenSweeps else { return }
         armDevicePressure()
+        memoryWatch.nextSweep = clock.elapsed() + options.sampleInterval
         schedulePoll(after: .zero)
     }
 
@@ -72,6 +90,7 @@ extension WardenDaemon {
         memoryWatch.poller?.cancel()
         memoryWatch.poller = nil
         memoryWatch.due = nil
+        memoryWatch.nextSweep = nil
         wakes["memory"] = nil
         memoryWatch.thresholds?.monitor.stop()
         memoryWatch.thresholds = nil
@@ -94,7 +113,7 @@ extension WardenDaemon {
             while !Task.isCancelled {
                 try? await clock.sleep(untilElapsed: next)
                 guard !Task.isCancelled, let self else { return }
-                guard let wait = await self.measureDevice() else { return }
+                guard let wait = await self.watch() else { return }
                 next = clock.elapsed() + wait
                 await self.pollScheduled(at: next)
             }
@@ -107,13 +126,40 @@ extension WardenDaemon {
         wakes["memory"] = due
     }
 
+    /// One wake of the poller: measures the device and, when due, sweeps the apps, passing on
+    /// the sample the sweep used to take (worth it only at warning or critical, where each
+    /// sample warns apps again or kills). Returns how long to wait; nil once the daemon stopped.
+    private func watch() async -> Duration? {
+        guard let measurement = measureDevice() else { return nil }
+        guard let nextSweep = memoryWatch.nextSweep else { return measurement.wait }
+        let now = clock.elapsed()
+        guard now >= nextSweep else { return untilSweep(measurement.wait) }
+        let following = max(nextSweep + options.sampleInterval, now)
+        memoryWatch.nextSweep = following
+        await sweepApps()
+        if let device = measurement.device, !measurement.passedOn, !measurement.busy, measurement.level != .normal {
+            submit(.memorySample(available: device.available, total: device.total))
+        }
+        return untilSweep(measurement.wait)
+    }
+
+    /// `wait`, or less if the next sweep is due sooner.
+    private func untilSweep(_ wait: Duration) -> Duration {
+        guard let nextSweep = memoryWatch.nextSweep else { return wait }
+        return min(wait, max(.zero, nextSweep - clock.elapsed()))
+    }
+
     /// Measures the device's memory, passes the sample to the core when it would change the
-    /// level or memory is critical, and returns how long to wait before the next measurement;
+    /// level or memory is critical, and says how long to wait before the next measurement;
     /// nil once the daemon has stopped.
-    func measureDevice() -> Duration? {
+    func measureDevice() -> DeviceMeasurement? {
         guard !isStopped else { return nil }
         let schedule = memoryWatch.schedule
-        guard let device = memory.deviceMemory() else { return schedule.ceiling }
+        guard let device = memory.deviceMemory() else {
+            return DeviceMeasurement(
+                wait: schedule.ceiling, device: nil, level: lifecycle.memoryLevel, passedOn: false,
+                busy: eventQueue.isHandling || eventQueue.queued > 0)
+        }
         if memoryWatch.armedFor?.total != device.total || memoryWatch.armedFor?.settings != policy.memory {
             memoryWatch.armedFor = (device.total, policy.memory)
             armUsageThresholds()
@@ -131,17 +177,20 @@ extension WardenDaemon {
             next == .critical && current == .critical
             && VictimRanking.victim(among: lifecycle.killCandidates(), killForeground: policy.memory.killForeground)
                 != nil
-        if !busy && (next != current || killsAgain) {
+        let passedOn = !busy && (next != current || killsAgain)
+        if passedOn {
             if next == .critical { submitFootprints() }
             submit(.memorySample(available: device.available, total: device.total))
         }
-        return memoryWatch.schedule.interval(
+        let wait = memoryWatch.schedule.interval(
             available: device.available, total: device.total, level: busy ? current : next,
             settings: policy.memory, killing: busy && current == .critical, at: time)
+        return DeviceMeasurement(
+            wait: wait, device: device, level: busy ? current : next, passedOn: passedOn, busy: busy)
     }
 
     /// Queues every running app's footprint that changed, so that the killer ranks on fresh
-    /// figures (suspended apps are otherwise measured on every tenth sweep only).
+    /// figures (suspended apps are otherwise measured on every 30th sweep only).
     private func submitFootprints() {
         let lifecycle = lifecycle
         let measured = memory.footprints { lifecycle.state(of: $0).map { $0 != .notRunning } == true }
@@ -192,8 +241,8 @@ extension WardenDaemon {
     /// poll from there. Nothing where the memory watch does not run.
     func measureNow() {
         guard memory.measuresDeviceBetweenSweeps, memoryWatch.poller != nil,
-            let wait = measureDevice()
+            let measurement = measureDevice()
         else { return }
-        schedulePoll(after: wait)
+        schedulePoll(after: untilSweep(measurement.wait))
     }
 }
