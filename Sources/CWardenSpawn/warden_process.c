@@ -12,6 +12,9 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
@@ -69,3 +72,11 @@ int warden_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 unsigned int warden_dev_major(dev_t device) { return major(device); }
 
 unsigned int warden_dev_minor(dev_t device) { return minor(device); }
+
+int warden_malloc_trim(void) {
+#ifdef __GLIBC__
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}

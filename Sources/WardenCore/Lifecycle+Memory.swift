@@ -10,6 +10,13 @@ extension Lifecycle {
         return tracker.update(available: available, total: total)
     }
 
+    /// Whether nothing the apps run can grow: every app suspended (frozen) or not running. The
+    /// memory watch then polls slowly (`MemoryPollingSchedule`) and sweeps nothing but the
+    /// periodic check of suspended apps.
+    public var isQuiet: Bool {
+        records.allSatisfy { $0.state == .notRunning || $0.state == .suspended }
+    }
+
     /// The amounts of available memory at which the level can change (`MemoryLevelTracker.boundaries`).
     public func memoryBoundaries(total: Int64) -> [Int64] {
         memoryTracker.boundaries(total: total)

@@ -100,4 +100,34 @@ struct MemoryPollingScheduleTests {
             at: Self.at(0))
         #expect(interval == .milliseconds(250))
     }
+
+    /// A quiet device (every app frozen or not running) plans for 32 MiB/s and waits up to 5 s:
+    /// 256 MiB above warning → 4 s instead of 125 ms; plentiful memory → 5 s.
+    @Test func aQuietDevicePlansForSlowGrowthAndWaitsLonger() {
+        var schedule = MemoryPollingSchedule()
+        let quiet = schedule.interval(
+            available: 384 * Self.mib, total: Self.total, level: .normal, settings: Self.settings, quiet: true,
+            at: Self.at(0))
+        #expect(quiet == .seconds(4))
+        let plentiful = schedule.interval(
+            available: 20 * 1024 * Self.mib, total: 32 * 1024 * Self.mib, level: .normal, settings: Self.settings,
+            quiet: true, at: Self.at(0))
+        #expect(plentiful == .seconds(5))
+        // Growth seen (by processes outside the apps) still counts: 256 MiB/s → 500 ms.
+        schedule.record(available: 640 * Self.mib, at: Self.at(0))
+        schedule.record(available: 384 * Self.mib, at: Self.at(1000))
+        let growing = schedule.interval(
+            available: 384 * Self.mib, total: Self.total, level: .normal, settings: Self.settings, quiet: true,
+            at: Self.at(1000))
+        #expect(growing == .milliseconds(500))
+        // Near a threshold and while critical the floor holds, quiet or not.
+        let near = schedule.interval(
+            available: 129 * Self.mib, total: Self.total, level: .normal, settings: Self.settings, quiet: true,
+            at: Self.at(1000))
+        #expect(near == .milliseconds(10))
+        let critical = schedule.interval(
+            available: 90 * Self.mib, total: Self.total, level: .critical, settings: Self.settings, quiet: true,
+            at: Self.at(1000))
+        #expect(critical == .milliseconds(10))
+    }
 }

@@ -23,6 +23,29 @@ struct ControlServerTests {
         }
     }
 
+    /// Every answer carries the current time in a `Date` header (IMF-fixdate) and names the
+    /// server, though no timer keeps the date's text fresh.
+    @Test func answersCarryTheDateAndTheServer() async throws {
+        try await ControlServerHarness.run { harness in
+            let url = try #require(URL(httpURLWithSocketPath: harness.socketPath, uri: "/v1/health"))
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            for attempt in 0..<2 {
+                if attempt == 1 { try await Task.sleep(for: .milliseconds(1100)) }
+                let response = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))
+                _ = try await response.body.collect(upTo: 1 << 20)
+                #expect(response.headers["Server"] == ["appwarden"])
+                let text = try #require(response.headers["Date"].first)
+                let date = try #require(formatter.date(from: text), "\(text)")
+                #expect(abs(date.timeIntervalSinceNow) < 3, "\(text)")
+                #expect(formatter.string(from: date) == text)
+            }
+        }
+    }
+
     /// An operator's open reaches the core, and the app's detail then shows it in the foreground.
     @Test func openedAppIsShownInTheForeground() async throws {
         try await ControlServerHarness.run { harness in

@@ -43,4 +43,8 @@ unsigned int warden_dev_major(dev_t device);
 /// The minor number of a device id (minor(3)).
 unsigned int warden_dev_minor(dev_t device);
 
+/// Returns free heap memory to the kernel with glibc's malloc_trim(0); 0 where the C library
+/// has no such call.
+int warden_malloc_trim(void);
+
 #endif

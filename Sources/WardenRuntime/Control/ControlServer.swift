@@ -62,10 +62,11 @@ public struct ControlServer: Sendable {
         let logger = logger
         let onListening = onListening
         let created = Mutex<SocketFile.Identity?>(nil)
-        let application = Application(
-            router: makeRouter(),
-            configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: "appwarden"),
-            onServerRunning: { _ in
+        do {
+            try await HTTPService.run(
+                router: makeRouter(), address: .unixDomainSocket(path: socketPath),
+                logger: Self.frameworkLogger(from: logger)
+            ) { _ in
                 created.withLock { $0 = SocketFile.identity(path: path) }
                 do {
                     try SocketFile.secure(path: path, group: group)
@@ -73,11 +74,7 @@ public struct ControlServer: Sendable {
                     logger.error("\(error)")
                 }
                 await onListening()
-            },
-            logger: Self.frameworkLogger(from: logger)
-        )
-        do {
-            try await application.run()
+            }
         } catch is CancellationError {
             // Cancellation is how the server is asked to stop.
         }

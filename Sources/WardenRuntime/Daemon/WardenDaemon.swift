@@ -284,6 +284,7 @@ public actor WardenDaemon {
         if changed || !Self.isSample(event) {
             saveCheckpoint()
         }
+        memoryWatchAfterEvent(event)
         return .success(reply)
     }
 

@@ -140,14 +140,14 @@ extension WardenDaemon {
     /// The apps' part of a sweep: re-adopted processes the launcher could not watch checked for
     /// having ended, groups frozen or thawed behind appwarden's back, and the footprints of
     /// running apps (of suspended ones on every `suspendedSampleSweeps`th sweep).
-    func sweepApps() async {
+    func sweepApps(includingSuspended: Bool? = nil) async {
         guard !isStopped else { return }
         await checkAdoptedProcesses()
         sweeps &+= 1
         // A frozen app cannot grow nor thaw itself: suspended apps are measured and their
         // freezer checked on every nth sweep only, which keeps an idle device with many
         // suspended apps cheap.
-        let everyone = sweeps % options.suspendedSampleSweeps == 0
+        let everyone = includingSuspended ?? (sweeps % options.suspendedSampleSweeps == 0)
         if everyone || sweeps % options.freezerCheckSweeps == 0 {
             await reconcileFreezer(includingSuspended: everyone)
         }

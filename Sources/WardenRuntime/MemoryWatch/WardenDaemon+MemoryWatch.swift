@@ -22,6 +22,14 @@ struct MemoryWatchState {
     /// When the next sweep of the apps is due, since the clock's origin: the poller's wakes
     /// carry the sweeps, so that an idle daemon wakes once a second, not twice.
     var nextSweep: Duration?
+    /// When suspended apps are next measured and their freezer checked, since the origin.
+    var nextSuspendedCheck: Duration?
+    /// Whether the device was quiet (`WardenDaemon.deviceIsQuiet`) at the last measurement.
+    var quiet = false
+    /// When the last event other than a sample was handled, since the clock's origin.
+    var lastEvent: Duration = .zero
+    /// Whether the daemon's memory was trimmed since that event (`ResidentMemoryTrim`).
+    var trimmed = false
 }
 
 /// What one measurement of the device found and did.
@@ -50,6 +58,7 @@ extension WardenDaemon {
         guard memory.measuresDeviceBetweenSweeps else { return }
         armDevicePressure()
         memoryWatch.nextSweep = clock.elapsed() + options.sampleInterval
+        memoryWatch.nextSuspendedCheck = clock.elapsed() + suspendedCheckInterval
         schedulePoll(after: .zero)
     }
 
@@ -91,6 +100,7 @@ extension WardenDaemon {
         memoryWatch.poller = nil
         memoryWatch.due = nil
         memoryWatch.nextSweep = nil
+        memoryWatch.nextSuspendedCheck = nil
         wakes["memory"] = nil
         memoryWatch.thresholds?.monitor.stop()
         memoryWatch.thresholds = nil
@@ -126,34 +136,86 @@ extension WardenDaemon {
         wakes["memory"] = due
     }
 
-    /// One wake of the poller: measures the device and, when due, sweeps the apps, passing on
-    /// the sample the sweep used to take (worth it only at warning or critical, where each
-    /// sample warns apps again or kills). Returns how long to wait; nil once the daemon stopped.
+    /// Whether nothing appwarden runs can grow: every app suspended (frozen) or not running
+    /// (`Lifecycle.isQuiet`), every process watched, and not a dry run (where suspended apps
+    /// are not frozen).
+    var deviceIsQuiet: Bool {
+        !options.dryRun && lifecycle.isQuiet && processes.running.values.allSatisfy(\.isWatched)
+    }
+
+    /// How often suspended apps are measured and their freezer checked.
+    private var suspendedCheckInterval: Duration { options.sampleInterval * options.suspendedSampleSweeps }
+
+    /// One wake of the poller: measures the device and, when due, sweeps the apps (every
+    /// `sampleInterval` unless the device is quiet; suspended apps every `suspendedSampleSweeps`
+    /// intervals), passing on the sample the sweep used to take (worth it only at warning or
+    /// critical, where each sample warns apps again or kills). Returns how long to wait; nil
+    /// once the daemon stopped.
     private func watch() async -> Duration? {
-        guard let measurement = measureDevice() else { return nil }
-        guard let nextSweep = memoryWatch.nextSweep else { return measurement.wait }
+        let quiet = deviceIsQuiet
+        guard let measurement = measureDevice(quiet: quiet) else { return nil }
+        if quiet, !memoryWatch.trimmed, clock.elapsed() - memoryWatch.lastEvent >= Self.idleBeforeTrim {
+            trimResidentMemory()
+        }
+        guard let nextSweep = memoryWatch.nextSweep, let nextCheck = memoryWatch.nextSuspendedCheck else {
+            return measurement.wait
+        }
         let now = clock.elapsed()
-        guard now >= nextSweep else { return untilSweep(measurement.wait) }
-        let following = max(nextSweep + options.sampleInterval, now)
-        memoryWatch.nextSweep = following
-        await sweepApps()
+        let sweepDue = !quiet && now >= nextSweep
+        let checkDue = now >= nextCheck
+        guard sweepDue || checkDue else { return untilSweep(measurement.wait) }
+        if sweepDue { memoryWatch.nextSweep = max(nextSweep + options.sampleInterval, now) }
+        if checkDue { memoryWatch.nextSuspendedCheck = max(nextCheck + suspendedCheckInterval, now) }
+        await sweepApps(includingSuspended: checkDue)
         if let device = measurement.device, !measurement.passedOn, !measurement.busy, measurement.level != .normal {
             submit(.memorySample(available: device.available, total: device.total))
         }
         return untilSweep(measurement.wait)
     }
 
-    /// `wait`, or less if the next sweep is due sooner.
+    /// `wait`, or less if the next sweep (none while quiet) or suspended check is due sooner.
     private func untilSweep(_ wait: Duration) -> Duration {
-        guard let nextSweep = memoryWatch.nextSweep else { return wait }
-        return min(wait, max(.zero, nextSweep - clock.elapsed()))
+        let now = clock.elapsed()
+        var wait = wait
+        if !memoryWatch.quiet, let nextSweep = memoryWatch.nextSweep { wait = min(wait, nextSweep - now) }
+        if let nextCheck = memoryWatch.nextSuspendedCheck { wait = min(wait, nextCheck - now) }
+        return max(.zero, wait)
+    }
+
+    /// How long the device stays quiet, with no event but samples, before the daemon gives back
+    /// the memory it does not use.
+    static let idleBeforeTrim = Duration.seconds(5)
+
+    /// Gives back free heap and the mappings of code start-up and past work touched, once per
+    /// quiet spell (`ResidentMemoryTrim`).
+    private func trimResidentMemory() {
+        memoryWatch.trimmed = true
+        guard let outcome = ResidentMemoryTrim.trim() else { return }
+        logger.debug(
+            "Idle: resident memory \(outcome.before >> 20) MiB → \(outcome.after >> 20) MiB (\(outcome.mappings) file mappings let go)."
+        )
+    }
+
+    /// After an event: when the device stops being quiet (an app opened, thawed or launched),
+    /// the poller, which may be sleeping for seconds, measures at once and sweeps from then on.
+    func memoryWatchAfterEvent(_ event: LifecycleEvent) {
+        switch event {
+        case .footprint, .memorySample: break
+        default:
+            memoryWatch.lastEvent = clock.elapsed()
+            memoryWatch.trimmed = false
+        }
+        guard memoryWatch.quiet, memoryWatch.poller != nil, !deviceIsQuiet else { return }
+        memoryWatch.quiet = false
+        schedulePoll(after: .zero)
     }
 
     /// Measures the device's memory, passes the sample to the core when it would change the
     /// level or memory is critical, and says how long to wait before the next measurement;
     /// nil once the daemon has stopped.
-    func measureDevice() -> DeviceMeasurement? {
+    func measureDevice(quiet: Bool) -> DeviceMeasurement? {
         guard !isStopped else { return nil }
+        memoryWatch.quiet = quiet
         let schedule = memoryWatch.schedule
         guard let device = memory.deviceMemory() else {
             return DeviceMeasurement(
@@ -184,7 +246,7 @@ extension WardenDaemon {
         }
         let wait = memoryWatch.schedule.interval(
             available: device.available, total: device.total, level: busy ? current : next,
-            settings: policy.memory, killing: busy && current == .critical, at: time)
+            settings: policy.memory, killing: busy && current == .critical, quiet: quiet, at: time)
         return DeviceMeasurement(
             wait: wait, device: device, level: busy ? current : next, passedOn: passedOn, busy: busy)
     }
@@ -241,7 +303,7 @@ extension WardenDaemon {
     /// poll from there. Nothing where the memory watch does not run.
     func measureNow() {
         guard memory.measuresDeviceBetweenSweeps, memoryWatch.poller != nil,
-            let measurement = measureDevice()
+            let measurement = measureDevice(quiet: deviceIsQuiet)
         else { return }
         schedulePoll(after: untilSweep(measurement.wait))
     }

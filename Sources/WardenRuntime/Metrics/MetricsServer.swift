@@ -55,14 +55,11 @@ public struct MetricsServer: Sendable {
             return ControlServer.exposition(text)
         }
         let onListening = onListening
-        let application = Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "appwarden"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
-            logger: ControlServer.frameworkLogger(from: logger)
-        )
         do {
-            try await application.run()
+            try await HTTPService.run(
+                router: router, address: .hostname(host, port: port),
+                logger: ControlServer.frameworkLogger(from: logger)
+            ) { channel in await onListening(channel.localAddress?.port ?? 0) }
         } catch is CancellationError {
             // Cancellation is how the listener is asked to stop.
         }
