@@ -17,8 +17,13 @@ extension DaemonBenchmarks {
         /// Percent of one CPU over the idle window, every thread of the daemon.
         var idleCPU: Double
         var idleSeconds: Double
-        /// `VmRSS` after the idle window, MiB.
+        /// `VmRSS` once every app was suspended, before the daemon was idle long enough to give
+        /// memory back, MiB.
+        var residentBusy: Double
+        /// `VmRSS` after the idle window, MiB, and its anonymous and file-backed parts.
         var resident: Double
+        var residentAnonymous: Double
+        var residentFile: Double
         /// `VmHWM` after the request load, MiB.
         var peakResident: Double
         /// Requests per second by path, and per CPU second of the daemon.
@@ -74,7 +79,9 @@ extension DaemonBenchmarks {
                 print(
                     "served run \(run): start-up \(format(result.startUp * 1000, digits: 1)) ms, idle CPU "
                         + "\(format(result.idleCPU, digits: 4)) % over \(format(result.idleSeconds, digits: 1)) s, RSS "
-                        + "\(format(result.resident, digits: 1)) MiB (peak after load \(format(result.peakResident, digits: 1)) MiB), "
+                        + "\(format(result.resident, digits: 1)) MiB (anonymous \(format(result.residentAnonymous, digits: 1)), "
+                        + "file \(format(result.residentFile, digits: 1)); \(format(result.residentBusy, digits: 1)) MiB "
+                        + "just after the apps were suspended; peak after load \(format(result.peakResident, digits: 1)) MiB), "
                         + rates.joined(separator: ", "))
                 results.append(result)
             }
@@ -94,6 +101,7 @@ extension DaemonBenchmarks {
             "idle CPU with 100 suspended apps, % of one CPU (goal < 0.05): \(summary(results.map(\.idleCPU), digits: 4))"
         )
         print("RSS with 100 apps, MiB (goal < 20): \(summary(results.map(\.resident), digits: 1))")
+        print("RSS just after the apps were suspended, MiB: \(summary(results.map(\.residentBusy), digits: 1))")
         print("peak RSS after the request load, MiB: \(summary(results.map(\.peakResident), digits: 1))")
         for path in ["/v1/health", "/v1/apps"] {
             print(
@@ -159,13 +167,23 @@ extension DaemonBenchmarks {
             }
             try await Task.sleep(for: .milliseconds(200))
         }
+        let residentBusy = statusMebibytes(pid, field: "VmRSS")
         try await Task.sleep(for: .seconds(3))
-        let cpuBefore = threadCPUSeconds(pid)
+        // Threads come and go (the runtime's idle workers end): each thread's figure is read
+        // every 100 ms and its last one kept, so that a thread ending does not take its time along.
+        let first = threadCPU(pid)
+        var last = first
         let wallBefore = ContinuousClock.now
-        try await Task.sleep(for: idle)
+        while ContinuousClock.now - wallBefore < idle {
+            try await Task.sleep(for: .milliseconds(100))
+            last.merge(threadCPU(pid)) { max($0, $1) }
+        }
         let idleSeconds = seconds(ContinuousClock.now - wallBefore)
-        let idleCPU = (threadCPUSeconds(pid) - cpuBefore) / idleSeconds * 100
+        let idleNanoseconds = last.reduce(0) { $0 + $1.value - (first[$1.key] ?? 0) }
+        let idleCPU = Double(idleNanoseconds) / 1e9 / idleSeconds * 100
         let resident = statusMebibytes(pid, field: "VmRSS")
+        let residentAnonymous = statusMebibytes(pid, field: "RssAnon")
+        let residentFile = statusMebibytes(pid, field: "RssFile")
         var rates: [String: (wall: Double, perCPUSecond: Double, failures: Int)] = [:]
         for path in ["/v1/health", "/v1/apps"] {
             let cpu = threadCPUSeconds(pid)
@@ -177,7 +195,8 @@ extension DaemonBenchmarks {
         process.terminate()
         process.waitUntilExit()
         return ServedRun(
-            startUp: startUp, idleCPU: idleCPU, idleSeconds: idleSeconds, resident: resident, peakResident: peak,
+            startUp: startUp, idleCPU: idleCPU, idleSeconds: idleSeconds, residentBusy: residentBusy,
+            resident: resident, residentAnonymous: residentAnonymous, residentFile: residentFile, peakResident: peak,
             rates: rates)
     }
 
@@ -219,17 +238,22 @@ extension DaemonBenchmarks {
         return (Double(done) / seconds, failed)
     }
 
-    /// CPU seconds every thread of `pid` has run (`/proc/PID/task/*/schedstat`, nanoseconds).
+    /// CPU seconds every thread of `pid` now running has run.
     static func threadCPUSeconds(_ pid: Int32) -> Double {
+        Double(threadCPU(pid).values.reduce(0, +)) / 1e9
+    }
+
+    /// The CPU time of each thread of `pid` now (`/proc/PID/task/*/schedstat`, nanoseconds).
+    static func threadCPU(_ pid: Int32) -> [String: Int64] {
         let folder = "/proc/\(pid)/task"
-        var total = 0.0
+        var times: [String: Int64] = [:]
         for task in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
             guard let text = try? String(contentsOfFile: "\(folder)/\(task)/schedstat", encoding: .utf8),
-                let first = text.split(separator: " ").first, let nanoseconds = Double(first)
+                let first = text.split(separator: " ").first, let nanoseconds = Int64(first)
             else { continue }
-            total += nanoseconds / 1e9
+            times[task] = nanoseconds
         }
-        return total
+        return times
     }
 
     /// A `kB` field of `/proc/PID/status` in MiB.

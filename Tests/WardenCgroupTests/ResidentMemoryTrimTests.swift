@@ -45,7 +45,10 @@ struct ResidentMemoryTrimTests {
     /// Trimming this very process lowers its resident memory, and it goes on working: code runs
     /// again from the page cache and relocated data is intact.
     @Test func trimmingThisProcessLowersItsResidentMemoryAndLosesNothing() throws {
-        struct Sample: Codable, Equatable { var name: String; var values: [Double] }
+        struct Sample: Codable, Equatable {
+            var name: String
+            var values: [Double]
+        }
         let sample = Sample(name: "résumé", values: [1.5, -2, 1e300])
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -55,7 +58,9 @@ struct ResidentMemoryTrimTests {
         #expect(outcome.after < outcome.before, "\(outcome)")
         #expect(try JSONDecoder().decode(Sample.self, from: encoded) == sample)
         let again = try encoder.encode(sample)
-        #expect(again == encoded, "\(String(decoding: again, as: UTF8.self)) vs \(String(decoding: encoded, as: UTF8.self))")
+        #expect(
+            again == encoded, "\(String(decoding: again, as: UTF8.self)) vs \(String(decoding: encoded, as: UTF8.self))"
+        )
         let described: Any = sample
         #expect((described as? any Encodable) != nil)
         #expect(String(describing: sample).contains("résumé"))
