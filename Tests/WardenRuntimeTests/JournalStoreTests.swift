@@ -27,6 +27,26 @@ struct JournalTestDirectory {
         JournalRecord(app: app, time: .zero, kind: kind)
     }
 
+    /// An event's entries, written together, keep their order and each its own wall time; an
+    /// empty batch writes nothing.
+    @Test func aBatchKeepsItsOrderAndEachEntrysTime() throws {
+        let directory = try JournalTestDirectory()
+        defer { directory.remove() }
+        let store = try JournalStore(path: directory.databasePath)
+        #expect(try store.append([NewJournalEntry]()).isEmpty)
+        let batch = [
+            NewJournalEntry(app: "mail", event: AppEvent(.decision("first")), wallTimeMillis: 1_000),
+            NewJournalEntry(app: "maps", event: AppEvent(.decision("second")), wallTimeMillis: 1_005),
+            NewJournalEntry(app: "mail", event: AppEvent(.decision("third")), wallTimeMillis: 1_009),
+        ]
+        let stored = try store.append(batch)
+        #expect(stored.map(\.id) == [1, 2, 3])
+        let read = try store.entries(JournalQuery())
+        #expect(read.map(\.app) == ["mail", "maps", "mail"])
+        #expect(read.map(\.wallTimeMillis) == [1_000, 1_005, 1_009])
+        #expect(read.map(\.event) == batch.map(\.event))
+    }
+
     /// Appended records come back with increasing ids, their mapped kinds, names and properties.
     @Test func appendedRecordsComeBackWithIdsAndProperties() throws {
         let directory = try JournalTestDirectory()

@@ -1,3 +1,4 @@
+import WardenAPI
 import WardenCore
 
 /// The daemon's one queue of events, and what it knows of the event being handled.
@@ -15,4 +16,7 @@ struct DaemonEventQueue {
     /// Reads waiting for the event being handled to be carried out, so that they never report
     /// what the groups are not yet (an app suspended before its group is frozen).
     var waitingReads: [CheckedContinuation<Void, Never>] = []
+    /// Journal entries made while an event is carried out, written together once it is: a kill
+    /// for memory does not wait for the journal. Nil outside an event (entries go in at once).
+    var journalBatch: [NewJournalEntry]?
 }

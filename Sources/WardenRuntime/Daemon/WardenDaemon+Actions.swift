@@ -47,13 +47,10 @@ extension WardenDaemon {
             case .scan(let app):
                 eventQueue.followUps.append(.scanResult(app: app, outcome: await scan(app)))
             case .journal(let journalRecord):
-                do {
-                    let entries = try journalStore.append(
-                        [journalRecord], wallTimeMillis: wallMillis(journalRecord.time))
-                    for entry in entries { publish(entry) }
-                } catch {
-                    logger.error("Could not write to the journal: \(error)")
-                }
+                journal(
+                    NewJournalEntry(
+                        app: journalRecord.app, event: AppEvent(journalRecord.kind),
+                        wallTimeMillis: wallMillis(journalRecord.time)))
             case .deleteRestorationState(let app):
                 deleteRestorationState(app)
             case .reply(let answer):
@@ -70,9 +67,29 @@ extension WardenDaemon {
 
     /// Appends an entry that is not a core record (a message, a status) and publishes it.
     func record(app: String, _ event: AppEvent) {
+        journal(NewJournalEntry(app: app, event: event, wallTimeMillis: wallMillis(now())))
+    }
+
+    /// Appends `entry` and publishes it: at once outside an event, else with the event's other
+    /// entries once its actions are carried out (`flushJournal`).
+    private func journal(_ entry: NewJournalEntry) {
+        if eventQueue.journalBatch != nil {
+            eventQueue.journalBatch?.append(entry)
+            return
+        }
+        write([entry])
+    }
+
+    /// Writes the entries an event made, in one transaction, and publishes them.
+    func flushJournal() {
+        guard let batch = eventQueue.journalBatch else { return }
+        eventQueue.journalBatch = nil
+        write(batch)
+    }
+
+    private func write(_ entries: [NewJournalEntry]) {
         do {
-            let entry = try journalStore.append(app: app, event: event, wallTimeMillis: wallMillis(now()))
-            publish(entry)
+            for entry in try journalStore.append(entries) { publish(entry) }
         } catch {
             logger.error("Could not write to the journal: \(error)")
         }

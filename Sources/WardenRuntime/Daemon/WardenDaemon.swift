@@ -267,6 +267,7 @@ public actor WardenDaemon {
             return .failure(error)
         }
         eventQueue.isHandling = true
+        eventQueue.journalBatch = []
         defer { finishHandling() }
         metrics.count(accepted: event)
         let reply = await execute(actions)
@@ -281,6 +282,7 @@ public actor WardenDaemon {
                 logger.debug("The core refused \(next): \(error.message)")
             }
         }
+        flushJournal()
         if changed || !Self.isSample(event) {
             saveCheckpoint()
         }
@@ -290,6 +292,7 @@ public actor WardenDaemon {
 
     /// Ends the handling of an event and lets the reads that waited for it answer.
     private func finishHandling() {
+        flushJournal()
         eventQueue.isHandling = false
         let reads = eventQueue.waitingReads
         eventQueue.waitingReads.removeAll()

@@ -52,6 +52,16 @@ public final class JournalStore: Sendable {
         }
     }
 
+    /// Appends `entries` in one transaction, in order; ids assigned.
+    public func append(_ entries: [NewJournalEntry]) throws -> [JournalEntry] {
+        guard !entries.isEmpty else { return [] }
+        return try run("append \(entries.count) records to the journal") {
+            try pool.write { db in
+                try entries.map { try Self.insert(db, app: $0.app, event: $0.event, wallTimeMillis: $0.wallTimeMillis) }
+            }
+        }
+    }
+
     /// Appends an event that is not a core record (a message to an app, a status publication,
     /// a daemon record); id assigned.
     @discardableResult

@@ -9,6 +9,8 @@ public protocol WardenJournal: Sendable {
     /// Appends an event that is not a core record (a message to an app, a status publication,
     /// a daemon record).
     func append(app: String, event: AppEvent, wallTimeMillis: Int64) throws -> JournalEntry
+    /// Appends entries in one go (one transaction where the journal has them), in order.
+    func append(_ entries: [NewJournalEntry]) throws -> [JournalEntry]
     /// Entries matching the query, oldest first.
     func entries(_ query: JournalQuery) throws -> [JournalEntry]
     /// The id of the newest entry (0 when the journal is empty).
@@ -20,3 +22,16 @@ public protocol WardenJournal: Sendable {
 }
 
 extension JournalStore: WardenJournal {}
+
+/// An entry to append to the journal, with the wall time it happened at.
+public struct NewJournalEntry: Sendable {
+    public var app: String
+    public var event: AppEvent
+    public var wallTimeMillis: Int64
+
+    public init(app: String, event: AppEvent, wallTimeMillis: Int64) {
+        self.app = app
+        self.event = event
+        self.wallTimeMillis = wallTimeMillis
+    }
+}

@@ -21,6 +21,10 @@ public final class WardenMemoryJournal: WardenJournal {
         }
     }
 
+    public func append(_ entries: [NewJournalEntry]) -> [JournalEntry] {
+        entries.map { append(app: $0.app, event: $0.event, wallTimeMillis: $0.wallTimeMillis) }
+    }
+
     public func append(app: String, event: AppEvent, wallTimeMillis: Int64) -> JournalEntry {
         contents.withLock { contents in
             // As in `JournalStore`, wall times never go backwards.
