@@ -202,6 +202,28 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// A suspended app is measured as soon as its group is frozen, before any sweep: the killer
+    /// ranks suspended apps by that figure.
+    @Test func anAppIsMeasuredWhenItsGroupIsFrozen() async throws {
+        let bed = try await Self.bed(
+            """
+            [apps.front]
+            command = "/bin/front"
+            [apps.idle]
+            command = "/bin/idle"
+            [apps.idle.background]
+            grace = "1s"
+            """, sampleInterval: .seconds(10))
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        bed.driver.setFootprint(3_000_000, of: "idle")
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(to: .seconds(2))
+        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
+        #expect(await bed.daemon.app(named: "idle")?.footprintBytes == 3_000_000)
+        await bed.stop()
+    }
+
     /// A crash of a running app is classified as a crash, a clean exit as an exit, and both
     /// leave the app not running with its group removed.
     @Test func aFakeProcessEndIsJournaledAsACrashOrAnExit() async throws {

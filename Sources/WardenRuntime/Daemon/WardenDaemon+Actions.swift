@@ -229,6 +229,14 @@ extension WardenDaemon {
             try await driver.freeze(group)
         } catch {
             logger.error("Could not freeze app \"\(app)\": \(error)")
+            return
+        }
+        // Measured once frozen: suspended apps are otherwise measured only now and then, and
+        // the killer ranks them by this figure.
+        if let bytes = memory.footprints(where: { $0 == app })[app],
+            lifecycle.snapshot(of: app, at: now())?.footprint != bytes
+        {
+            eventQueue.followUps.append(.footprint(app: app, bytes: bytes))
         }
     }
 

@@ -260,6 +260,8 @@ extension WardenDaemon {
                             case .low, .normal: nil
                             }
                         if let level {
+                            // The killer ranks on fresh figures, suspended apps' included.
+                            if level == .critical { await self?.submitFootprints() }
                             await self?.submit(.pressure(level))
                             await self?.measureNow()
                         }

@@ -253,7 +253,7 @@ extension WardenDaemon {
 
     /// Queues every running app's footprint that changed, so that the killer ranks on fresh
     /// figures (suspended apps are otherwise measured on every 30th sweep only).
-    private func submitFootprints() {
+    func submitFootprints() {
         let lifecycle = lifecycle
         let measured = memory.footprints { lifecycle.state(of: $0).map { $0 != .notRunning } == true }
         let time = now()
