@@ -1,5 +1,6 @@
 import Foundation
 import WardenAPI
+import WardenCgroup
 import WardenCore
 import WardenRuntime
 
@@ -40,6 +41,9 @@ extension DaemonBenchmarks {
     static func pressureBenchmarks(ballast: String, rounds: Int, kernelRounds: Int) async throws {
         for releasing in [true, false] {
             try await injectedCritical(ballast: ballast, rounds: rounds, releasingMemory: releasing)
+        }
+        for releasing in [true, false] {
+            try await killAlone(ballast: ballast, rounds: rounds, releasingMemory: releasing)
         }
         for growth in growthRates {
             try await growingForeground(ballast: ballast, growth: growth, rounds: rounds)
@@ -105,6 +109,41 @@ extension DaemonBenchmarks {
                         + "range \(format(times.first ?? .nan))–\(format(times.last ?? .nan)) ms over \(times.count) "
                         + "of \(rounds) rounds (goal p99 < 5 ms with it)"
                         + (others.isEmpty ? "" : "; another app died first: \(describe(others))"))
+            } catch {
+                await daemon.stop()
+                throw error
+            }
+            await daemon.stop()
+        }
+    }
+
+    /// The floor under the injected figure: the same frozen 96 MiB app killed through the same
+    /// driver call the daemon makes (`cgroup.kill`, with or without `process_mrelease`), with no
+    /// event, decision or journal before it, until its death.
+    static func killAlone(ballast: String, rounds: Int, releasingMemory: Bool) async throws {
+        try await Workspace.run(policy: devicePolicy, apps: suspendedApps + ["front"], ballast: ballast) {
+            workspace in
+            let daemon = try await WardenDaemon.start(options: workspace.options, logger: Workspace.quietLogger)
+            do {
+                _ = try workspace.limitDevice(to: deviceLimit)
+                let driver = try workspace.driver()
+                var times: [Double] = []
+                for _ in 0..<rounds {
+                    let pids = try await suspendThree(daemon).filter { $0.value == "large" }
+                    let watch = DeathWatch(pids)
+                    let start = ContinuousClock.now
+                    try await driver.kill(driver.group(named: "large"), releasingMemory: releasingMemory)
+                    let died = await eventually(within: .seconds(2)) { !watch.deaths().isEmpty }
+                    let death = watch.deaths().values.min()
+                    watch.stop()
+                    if died, let death { times.append(seconds(death - start) * 1000) }
+                }
+                times.sort()
+                print(
+                    "the driver's kill alone → 96 MiB app dead, process_mrelease \(releasingMemory ? "on" : "off"): "
+                        + "p50 \(format(percentile(times, 0.5))) ms, p99 \(format(percentile(times, 0.99))) ms, "
+                        + "range \(format(times.first ?? .nan))–\(format(times.last ?? .nan)) ms over \(times.count) "
+                        + "of \(rounds) rounds")
             } catch {
                 await daemon.stop()
                 throw error

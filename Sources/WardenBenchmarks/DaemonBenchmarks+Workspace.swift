@@ -98,7 +98,8 @@ extension DaemonBenchmarks {
             try await WardenDaemon.start(options: options, logger: Self.quietLogger)
         }
 
-        private func driver() throws -> any CgroupDriver {
+        /// A cgroup driver for the workspace's root, apart from the daemon's.
+        func driver() throws -> any CgroupDriver {
             try CgroupDrivers.make(
                 layout: try CgroupLayout.read(), configuration: CgroupConfiguration(rootName: options.cgroupRoot))
         }

@@ -7,15 +7,16 @@ import CWardenSpawn
 #endif
 
 /// Gives back the memory an idle daemon holds without using it: free heap pages
-/// (`malloc_trim`), and the page-table entries of code and read-only data mapped from files
-/// (the executable, the Swift runtime, Foundation) that start-up, launches and requests touched.
+/// (`malloc_trim`), and the page-table entries of code mapped from files (the executable, the
+/// Swift runtime, Foundation) that start-up, launches and requests touched.
 ///
 /// The kernel maps file pages around every page touched (fault-around), so a daemon that ran
 /// its start-up once keeps tens of MiB of code mapped that it will not run again. Unmapping
 /// them changes nothing the daemon computes: a page it runs again is mapped again from the
-/// page cache on first touch. Only mappings that cannot have been written are unmapped:
-/// private, without write permission, backed by a file, and holding no anonymous (copied)
-/// page, which rules out relocated data.
+/// page cache on first touch. Only code is unmapped: private, executable and not writable
+/// mappings of files, whose pages are never written, so always the file's own. Read-only data
+/// is left alone, since relocated data shares those permissions once relocated, and telling
+/// the two apart would take `/proc/self/smaps`, ten times dearer to read.
 public enum ResidentMemoryTrim {
     /// What a trim gave back.
     public struct Outcome: Sendable, Equatable {
@@ -26,68 +27,48 @@ public enum ResidentMemoryTrim {
         public var mappings: Int
     }
 
-    /// Trims this process; nil where `/proc/self/smaps` cannot be read.
+    /// Trims this process; nil where `/proc/self/maps` cannot be read.
     public static func trim() -> Outcome? {
-        guard let before = residentBytes(), let smaps = readAll("/proc/self/smaps") else { return nil }
+        guard let before = residentBytes(), let maps = readAll("/proc/self/maps") else { return nil }
         _ = warden_malloc_trim()
         var unmapped = 0
-        for mapping in readOnlyFileMappings(smaps: smaps) {
+        for mapping in codeMappings(maps: maps) {
             guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
             if madvise(start, mapping.end - mapping.start, MADV_DONTNEED) == 0 { unmapped += 1 }
         }
         return Outcome(before: before, after: residentBytes() ?? before, mappings: unmapped)
     }
 
-    /// A mapping of `/proc/PID/smaps`: its address range and what the trim looks at.
+    /// A line of `/proc/PID/maps`.
     public struct Mapping: Equatable, Sendable {
         public var start: Int
         public var end: Int
         public var permissions: Substring
         public var inode: Int
         public var path: Substring
-        public var resident = 0
-        public var anonymous = 0
-        public var locked = 0
 
-        /// Private, never writable, from a file, resident, with no page copied: its pages are
-        /// the file's, and unmapping them loses nothing.
-        public var isUnmappable: Bool {
-            permissions.count == 4 && !permissions.contains("w") && permissions.last == "p" && inode != 0
-                && path.first == "/" && resident > 0 && anonymous == 0 && locked == 0
+        /// Code from a file: private, readable, executable, never writable.
+        public var isCode: Bool {
+            permissions == "r-xp" && inode != 0 && path.first == "/"
         }
     }
 
-    /// The mappings of an smaps text that can be unmapped.
-    public static func readOnlyFileMappings(smaps: String) -> [Mapping] {
-        parse(smaps: smaps).filter(\.isUnmappable)
+    /// The mappings of a maps text that hold code from files.
+    public static func codeMappings(maps: String) -> [Mapping] {
+        parse(maps: maps).filter(\.isCode)
     }
 
-    /// Every mapping of an smaps text.
-    public static func parse(smaps: String) -> [Mapping] {
-        var mappings: [Mapping] = []
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard let first = fields.first else { continue }
-            if first.last == ":" {
-                guard !mappings.isEmpty, fields.count >= 2, let kilobytes = Int(fields[1]) else { continue }
-                switch first {
-                case "Rss:": mappings[mappings.count - 1].resident = kilobytes * 1024
-                case "Anonymous:": mappings[mappings.count - 1].anonymous = kilobytes * 1024
-                case "Locked:": mappings[mappings.count - 1].locked = kilobytes * 1024
-                default: break
-                }
-                continue
-            }
-            let range = first.split(separator: "-")
+    /// Every mapping of a maps text.
+    public static func parse(maps: String) -> [Mapping] {
+        maps.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            let range = fields.first?.split(separator: "-") ?? []
             guard fields.count >= 5, range.count == 2, let start = Int(range[0], radix: 16),
                 let end = Int(range[1], radix: 16), let inode = Int(fields[4])
-            else { continue }
-            mappings.append(
-                Mapping(
-                    start: start, end: end, permissions: fields[1], inode: inode,
-                    path: fields.count >= 6 ? fields[5] : ""))
+            else { return nil }
+            let path = fields.count == 6 ? fields[5].drop(while: { $0 == " " }) : ""
+            return Mapping(start: start, end: end, permissions: fields[1], inode: inode, path: path)
         }
-        return mappings
     }
 
     /// `VmRSS` of this process in bytes.

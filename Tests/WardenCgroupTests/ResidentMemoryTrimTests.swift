@@ -4,40 +4,23 @@ import WardenCgroup
 
 @Suite("Resident memory trim")
 struct ResidentMemoryTrimTests {
-    /// Only private, read-only, file-backed mappings with no copied page are let go: not
-    /// relocated data (anonymous pages), writable data, the vDSO, nor locked pages.
-    @Test func onlyUntouchedReadOnlyFileMappingsAreLetGo() {
-        let smaps = """
-            55d0c0000000-55d0c0400000 r-xp 00001000 fe:01 1234 /usr/bin/appwarden
-            Rss:                 900 kB
-            Anonymous:             0 kB
-            Locked:                0 kB
-            55d0c0400000-55d0c0500000 r--p 00401000 fe:01 1234 /usr/bin/appwarden
-            Rss:                 200 kB
-            Anonymous:            12 kB
-            Locked:                0 kB
-            55d0c0500000-55d0c0600000 rw-p 00501000 fe:01 1234 /usr/bin/appwarden
-            Rss:                  64 kB
-            Anonymous:             0 kB
-            7f0000000000-7f0000001000 r--p 00000000 fe:01 99 /usr/lib/libswiftCore.so
-            Rss:                   4 kB
-            Anonymous:             0 kB
-            Locked:                4 kB
-            7f0000002000-7f0000003000 r--p 00000000 fe:01 98 /usr/lib/x86_64-linux-gnu/libc.so.6
-            Rss:                   0 kB
-            Anonymous:             0 kB
-            7fff00000000-7fff00002000 r-xp 00000000 00:00 0 [vdso]
-            Rss:                   8 kB
-            Anonymous:             0 kB
-            7f0000010000-7f0000020000 r--p 00000000 fe:01 97 /usr/lib/x86_64-linux-gnu/libm.so.6
-            Rss:                  16 kB
-            Anonymous:             0 kB
-            Locked:                0 kB
+    /// Only code mapped from files is let go: not read-only or writable data, shared mappings,
+    /// the vDSO nor anonymous memory.
+    @Test func onlyCodeFromFilesIsLetGo() {
+        let maps = """
+            55d0c0000000-55d0c0400000 r-xp 00001000 fe:01 1234                       /usr/bin/appwarden
+            55d0c0400000-55d0c0500000 r--p 00401000 fe:01 1234                       /usr/bin/appwarden
+            55d0c0500000-55d0c0600000 rw-p 00501000 fe:01 1234                       /usr/bin/appwarden
+            7f0000000000-7f0000001000 r-xs 00000000 fe:01 99                         /dev/shm/shared code
+            7f0000010000-7f0000020000 r-xp 00010000 fe:01 97                         /usr/lib/x86_64-linux-gnu/libm.so.6
+            7f0000030000-7f0000040000 rw-p 00000000 00:00 0
+            7fff00000000-7fff00002000 r-xp 00000000 00:00 0                          [vdso]
             """
-        let mappings = ResidentMemoryTrim.parse(smaps: smaps)
+        let mappings = ResidentMemoryTrim.parse(maps: maps)
         #expect(mappings.count == 7)
-        #expect(mappings[1].anonymous == 12 * 1024 && mappings[0].resident == 900 * 1024)
-        let chosen = ResidentMemoryTrim.readOnlyFileMappings(smaps: smaps)
+        #expect(mappings[3].path == "/dev/shm/shared code")
+        #expect(mappings[5].path.isEmpty)
+        let chosen = ResidentMemoryTrim.codeMappings(maps: maps)
         #expect(chosen.map(\.start) == [0x55d0_c000_0000, 0x7f00_0001_0000])
         #expect(chosen.map(\.path) == ["/usr/bin/appwarden", "/usr/lib/x86_64-linux-gnu/libm.so.6"])
     }

@@ -24,9 +24,11 @@ public struct WardenDaemonOptions: Sendable {
     /// Running groups frozen behind appwarden's back are looked for on every `n`th memory sweep
     /// (suspended ones thawed behind its back on every `suspendedSampleSweeps`th).
     public var freezerCheckSweeps: Int
-    /// Suspended apps, frozen and unable to grow or thaw themselves, are measured and their
-    /// freezer checked on every `n`th memory sweep only (running apps' footprints on every
-    /// sweep), which keeps an idle device with many suspended apps cheap.
+    /// Suspended apps, frozen and unable to grow or thaw themselves, have their groups checked
+    /// for a thaw behind appwarden's back every `n` sweep intervals only, which keeps an idle
+    /// device with many suspended apps cheap. Where the memory watch runs they are measured
+    /// when frozen and before every kill; elsewhere (memory sources that cannot measure the
+    /// device between sweeps) on the same `n`th sweep.
     public var suspendedSampleSweeps: Int
     /// Hand the memory of apps killed for memory pressure back at once with `process_mrelease(2)`,
     /// instead of when their exit path gets to it (kernels before 5.15 only kill).

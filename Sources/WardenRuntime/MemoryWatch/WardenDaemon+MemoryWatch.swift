@@ -143,14 +143,14 @@ extension WardenDaemon {
         !options.dryRun && lifecycle.isQuiet && processes.running.values.allSatisfy(\.isWatched)
     }
 
-    /// How often suspended apps are measured and their freezer checked.
+    /// How often suspended apps' groups are checked for having been thawed behind appwarden's back.
     private var suspendedCheckInterval: Duration { options.sampleInterval * options.suspendedSampleSweeps }
 
-    /// One wake of the poller: measures the device and, when due, sweeps the apps (every
-    /// `sampleInterval` unless the device is quiet; suspended apps every `suspendedSampleSweeps`
-    /// intervals), passing on the sample the sweep used to take (worth it only at warning or
-    /// critical, where each sample warns apps again or kills). Returns how long to wait; nil
-    /// once the daemon stopped.
+    /// One wake of the poller: measures the device and, when due, sweeps the running apps
+    /// (every `sampleInterval` unless the device is quiet) and checks the suspended apps' groups
+    /// (every `suspendedSampleSweeps` intervals), passing on the sample the sweep used to take
+    /// (worth it only at warning or critical, where each sample warns apps again or kills).
+    /// Returns how long to wait; nil once the daemon stopped.
     private func watch() async -> Duration? {
         let quiet = deviceIsQuiet
         guard let measurement = measureDevice(quiet: quiet) else { return nil }
@@ -166,7 +166,10 @@ extension WardenDaemon {
         guard sweepDue || checkDue else { return untilSweep(measurement.wait) }
         if sweepDue { memoryWatch.nextSweep = max(nextSweep + options.sampleInterval, now) }
         if checkDue { memoryWatch.nextSuspendedCheck = max(nextCheck + suspendedCheckInterval, now) }
-        await sweepApps(includingSuspended: checkDue)
+        // Suspended apps are measured when frozen and before every kill, not here: a frozen app
+        // cannot grow. Their groups are only checked for having been thawed behind appwarden's back.
+        if sweepDue { await sweepApps(includingSuspended: false) }
+        if checkDue { await reconcileFreezer(includingSuspended: true) }
         if let device = measurement.device, !measurement.passedOn, !measurement.busy, measurement.level != .normal {
             submit(.memorySample(available: device.available, total: device.total))
         }
