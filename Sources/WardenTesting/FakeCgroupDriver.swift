@@ -44,6 +44,8 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
         /// Whether freezes wait for `releaseFreezes()`, as a freezer that takes its time would.
         var holdsFreezes = false
         var heldFreezes: [CheckedContinuation<Void, Never>] = []
+        var holdsRemovals = false
+        var heldRemovals: [CheckedContinuation<Void, Never>] = []
     }
 
     let state = Mutex(State())
@@ -244,9 +246,43 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
         }
     }
 
+    /// Makes every removal from now on wait, recorded, until `releaseRemoval()` lets the
+    /// oldest go: a slow `rmdir`, stretched for a test.
+    public func holdRemovals() {
+        state.withLock { $0.holdsRemovals = true }
+    }
+
+    /// How many removals wait.
+    public var heldRemovals: Int { state.withLock { $0.heldRemovals.count } }
+
+    /// Lets the oldest waiting removal complete.
+    public func releaseRemoval() {
+        let oldest = state.withLock { state in
+            state.heldRemovals.isEmpty ? nil : state.heldRemovals.removeFirst()
+        }
+        oldest?.resume()
+    }
+
+    /// Lets every waiting removal complete, and the next ones complete at once.
+    public func releaseRemovals() {
+        let held = state.withLock { state in
+            state.holdsRemovals = false
+            defer { state.heldRemovals.removeAll() }
+            return state.heldRemovals
+        }
+        for removal in held { removal.resume() }
+    }
+
     public func remove(_ group: AppGroup) async throws(CgroupError) {
+        state.withLock { $0.calls.append(.remove(group.name)) }
+        await withCheckedContinuation { (removing: CheckedContinuation<Void, Never>) in
+            let held = state.withLock { state in
+                if state.holdsRemovals { state.heldRemovals.append(removing) }
+                return state.holdsRemovals
+            }
+            if !held { removing.resume() }
+        }
         try state.withLock { state throws(CgroupError) in
-            state.calls.append(.remove(group.name))
             if let found = state.groups[group.name], !found.pids.isEmpty {
                 throw CgroupError(
                     code: .io, message: "The group of app \"\(group.name)\" still has processes.",

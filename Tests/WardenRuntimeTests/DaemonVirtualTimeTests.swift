@@ -224,6 +224,43 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// An app opened again right after a kill for memory gets a group of its own that stays:
+    /// the kill's release of the old group (slow to remove here) is the only one, though the
+    /// process's end is reported while it runs, and the launch waits for it.
+    @Test func anAppOpenedRightAfterAKillKeepsItsNewGroup() async throws {
+        let bed = try await Self.bed(
+            """
+            [apps.front]
+            command = "/bin/front"
+            [apps.big]
+            command = "/bin/big"
+            [apps.big.background]
+            grace = "1s"
+            """)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "big"))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(to: .seconds(2))
+        #expect(await bed.daemon.app(named: "big")?.state == .suspended)
+        bed.driver.holdRemovals()
+        let daemon = bed.daemon
+        let kill = Task { try await daemon.perform(.pressure(.critical)) }
+        for _ in 0..<2000 where bed.driver.heldRemovals == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(bed.driver.heldRemovals == 1)
+        let reopen = Task { try await daemon.perform(.open(app: "big")) }
+        // Time for the process's end to be reported and for a second release to start.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(bed.driver.heldRemovals == 1)
+        bed.driver.releaseRemoval()
+        _ = try await kill.value
+        _ = try await reopen.value
+        bed.driver.releaseRemovals()
+        await bed.settle()
+        #expect(await bed.daemon.app(named: "big")?.state == .active)
+        #expect(!bed.driver.pids(of: "big").isEmpty)
+        await bed.stop()
+    }
+
     /// A crash of a running app is classified as a crash, a clean exit as an exit, and both
     /// leave the app not running with its group removed.
     @Test func aFakeProcessEndIsJournaledAsACrashOrAnExit() async throws {

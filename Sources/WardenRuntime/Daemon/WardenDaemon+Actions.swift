@@ -162,6 +162,12 @@ extension WardenDaemon {
         do {
             var group: AppGroup?
             if let driver {
+                // The previous launch's group, if still being released, goes first; and the
+                // previous launch's end, if reported from now on, must not release the new group.
+                await processes.releasing[app]?.value
+                if let previous = processes.running[app], previous.launch != launch {
+                    processes.running[app] = nil
+                }
                 let created = try await driver.createGroup(named: app)
                 if appPolicy.memoryMax != nil || appPolicy.memoryHigh != nil {
                     try await driver.setMemoryLimits(
@@ -285,29 +291,47 @@ extension WardenDaemon {
     /// Processes the app left behind when its main process ended (children it started in the
     /// background) are killed with the group: an app that is not running runs nothing, and its
     /// next launch starts in an empty group.
+    ///
+    /// The group is taken from the table before the first wait, so that two releases (the
+    /// kill's and the process end's) do not both work on it, and a launch of the same app
+    /// meanwhile waits for the release (`ProcessTable.releasing`) before creating its group.
     func releaseGroup(_ app: String) async {
         memory.untrack(app)
         processes.frozenProcessLists[app] = nil
+        if let pending = processes.releasing[app] {
+            await pending.value
+            return
+        }
         guard let group = processes.groups[app] else { return }
-        if let driver {
-            let left = (try? await driver.processes(in: group)) ?? []
-            if !left.isEmpty {
-                guard !options.dryRun else { return }
-                logger.warning("Killing processes \(left) that app \"\(app)\" left behind when it ended.")
-                do {
-                    try await driver.kill(group)
-                } catch {
-                    logger.error("Could not kill what app \"\(app)\" left behind: \(error)")
-                    return
-                }
-            }
+        if let driver, options.dryRun, !((try? await driver.processes(in: group)) ?? []).isEmpty { return }
+        processes.groups[app] = nil
+        guard let driver else { return }
+        let release = Task { await self.empty(group, of: app, with: driver) }
+        processes.releasing[app] = release
+        let emptied = await release.value
+        processes.releasing[app] = nil
+        // A group that could not be emptied stays the app's, for the next release to retry.
+        if !emptied, processes.groups[app] == nil { processes.groups[app] = group }
+    }
+
+    /// Kills what is left in `group` and removes it; false when it could not be emptied.
+    private func empty(_ group: AppGroup, of app: String, with driver: any CgroupDriver) async -> Bool {
+        let left = (try? await driver.processes(in: group)) ?? []
+        if !left.isEmpty {
+            logger.warning("Killing processes \(left) that app \"\(app)\" left behind when it ended.")
             do {
-                try await driver.remove(group)
+                try await driver.kill(group)
             } catch {
-                logger.debug("Could not remove the group of app \"\(app)\": \(error)")
+                logger.error("Could not kill what app \"\(app)\" left behind: \(error)")
+                return false
             }
         }
-        processes.groups[app] = nil
+        do {
+            try await driver.remove(group)
+        } catch {
+            logger.debug("Could not remove the group of app \"\(app)\": \(error)")
+        }
+        return true
     }
 
     func setOOMScore(_ app: String, score: Int) async {

@@ -13,6 +13,9 @@ struct ProcessTable {
     /// freeze for the app list (a frozen group cannot fork); dropped when the app is frozen
     /// again, thawed, killed or ends. Never used to signal processes.
     var frozenProcessLists: [String: (launch: Int, pids: [Int32])] = [:]
+    /// Groups being released (emptied and removed), by app: a launch of the same app waits
+    /// for the release, whose removal would otherwise take the new group (the same path) along.
+    var releasing: [String: Task<Bool, Never>] = [:]
 }
 
 /// A running app: its record (what the checkpoint saves) and, for a process this daemon
