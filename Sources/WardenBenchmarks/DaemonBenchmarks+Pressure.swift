@@ -11,8 +11,9 @@ import WardenRuntime
 #endif
 
 /// Pressure → kill on a small device: injected critical pressure with and without
-/// `process_mrelease`, a foreground app growing at 40, 160 and 1,000 MiB/s under the daemon,
-/// and the same growth under the kernel's memcg OOM killer alone.
+/// `process_mrelease`, the driver's kill alone (the floor under it), a foreground app growing
+/// at 40, 160 and 1,000 MiB/s under the daemon, and the same growth under the kernel's memcg
+/// OOM killer alone.
 extension DaemonBenchmarks {
     /// A growth rate of the foreground app: the app's name in the policy and its ballast arguments.
     struct Growth: Sendable {
@@ -117,9 +118,10 @@ extension DaemonBenchmarks {
         }
     }
 
-    /// The floor under the injected figure: the same frozen 96 MiB app killed through the same
-    /// driver call the daemon makes (`cgroup.kill`, with or without `process_mrelease`), with no
-    /// event, decision or journal before it, until its death.
+    /// The floor under the injected figure: a frozen process holding 96 MiB, in a group of its
+    /// own on the same device, killed through the same driver call the daemon makes
+    /// (`cgroup.kill`, with or without `process_mrelease`), with no event, decision or journal
+    /// before it, until its death.
     static func killAlone(ballast: String, rounds: Int, releasingMemory: Bool) async throws {
         try await Workspace.run(policy: devicePolicy, apps: suspendedApps + ["front"], ballast: ballast) {
             workspace in
@@ -127,20 +129,28 @@ extension DaemonBenchmarks {
             do {
                 _ = try workspace.limitDevice(to: deviceLimit)
                 let driver = try workspace.driver()
+                let group = try await driver.createGroup(named: "floor")
                 var times: [Double] = []
                 for _ in 0..<rounds {
-                    let pids = try await suspendThree(daemon).filter { $0.value == "large" }
-                    let watch = DeathWatch(pids)
+                    let pid = try ShellSpawn.start("exec '\(ballast)' --hold 96 > /dev/null")
+                    try await driver.attach(pid, to: group)
+                    try await Task.sleep(for: .milliseconds(600))
+                    try await driver.freeze(group)
+                    let watch = DeathWatch([pid: "floor"])
                     let start = ContinuousClock.now
-                    try await driver.kill(driver.group(named: "large"), releasingMemory: releasingMemory)
+                    try await driver.kill(group, releasingMemory: releasingMemory)
                     let died = await eventually(within: .seconds(2)) { !watch.deaths().isEmpty }
                     let death = watch.deaths().values.min()
                     watch.stop()
+                    var status: Int32 = 0
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    try await driver.thaw(group)
                     if died, let death { times.append(seconds(death - start) * 1000) }
                 }
+                try await driver.remove(group)
                 times.sort()
                 print(
-                    "the driver's kill alone → 96 MiB app dead, process_mrelease \(releasingMemory ? "on" : "off"): "
+                    "the driver's kill alone → 96 MiB process dead, process_mrelease \(releasingMemory ? "on" : "off"): "
                         + "p50 \(format(percentile(times, 0.5))) ms, p99 \(format(percentile(times, 0.99))) ms, "
                         + "range \(format(times.first ?? .nan))–\(format(times.last ?? .nan)) ms over \(times.count) "
                         + "of \(rounds) rounds")
