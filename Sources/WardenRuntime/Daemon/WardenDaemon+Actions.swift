@@ -164,7 +164,7 @@ extension WardenDaemon {
             if let driver {
                 // The previous launch's group, if still being released, goes first; and the
                 // previous launch's end, if reported from now on, must not release the new group.
-                await processes.releasing[app]?.value
+                _ = await processes.releasing[app]?.value
                 if let previous = processes.running[app], previous.launch != launch {
                     processes.running[app] = nil
                 }
@@ -299,7 +299,7 @@ extension WardenDaemon {
         memory.untrack(app)
         processes.frozenProcessLists[app] = nil
         if let pending = processes.releasing[app] {
-            await pending.value
+            _ = await pending.value
             return
         }
         guard let group = processes.groups[app] else { return }
