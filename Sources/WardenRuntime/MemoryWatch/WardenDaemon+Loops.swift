@@ -93,10 +93,11 @@ extension WardenDaemon {
         submit(.launched(app: start.app, launch: start.launch))
     }
 
-    /// A process the launcher watched ended.
+    /// A process the launcher watched ended. Counted once its end is queued for the core (the
+    /// release of its group may wait), so that a test that sees every end taken sees its event.
     private func watchedProcessEnded(_ exit: ProcessExit) async {
-        exitsHandled += 1
         await processEnded(exit)
+        exitsHandled += 1
     }
 
     /// A process ended: classified as exited or crashed and queued for the core.
