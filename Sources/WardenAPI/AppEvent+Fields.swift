@@ -41,7 +41,7 @@ extension AppEvent {
                 switch event {
                 case .appStart(let cold, let afterPassive):
                     ["cold": String(cold), "afterPassive": String(afterPassive)]
-                case .appEnd(let duration): ["durationMillis": String(duration.wholeMilliseconds)]
+                case .appEnd(let duration): ["durationMillis": String(duration.milliseconds)]
                 case .appStartPassively(let reason): ["reason": reason.rawValue]
                 case .appTerminated(let reason): ["reason": reason.rawValue]
                 }
@@ -120,14 +120,6 @@ struct PropertyReader {
     }
 }
 
-extension Duration {
-    /// The duration in whole milliseconds.
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
-
 extension AnalyticsEvent {
     init?(name: String, _ reader: PropertyReader) {
         switch name {
@@ -168,11 +160,11 @@ extension AppMessage {
         case .expirationWarning(let taskIDs, let remaining):
             [
                 "taskIDs": taskIDs.map(String.init).joined(separator: ","),
-                "remainingMillis": String(remaining.wholeMilliseconds),
+                "remainingMillis": String(remaining.milliseconds),
             ]
-        case .fetchStart(let window): ["windowMillis": String(window.wholeMilliseconds)]
+        case .fetchStart(let window): ["windowMillis": String(window.milliseconds)]
         case .pushPayload(let payload, let id, let window):
-            ["payload": payload, "windowMillis": String(window.wholeMilliseconds)].merging(
+            ["payload": payload, "windowMillis": String(window.milliseconds)].merging(
                 id.map { ["id": $0] } ?? [:], uniquingKeysWith: { first, _ in first })
         case .memoryWarning, .saveState: [:]
         }

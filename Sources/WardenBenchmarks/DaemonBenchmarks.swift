@@ -154,7 +154,7 @@ enum DaemonBenchmarks {
     }
 
     static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        duration.inSeconds
     }
 
     /// The value at quantile `q` of sorted `values` (nearest rank).

@@ -106,14 +106,6 @@ public enum DurationFormat {
     }
 }
 
-extension Duration {
-    /// The duration in whole milliseconds, rounded toward zero.
-    public var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
-
 extension String {
     func trimmingWhitespace() -> String {
         var scalars = Substring(self)

@@ -43,8 +43,7 @@ extension Instant: Codable {
     /// Saves the instant as whole nanoseconds since the origin (the clocks it comes from count
     /// no finer).
     public func encode(to encoder: any Encoder) throws {
-        let (seconds, attoseconds) = sinceOrigin.components
         var container = encoder.singleValueContainer()
-        try container.encode(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        try container.encode(sinceOrigin.nanoseconds)
     }
 }

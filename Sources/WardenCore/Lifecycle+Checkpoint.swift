@@ -163,8 +163,4 @@ extension Lifecycle {
         records.filter { $0.inPolicy && $0.isRunning }.map { ($0.name, $0.launch, $0.state) }
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 }

@@ -1,4 +1,4 @@
-/// Terminations (rule 11), the launch watchdog (rule 12), process exits and timers firing.
+/// Terminations (rule 11), process exits and crashes, and a resource path held at suspension.
 extension Lifecycle {
     /// Terminates a running app: publishes `terminating`, journals `$AppTerminated`, cancels
     /// its timers, releases its resources and ends its windows and tasks. Graceful reasons send
@@ -119,70 +119,5 @@ extension Lifecycle {
         guard let index = indexByName[app], records[index].isRunning, records[index].terminating == nil else { return }
         decide(index, "Holds shared resource \"\(resource)\" through one of its paths at suspension.", at: now, &out)
         terminate(index, reason: .heldSharedResource, because: "held a shared resource at suspension", at: now, &out)
-    }
-
-    // MARK: Resources
-
-    /// `acquire RESOURCE`: only resources the app's policy lists.
-    mutating func acquire(_ app: String, resource: String, _ out: inout [LifecycleAction]) throws(LifecycleError) {
-        let index = try runningAppIndex(app, for: "acquire a shared resource")
-        guard appPolicies[index].resources.contains(resource) else {
-            throw LifecycleError(
-                .notFound, "App \"\(app)\" may not acquire \"\(resource)\": its policy does not list that resource.")
-        }
-        if records[index].state == .suspended {
-            throw LifecycleError(.conflict, "App \"\(app)\" is suspended, so it cannot acquire \"\(resource)\".")
-        }
-        if !records[index].heldResources.contains(resource) {
-            records[index].heldResources.append(resource)
-        }
-    }
-
-    /// `release RESOURCE`.
-    mutating func release(
-        _ app: String, resource: String, at now: Instant, _ out: inout [LifecycleAction]
-    ) throws(LifecycleError) {
-        let index = try runningAppIndex(app, for: "release a shared resource")
-        guard let position = records[index].heldResources.firstIndex(of: resource) else {
-            throw LifecycleError(.notFound, "App \"\(app)\" does not hold \"\(resource)\".")
-        }
-        records[index].heldResources.remove(at: position)
-    }
-
-    // MARK: Timers
-
-    /// A timer fired: ignored unless it is armed and due; otherwise handed to its rule.
-    mutating func timerFired(_ timer: TimerID, at now: Instant, _ out: inout [LifecycleAction]) {
-        guard let index = indexByName[timer.app] else { return }
-        guard let deadline = records[index].timers[timer.kind], deadline <= now else { return }
-        records[index].timers[timer.kind] = nil
-        switch timer.kind {
-        case .backgroundGrace:
-            suspendIfIdle(index, because: "background grace ended", at: now, &out)
-        case .taskExpirationWarning:
-            expirationWarningFired(index, at: now, &out)
-        case .taskBudget:
-            taskBudgetFired(index, at: now, &out)
-        case .fetchWindow:
-            fetchWindowFired(index, at: now, &out)
-        case .pushWindow:
-            pushWindowFired(index, at: now, &out)
-        case .fetchWake:
-            fetchWakeFired(index, at: now, &out)
-        case .pushSlot:
-            pushSlotFired(index, at: now, &out)
-        case .launchTimeout:
-            guard records[index].awaitingReady, records[index].isRunning else { return }
-            decide(index, "Not ready within the launch timeout.", at: now, &out)
-            terminate(index, reason: .launchTimeout, because: "not ready in time", at: now, &out)
-        case .terminationGrace:
-            guard let reason = records[index].terminating else { return }
-            records[index].terminating = nil
-            out.append(.kill(app: records[index].name, reason: reason))
-            setState(index, .notRunning, because: "termination grace ended", at: now, &out)
-            reopenIfAsked(index, at: now, &out)
-        case .watchdog:
-            watchdogFired(index, at: now, &out)
-        }
     }
 }

@@ -51,7 +51,7 @@ public struct MemoryPollingSchedule: Sendable {
     public mutating func record(available: Int64, at time: Instant) {
         defer { last = (time, available) }
         guard let last, time > last.time else { return }
-        let elapsed = Self.seconds(time - last.time)
+        let elapsed = (time - last.time).inSeconds
         let rate = (Double(last.available) - Double(available)) / elapsed
         let growth = rate >= 9e18 ? Int64.max : Int64(max(0, rate))
         if let fastest, growth < fastest.bytesPerSecond, time - fastest.time <= growthMemory { return }
@@ -91,7 +91,4 @@ public struct MemoryPollingSchedule: Sendable {
         return min(longest, max(floor, .microseconds(Int64(min(reach / 2, 3600) * 1_000_000))))
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

@@ -140,7 +140,7 @@ public struct PushRouter: Sendable {
             apps: apps.mapValues { app in
                 State.App(
                     tokenCount: app.tokenCount, currentToken: app.currentToken,
-                    wakeMillis: app.wakes.map { Self.milliseconds($0 - origin) },
+                    wakeMillis: app.wakes.map { ($0 - origin).milliseconds },
                     deliveredIDs: app.deliveredIDs.sorted(),
                     coalesced: app.coalesced, pendingLaunch: app.pendingLaunch)
             }, tokenOwners: tokenOwners)
@@ -159,11 +159,6 @@ public struct PushRouter: Sendable {
                 coalesced: app.coalesced, pendingLaunch: app.pendingLaunch)
         }
         tokenOwners = state.tokenOwners
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 
     /// The app's current device token, created on first use from the token source; unique per

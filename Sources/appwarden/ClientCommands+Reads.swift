@@ -97,7 +97,7 @@ struct EventsCommand: AsyncParsableCommand {
                 query.sinceID = id
             } else if let duration = DurationFormat.parse(since) {
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
-                query.sinceMillis = max(0, now - ControlDurations.milliseconds(duration))
+                query.sinceMillis = max(0, now - duration.milliseconds)
             }
         }
         if let limit {
@@ -166,13 +166,5 @@ enum EntryLine {
             ([Explanation.timestamp(entry.wallTimeMillis), "#\(entry.id)", entry.app, entry.kind, entry.name]
             + properties)
             .joined(separator: "  ")
-    }
-}
-
-/// Durations as the control API's milliseconds.
-enum ControlDurations {
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

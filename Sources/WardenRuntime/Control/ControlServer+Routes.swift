@@ -77,10 +77,10 @@ extension ControlServer {
             return Self.json(ControlReplies.Done())
         case .taskBegun(let id, let remaining):
             return Self.json(
-                ControlReplies.TaskBegun(id: id, remainingMillis: remaining.map(Self.milliseconds)))
+                ControlReplies.TaskBegun(id: id, remainingMillis: remaining.map(\.milliseconds)))
         case .timeRemaining(let remaining):
             return Self.json(
-                ControlReplies.TimeRemaining(remainingMillis: remaining.map(Self.milliseconds)))
+                ControlReplies.TimeRemaining(remainingMillis: remaining.map(\.milliseconds)))
         case .deviceToken(let token):
             return Self.json(ControlReplies.DeviceToken(token: token))
         case .push(let disposition):
@@ -90,10 +90,6 @@ extension ControlServer {
         }
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 }
 
 extension ControlServer {

@@ -1,4 +1,5 @@
 import Foundation
+import WardenCore
 
 /// Maps a monotonic clock onto the core's instants (time since the daemon started) and onto
 /// wall-clock milliseconds for the journal.
@@ -26,7 +27,7 @@ public struct WardenClock: Sendable {
 
     /// The wall-clock time of a moment `elapsed` after the origin, in milliseconds since the epoch.
     public func wallMillis(atElapsed elapsed: Duration) -> Int64 {
-        wallOriginMillis + Self.milliseconds(elapsed)
+        wallOriginMillis + elapsed.milliseconds
     }
 
     /// The wall clock now, in milliseconds since the epoch.
@@ -34,9 +35,4 @@ public struct WardenClock: Sendable {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    /// A duration in whole milliseconds (rounded toward zero).
-    public static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 }

@@ -126,8 +126,7 @@ public final class WardenMetrics: Sendable {
     func processEnded(app: String, at now: Instant) {
         guard let started = killsInFlight.withLock({ $0.removeValue(forKey: app) }) else { return }
         let latency = now - started
-        let (seconds, attoseconds) = latency.components
-        killLatency.recordNanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        killLatency.recordNanoseconds(max(0, latency.nanoseconds))
     }
 
     // MARK: Scrape

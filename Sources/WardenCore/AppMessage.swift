@@ -1,0 +1,15 @@
+/// A message to one app, on its own event stream (§1.2).
+public enum AppMessage: Sendable, Equatable {
+    /// The app's lifecycle state changed.
+    case stateChanged(AppState)
+    /// The background-task budget ends soon: end these tasks.
+    case expirationWarning(taskIDs: [Int], remaining: Duration)
+    /// A fetch window opened.
+    case fetchStart(window: Duration)
+    /// A silent push arrived; the window to `complete-push` opened.
+    case pushPayload(payload: String, id: String?, window: Duration)
+    /// Memory is short: free what can be rebuilt.
+    case memoryWarning
+    /// Save state to the restoration directory now.
+    case saveState
+}

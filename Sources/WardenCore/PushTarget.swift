@@ -1,0 +1,5 @@
+/// Where a push is addressed.
+public enum PushTarget: Sendable, Hashable {
+    case app(String)
+    case token(String)
+}

@@ -1,0 +1,33 @@
+/// Why an app stopped running (§1.6).
+public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable {
+    case exited
+    case crashed
+    case userForceQuit
+    case memoryPressure
+    case backgroundTaskExpired
+    case fetchTimeout
+    case pushTimeout
+    case heldSharedResource
+    case launchTimeout
+    case policyRemoved
+    /// Restarted by a policy reload that changed how it is launched (`--restart-changed`).
+    case policyChanged
+
+    /// Whether the system (not the user, not the app itself) ended the app: its preserved
+    /// state is kept and the next launch restores from it.
+    public var isSystemTermination: Bool {
+        switch self {
+        case .memoryPressure, .backgroundTaskExpired, .fetchTimeout, .pushTimeout,
+            .heldSharedResource, .launchTimeout:
+            true
+        case .exited, .crashed, .userForceQuit, .policyRemoved, .policyChanged:
+            false
+        }
+    }
+
+    /// Whether the app is stopped politely (SIGTERM, then a kill after the termination grace);
+    /// every other termination is an immediate SIGKILL of the whole group (rule 11).
+    public var isGraceful: Bool {
+        self == .userForceQuit || self == .policyRemoved || self == .policyChanged
+    }
+}

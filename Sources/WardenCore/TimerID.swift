@@ -1,0 +1,35 @@
+/// A timer the core arms and later receives back as `LifecycleEvent.timerFired`.
+public struct TimerID: Sendable, Hashable, CustomStringConvertible {
+    public var app: String
+    public var kind: Kind
+
+    public init(app: String, kind: Kind) {
+        self.app = app
+        self.kind = kind
+    }
+
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Background grace ended: suspend if nothing keeps the app awake (rule 1).
+        case backgroundGrace
+        /// Time for the expiration call of open tasks (rule 2).
+        case taskExpirationWarning
+        /// The background-task budget is spent (rule 2).
+        case taskBudget
+        /// The fetch window ended without `complete-fetch` (rule 4).
+        case fetchWindow
+        /// The push window ended without `complete-push` (rule 5).
+        case pushWindow
+        /// A background fetch is due (rule 4).
+        case fetchWake
+        /// A push slot frees up and a coalesced push may be delivered (rule 5).
+        case pushSlot
+        /// A `readiness = "notify"` app did not call `ready` in time (rule 12).
+        case launchTimeout
+        /// SIGTERM was sent and the termination grace ended (rule 11).
+        case terminationGrace
+        /// The status watchdog's interval ended (§1.5).
+        case watchdog
+    }
+
+    public var description: String { "\(app).\(kind.rawValue)" }
+}
