@@ -84,12 +84,13 @@ extension AppInfo {
     /// A kill band on the wire: the core's `KillBand` by name (`idle-background`, …), or a
     /// name this version does not know, kept as it was sent.
     public enum Band: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
-        case suspended, idleBackground, backgroundWindow, backgroundTask, foreground
+        case overFairShare, suspended, idleBackground, backgroundWindow, backgroundTask, foreground
         /// A band this version does not know.
         case other(String)
 
         public init(_ band: KillBand) {
             switch band {
+            case .overFairShare: self = .overFairShare
             case .suspended: self = .suspended
             case .idleBackground: self = .idleBackground
             case .backgroundWindow: self = .backgroundWindow
@@ -105,6 +106,7 @@ extension AppInfo {
         /// The core's band, nil for a band this version does not know.
         public var killBand: KillBand? {
             switch self {
+            case .overFairShare: .overFairShare
             case .suspended: .suspended
             case .idleBackground: .idleBackground
             case .backgroundWindow: .backgroundWindow

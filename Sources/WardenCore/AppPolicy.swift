@@ -19,8 +19,12 @@ public struct AppPolicy: Sendable, Equatable {
     public var statusSource: StatusSource
     /// Hard memory limit for the app's group (`memory_max`).
     public var memoryMax: Int64?
-    /// Throttling memory limit for the app's group (`memory_high`).
+    /// Throttling memory limit for the app's group (`memory_high`); an app whose footprint
+    /// goes over it gets a memory warning of its own.
     public var memoryHigh: Int64?
+    /// The app's own memory bounds (`[apps.NAME.memory]`): each one overrides the global
+    /// `[memory]` setting of the same name; nil takes the global one.
+    public var memory = AppMemoryOverrides()
     /// Shared resources the app may acquire (`resources`), each declared under `[resources]`.
     public var resources: [String]
     /// Global timing settings with this app's overrides applied.

@@ -94,6 +94,14 @@ struct AppRecord: Sendable, Equatable, Codable {
     var lastMemoryWarning: Instant?
     var lastBand: KillBand?
     var lastScore: Int?
+    /// The app's memory bounds on the device as last measured; not saved: the policy and the
+    /// device's memory give them (`Lifecycle.resolveMemoryBounds`).
+    var bounds = MemoryBounds()
+    /// The limits last handed to the runtime for the app's current group; nil since the launch
+    /// until some are.
+    var groupLimits: GroupMemoryLimits?
+    /// Whether the footprint was above `memory_high` when last measured: crossing it warns the app.
+    var isAboveHigh = false
 
     // MARK: Status
 
@@ -183,7 +191,13 @@ struct AppRecord: Sendable, Equatable, Codable {
 
     /// The kill band of a running app (rule 9).
     @inline(__always) var band: KillBand {
-        KillBand(state: state, hasTasks: !tasks.isEmpty, hasOpenWindow: hasOpenWindow)
+        KillBand(state: state, hasTasks: !tasks.isEmpty, hasOpenWindow: hasOpenWindow, overFairShare: isOverFairShare)
+    }
+
+    /// Whether the app's footprint is above its fair share of the device's memory.
+    @inline(__always) var isOverFairShare: Bool {
+        guard let share = bounds.fairShare else { return false }
+        return footprint > share
     }
 
     /// What is left of the task budget at `now`; nil when no background session is running.
@@ -217,6 +231,8 @@ struct AppRecord: Sendable, Equatable, Codable {
         pushWindowOpen = false
         budgetSession = false
         believedStatus = .unknown
+        groupLimits = nil
+        isAboveHigh = false
         if !everInForeground {
             lastUsed = now
         }

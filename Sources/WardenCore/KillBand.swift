@@ -1,5 +1,8 @@
 /// Kill-order bands of rule 9, first killed first.
 public enum KillBand: Int, Sendable, Hashable, CaseIterable, Comparable, Codable, CustomStringConvertible {
+    /// An app whose footprint is above its fair share (`fair_share`), whatever its state: the
+    /// culprit goes first.
+    case overFairShare = 0
     case suspended = 1
     case idleBackground = 2
     case backgroundWindow = 3
@@ -10,11 +13,16 @@ public enum KillBand: Int, Sendable, Hashable, CaseIterable, Comparable, Codable
         lhs.rawValue < rhs.rawValue
     }
 
-    /// The band of an app in `state`, from the facts that decide it: its open background tasks
-    /// and its open fetch or push windows. The one place rule 9's bands are decided; the record,
-    /// the OOM score (rule 10) and the killer all read it.
+    /// The band of an app in `state`, from the facts that decide it: whether its footprint is
+    /// above its fair share, its open background tasks and its open fetch or push windows. The
+    /// one place rule 9's bands are decided; the record, the OOM score (rule 10) and the killer
+    /// all read it.
     @inline(__always)
-    public init(state: AppState, hasTasks: Bool, hasOpenWindow: Bool) {
+    public init(state: AppState, hasTasks: Bool, hasOpenWindow: Bool, overFairShare: Bool = false) {
+        if overFairShare && state != .notRunning {
+            self = .overFairShare
+            return
+        }
         switch state {
         case .notRunning, .suspended: self = .suspended
         case .inactive, .active: self = .foreground
@@ -31,6 +39,7 @@ public enum KillBand: Int, Sendable, Hashable, CaseIterable, Comparable, Codable
 
     public var description: String {
         switch self {
+        case .overFairShare: "over-fair-share"
         case .suspended: "suspended"
         case .idleBackground: "idle-background"
         case .backgroundWindow: "background-window"

@@ -119,6 +119,7 @@ extension Lifecycle {
             record.apply(appPolicies[index])
             record.shift(by: offset)
             records[index] = record
+            resolveMemoryBounds(index)
         }
         if let apps = checkpoint.version1Apps {
             restore(version1: apps, of: checkpoint, at: then)

@@ -4,7 +4,7 @@ extension Lifecycle {
     public var memoryLevel: PressureLevel { memoryTracker.level }
 
     /// The level a memory sample of `available` bytes out of `total` would lead to, without
-    /// taking it: the daemon measures between sweeps and passes on what would change something.
+    /// taking it.
     public func memoryLevel(afterSampleOf available: Int64, total: Int64) -> PressureLevel {
         var tracker = memoryTracker
         return tracker.update(available: available, total: total)
@@ -22,13 +22,28 @@ extension Lifecycle {
         memoryTracker.boundaries(total: total)
     }
 
-    /// `footprint`: what killing the app would give back; the suspended band's score follows it.
-    mutating func footprint(_ app: String, bytes: Int64, _ out: inout [LifecycleAction]) throws(LifecycleError) {
+    /// `footprint`: what killing the app would give back. An app over the limit in force for its
+    /// state is terminated (`memoryLimit`); one that crosses its `memory_high` is warned; the
+    /// band (over its fair share or not) and the OOM score follow the new figure.
+    mutating func footprint(
+        _ app: String, bytes: Int64, at now: Instant, _ out: inout [LifecycleAction]
+    ) throws(LifecycleError) {
         let index = try appIndex(app)
         guard bytes >= 0 else {
             throw LifecycleError(.invalid, "The footprint of app \"\(app)\" cannot be negative (\(bytes) bytes).")
         }
         records[index].footprint = bytes
+        guard records[index].isRunning, records[index].terminating == nil else { return }
+        if enforceLimit(index, at: now, &out) { return }
+        let isAboveHigh = records[index].bounds.high.map { bytes > $0 } ?? false
+        if isAboveHigh && !records[index].isAboveHigh && records[index].state != .suspended {
+            decide(
+                index,
+                "Its footprint of \(DurationFormat.sizeString(bytes)) went over its memory_high of \(DurationFormat.sizeString(records[index].bounds.high ?? 0)): warned.",
+                at: now, &out)
+            warn(index, at: now, &out)
+        }
+        records[index].isAboveHigh = isAboveHigh
         updateScore(index, force: false, &out)
     }
 
@@ -42,8 +57,15 @@ extension Lifecycle {
     }
 
     /// A memory sample: the level follows the thresholds with hysteresis; while critical, each
-    /// sample kills one victim.
+    /// sample kills one victim. A new device size resolves the apps' bounds again.
     mutating func memorySample(available: Int64, total: Int64, at now: Instant, _ out: inout [LifecycleAction]) {
+        if deviceMemory != total {
+            deviceMemory = total
+            for index in records.indices {
+                resolveMemoryBounds(index)
+                updateGroupLimits(index, at: now, &out)
+            }
+        }
         // The thresholds this sample is compared with: those in force at the level before it.
         let figures = memoryTracker.figures(available: available, total: total)
         let previous = memoryTracker.level
@@ -58,7 +80,9 @@ extension Lifecycle {
     private mutating func levelChanged(from previous: PressureLevel, available: Int64?, _ out: inout [LifecycleAction])
     {
         let level = memoryTracker.level
-        guard level != previous, let command = policy.hooks.onPressure else { return }
+        guard level != previous else { return }
+        if level != .critical { reportedNoVictim = false }
+        guard let command = policy.hooks.onPressure else { return }
         out.append(
             .runHook(
                 HookInvocation(
@@ -95,15 +119,84 @@ extension Lifecycle {
         for index in records.indices {
             let state = records[index].state
             guard state != .notRunning, state != .suspended, records[index].terminating == nil else { continue }
-            if let last = records[index].lastMemoryWarning,
-                now - last < records[index].settings.memoryWarningInterval
-            {
-                continue
-            }
-            records[index].lastMemoryWarning = now
-            out.append(.deliver(app: records[index].name, message: .memoryWarning))
+            warn(index, at: now, &out)
         }
     }
+
+    /// Delivers a memory warning to one app unless it was warned within its `warning_interval`.
+    private mutating func warn(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        if let last = records[index].lastMemoryWarning, now - last < records[index].settings.memoryWarningInterval {
+            return
+        }
+        records[index].lastMemoryWarning = now
+        out.append(.deliver(app: records[index].name, message: .memoryWarning))
+    }
+
+    // MARK: Per-app limits
+
+    /// Resolves the app's memory bounds from its policy entry, the global `[memory]` settings and
+    /// the device's memory as last measured.
+    mutating func resolveMemoryBounds(_ index: Int) {
+        records[index].bounds = MemoryBounds(
+            app: appPolicies[index], global: policy.memory, deviceTotal: deviceMemory)
+    }
+
+    /// The limits of the app's group for its state now: the limit in force (`memory_max`, or
+    /// the foreground or background limit if lower) and `memory_high`.
+    func groupLimits(of index: Int, inForeground: Bool) -> GroupMemoryLimits {
+        GroupMemoryLimits(
+            max: records[index].bounds.limit(inForeground: inForeground)?.bytes, high: records[index].bounds.high)
+    }
+
+    /// Hands the runtime the limits of a running app's group when they changed (the app entered
+    /// or left the foreground, the policy or the device's memory changed); an app already above
+    /// its new limit is terminated instead (`memoryLimit`), as jetsam does.
+    mutating func updateGroupLimits(
+        _ index: Int, enforcing: Bool = true, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        guard records[index].isRunning, records[index].terminating == nil else { return }
+        if enforcing && enforceLimit(index, at: now, &out) { return }
+        let limits = groupLimits(of: index, inForeground: records[index].isInForeground)
+        guard records[index].groupLimits != limits, !(records[index].groupLimits == nil && limits.isEmpty) else {
+            return
+        }
+        records[index].groupLimits = limits
+        out.append(.setMemoryLimits(app: records[index].name, limits: limits))
+    }
+
+    /// Terminates a running app whose footprint is above the limit in force for its state
+    /// (`memoryLimit`); returns whether it did.
+    private mutating func enforceLimit(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) -> Bool {
+        let footprint = records[index].footprint
+        guard let limit = records[index].bounds.limit(inForeground: records[index].isInForeground),
+            footprint > limit.bytes
+        else { return false }
+        decide(
+            index,
+            "Its footprint of \(DurationFormat.sizeString(footprint)) is over its \(limit.setting) of \(DurationFormat.sizeString(limit.bytes)) while \(records[index].state.rawValue).",
+            at: now, &out)
+        terminate(index, reason: .memoryLimit, because: "over its memory limit", at: now, &out)
+        return true
+    }
+
+    /// The kernel's OOM killer killed a process in the app's group while the app still runs (a
+    /// group that the kernel does not kill whole): the rest of the app goes too, with the reason
+    /// the kill gives (`memoryLimit` at the app's own limit, else `kernelOOMKill`).
+    mutating func oomKilled(_ app: String, launch: Int, kill: OOMKill, at now: Instant, _ out: inout [LifecycleAction])
+    {
+        guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning,
+            records[index].terminating == nil
+        else { return }
+        decide(index, kill.sentence, at: now, &out)
+        terminate(index, reason: kill.reason, because: Self.oomSentence(kill), at: now, &out)
+    }
+
+    /// The state-change reason of an OOM kill.
+    static func oomSentence(_ kill: OOMKill) -> String {
+        kill.isAtOwnLimit ? "killed by the kernel at its memory limit" : "killed by the kernel's OOM killer"
+    }
+
+    // MARK: The killer
 
     /// The candidates for the killer: every running app not already being terminated, read
     /// in place from the records; the indices are the records' own.
@@ -114,21 +207,25 @@ extension Lifecycle {
     /// The candidates for the killer as `VictimRanking` lists them: `VictimRanking.rank` of
     /// them is the order in which critical pressure kills, one app per event.
     public func killCandidates() -> [KillCandidate] {
-        killableRecords.map {
-            KillCandidate(
-                app: $0.name, band: $0.band, footprint: $0.footprint, lastUsed: $0.lastUsed,
-                isProtected: $0.isProtected)
-        }
+        killableRecords.map(Self.candidate)
     }
 
-    /// Kills exactly one victim (rule 9), or journals that nobody may be killed. The victim's
-    /// journal says why: the figures, its band, and every other candidate with the reason it
-    /// was passed over.
+    private static func candidate(_ record: AppRecord) -> KillCandidate {
+        KillCandidate(
+            app: record.name, band: record.band, footprint: record.footprint, lastUsed: record.lastUsed,
+            isProtected: record.isProtected, isInForeground: record.isInForeground)
+    }
+
+    /// Kills exactly one victim (rule 9), or journals, once while the level holds, that nobody
+    /// may be killed. The victim's journal says why: the figures, its band, and every other
+    /// candidate with the reason it was passed over.
     mutating func killOneVictim(figures: MemoryFigures? = nil, at now: Instant, _ out: inout [LifecycleAction]) {
         guard
             let index = VictimRanking.victimIndex(
                 among: killableRecords, killForeground: policy.memory.killForeground)
         else {
+            guard !reportedNoVictim else { return }
+            reportedNoVictim = true
             out.append(
                 .journal(
                     JournalRecord(
@@ -136,7 +233,8 @@ extension Lifecycle {
                         kind: .decision("Memory is critical but no app may be killed."))))
             return
         }
-        decide(index, Self.victimSentence(band(of: index)), at: now, &out)
+        reportedNoVictim = false
+        decide(index, victimSentence(index), at: now, &out)
         out.append(
             .journal(
                 JournalRecord(
@@ -149,9 +247,7 @@ extension Lifecycle {
     private func killReport(_ victim: Int, figures: MemoryFigures?) -> MemoryKillReport {
         let killForeground = policy.memory.killForeground
         let candidates = killCandidates()
-        let chosen = KillCandidate(
-            app: records[victim].name, band: records[victim].band, footprint: records[victim].footprint,
-            lastUsed: records[victim].lastUsed, isProtected: records[victim].isProtected)
+        let chosen = Self.candidate(records[victim])
         let eligible = VictimRanking.rank(candidates, killForeground: killForeground)
         let others = eligible + candidates.filter { !VictimRanking.isEligible($0, killForeground: killForeground) }
         return MemoryKillReport(
@@ -163,13 +259,20 @@ extension Lifecycle {
             })
     }
 
-    private static func victimSentence(_ band: KillBand) -> String {
-        switch band {
-        case .suspended: "Chosen by the memory killer: largest suspended app."
-        case .idleBackground: "Chosen by the memory killer: largest idle background app."
-        case .backgroundWindow: "Chosen by the memory killer: largest app in a fetch or push window."
-        case .backgroundTask: "Chosen by the memory killer: largest app running background tasks."
-        case .foreground: "Chosen by the memory killer: largest foreground app, as a last resort."
+    /// Why the killer chose the app at `index`, in words.
+    private func victimSentence(_ index: Int) -> String {
+        switch band(of: index) {
+        case .overFairShare:
+            let share = records[index].bounds.fairShare ?? 0
+            let setting = appPolicies[index].memory.fairShare ?? policy.memory.fairShare
+            let of = deviceMemory.map { " of \(DurationFormat.sizeString($0))" } ?? ""
+            return
+                "Chosen by the memory killer: its footprint of \(DurationFormat.sizeString(records[index].footprint)) is over its fair share (\(setting.map(\.description) ?? "")\(of): \(DurationFormat.sizeString(share))), and an app over its fair share goes first."
+        case .suspended: return "Chosen by the memory killer: largest suspended app."
+        case .idleBackground: return "Chosen by the memory killer: largest idle background app."
+        case .backgroundWindow: return "Chosen by the memory killer: largest app in a fetch or push window."
+        case .backgroundTask: return "Chosen by the memory killer: largest app running background tasks."
+        case .foreground: return "Chosen by the memory killer: largest foreground app, as a last resort."
         }
     }
 }

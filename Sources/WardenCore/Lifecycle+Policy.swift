@@ -37,9 +37,13 @@ extension Lifecycle {
             if let app = declared.removeValue(forKey: name) {
                 records[index].apply(app)
                 appPolicies[index] = app
+                resolveMemoryBounds(index)
                 if restarted.contains(name) {
                     records[index].reopenAfterExit = records[index].isInForeground
                     terminate(index, reason: .policyChanged, because: "restarted by a policy reload", at: now, &out)
+                } else {
+                    // Memory limits take effect at once, in the running group.
+                    updateGroupLimits(index, at: now, &out)
                 }
             } else if records[index].inPolicy {
                 records[index].inPolicy = false
@@ -55,6 +59,7 @@ extension Lifecycle {
             indexByName[app.name] = records.count
             records.append(AppRecord(policy: app))
             appPolicies.append(app)
+            resolveMemoryBounds(records.count - 1)
             planFetch(records.count - 1, at: now, &out)
         }
         out.append(.reply(.policyChanged(diff)))

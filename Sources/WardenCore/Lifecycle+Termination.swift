@@ -36,9 +36,7 @@ extension Lifecycle {
             records[index].wakeBlock = .systemTermination(reason)
             decide(index, "Fetch and push wakes will not launch it until the user opens it.", at: now, &out)
         }
-        if processGone {
-            setState(index, .notRunning, because: sentence, at: now, &out)
-        } else if reason.isGraceful {
+        if reason.isGraceful && !processGone {
             if record.state == .suspended {
                 out.append(.thaw(app: record.name))
             }
@@ -46,8 +44,11 @@ extension Lifecycle {
             records[index].terminating = reason
             arm(index, .terminationGrace, at: now + record.settings.termination.grace, &out)
         } else {
-            out.append(.kill(app: record.name, reason: reason))
-            if let command = policy.hooks.onKill {
+            if !processGone {
+                out.append(.kill(app: record.name, reason: reason))
+            }
+            // Every kill the system decided (or the kernel made) runs the operator's hook.
+            if reason.isSystemTermination, let command = policy.hooks.onKill {
                 out.append(
                     .runHook(
                         HookInvocation(
@@ -90,6 +91,9 @@ extension Lifecycle {
         case .crashed(let description):
             decide(index, "The process crashed: \(description).", at: now, &out)
             crashed(index, at: now, &out)
+        case .oomKilled(let kill):
+            decide(index, kill.sentence, at: now, &out)
+            terminate(index, reason: kill.reason, because: Self.oomSentence(kill), processGone: true, at: now, &out)
         }
     }
 

@@ -48,7 +48,8 @@ extension Lifecycle {
     @inline(__always) func band(of index: Int) -> KillBand {
         KillBand(
             state: records[index].state, hasTasks: !records[index].tasks.isEmpty,
-            hasOpenWindow: records[index].fetchWindowOpen || records[index].pushWindowOpen)
+            hasOpenWindow: records[index].fetchWindowOpen || records[index].pushWindowOpen,
+            overFairShare: records[index].isOverFairShare)
     }
 
     func journal(_ index: Int, _ kind: JournalRecord.Kind, at now: Instant, _ out: inout [LifecycleAction]) {
@@ -107,6 +108,12 @@ extension Lifecycle {
     /// Spawns a new process of the app (launch number + 1) and resets what belongs to a launch.
     mutating func launch(_ index: Int, reason: LaunchReason, at now: Instant, _ out: inout [LifecycleAction]) {
         let restore = records[index].startLaunch(reason: reason, at: now)
+        // The group's limits come before the spawn, so that the process never runs without them.
+        let limits = groupLimits(of: index, inForeground: reason == .user)
+        if !limits.isEmpty {
+            records[index].groupLimits = limits
+            out.append(.setMemoryLimits(app: records[index].name, limits: limits))
+        }
         out.append(.spawn(app: records[index].name, launch: records[index].launch, reason: reason, restore: restore))
         if records[index].readiness == .notify {
             arm(index, .launchTimeout, at: now + records[index].settings.launch.timeout, &out)
@@ -143,6 +150,8 @@ extension Lifecycle {
         records[index].pendingStart = start
         foreground.append(index)
         setState(index, .inactive, because: reason, at: now, &out)
+        // Lifted to the foreground limit; a footprint above it is for the next measurement to judge.
+        updateGroupLimits(index, enforcing: false, at: now, &out)
     }
 
     /// Makes a foreground app active, journaling its pending `$AppStart` if it has one.
@@ -182,6 +191,8 @@ extension Lifecycle {
         out.append(.deliver(app: records[index].name, message: .saveState))
         records[index].hasPreservedState = true
         startBudget(index, at: now)
+        // The background limit applies from now on; an app already above it is terminated.
+        updateGroupLimits(index, at: now, &out)
         settleBackground(index, at: now, &out)
     }
 

@@ -27,6 +27,11 @@ public struct Lifecycle: Sendable {
     var fetchScheduler = FetchScheduler()
     var pushRouter: PushRouter
     var memoryTracker: MemoryLevelTracker
+    /// The device's memory as the last sample gave it, in bytes; nil before the first sample.
+    /// Percentages of the policy's per-app bounds resolve against it.
+    var deviceMemory: Int64?
+    /// Whether the killer has journaled, while the level holds, that nobody may be killed.
+    var reportedNoVictim = false
 
     /// A core for `policy` whose device tokens come from `tokenSource` (the daemon passes
     /// `.systemRandom`; the default keeps simulations reproducible).
@@ -39,6 +44,7 @@ public struct Lifecycle: Sendable {
             indexByName[app.name] = records.count
             records.append(AppRecord(policy: app))
             appPolicies.append(app)
+            resolveMemoryBounds(records.count - 1)
         }
     }
 
@@ -126,7 +132,8 @@ public struct Lifecycle: Sendable {
         case .spawnFailed(let app, let launch, let message):
             spawnFailed(app, launch: launch, message: message, at: now, &out)
         case .heldAtSuspension(let app, let resource): heldAtSuspension(app, resource: resource, at: now, &out)
-        case .footprint(let app, let bytes): try footprint(app, bytes: bytes, &out)
+        case .footprint(let app, let bytes): try footprint(app, bytes: bytes, at: now, &out)
+        case .oomKilled(let app, let launch, let kill): oomKilled(app, launch: launch, kill: kill, at: now, &out)
         case .pressure(let level): pressure(level, at: now, &out)
         case .memorySample(let available, let total): memorySample(available: available, total: total, at: now, &out)
         case .scanResult(let app, let outcome): scanResult(app, outcome: outcome, at: now, &out)
@@ -136,7 +143,8 @@ public struct Lifecycle: Sendable {
         }
     }
 
-    /// Replaces the policy (the records are updated by `policyChanged`).
+    /// Replaces the policy (the records are updated by `policyChanged`, which resolves their
+    /// memory bounds again).
     mutating func replacePolicy(_ newPolicy: Policy) {
         policy = newPolicy
         memoryTracker.settings = newPolicy.memory

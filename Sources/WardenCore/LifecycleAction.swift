@@ -14,6 +14,11 @@ public enum LifecycleAction: Sendable, Equatable {
     case terminate(app: String, reason: TerminationReason)
     /// SIGKILL the whole group at once (thawing it afterwards on cgroup v1).
     case kill(app: String, reason: TerminationReason)
+    /// Set the memory limits of the app's group (`memory.max`, `memory.high`): sent before the
+    /// `spawn` of a launch whose app has limits, and whenever the limit in force changes
+    /// (foreground and background limits, a policy reload). The runtime applies them to the
+    /// group it creates for the next spawn, or to the running group at once.
+    case setMemoryLimits(app: String, limits: GroupMemoryLimits)
     /// Set `oom_score_adj` of every process of the app (rule 10).
     case setOOMScore(app: String, band: KillBand, score: Int)
     /// Deliver a message on the app's own event stream.

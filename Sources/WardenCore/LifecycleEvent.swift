@@ -47,6 +47,10 @@ public enum LifecycleEvent: Sendable, Equatable {
     /// A pressure level reported directly (a PSI trigger, a kernel pressure event, a
     /// scenario's `pressure` step). `critical` kills exactly one victim.
     case pressure(PressureLevel)
+    /// The kernel's OOM killer killed a process of launch `launch` of `app` while the app's
+    /// main process still runs (a group the kernel does not kill whole): the app is terminated,
+    /// `memoryLimit` when the kill was at its own limit, else `kernelOOMKill`.
+    case oomKilled(app: String, launch: Int, kill: OOMKill)
     /// A memory sample: the core derives the level from the `[memory]` thresholds with
     /// enter/exit hysteresis and, while critical, kills one victim per sample.
     case memorySample(available: Int64, total: Int64)
@@ -73,7 +77,7 @@ extension LifecycleEvent {
             .launched(let app, _), .heldAtSuspension(let app, _), .footprint(let app, _), .scanResult(let app, _),
             .observedFrozen(let app, _):
             app
-        case .processExited(let app, _, _), .spawnFailed(let app, _, _):
+        case .processExited(let app, _, _), .spawnFailed(let app, _, _), .oomKilled(let app, _, _):
             app
         case .push(let target, _, _):
             if case .app(let app) = target { app } else { nil }

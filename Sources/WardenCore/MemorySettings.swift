@@ -8,22 +8,46 @@ public struct MemorySettings: Sendable, Equatable {
     public var criticalEnter: MemoryThreshold
     /// Available memory at or above which `critical` ends (`critical_exit`, 10%).
     public var criticalExit: MemoryThreshold
-    /// Whether foreground apps may be killed as a last resort (`kill_foreground`, true).
+    /// Whether foreground apps may be killed by the memory killer (`kill_foreground`, true):
+    /// as a last resort, or first when one has taken more than its fair share.
     public var killForeground: Bool
+    /// The most an app in the foreground may hold (`foreground_limit`, none): jetsam's active
+    /// per-process limit. Past it the app is terminated (`memoryLimit`); its group's
+    /// `memory.max` is set to it, so the kernel stops a runaway app at it too.
+    public var foregroundLimit: MemoryThreshold?
+    /// The most an app in background or suspended may hold (`background_limit`, none): jetsam's
+    /// inactive limit. It applies when the app leaves the foreground (an app already above it
+    /// is terminated, `memoryLimit`) and is lifted when the app returns.
+    public var backgroundLimit: MemoryThreshold?
+    /// An app's fair share of the device's memory (`fair_share`, 40%): under critical pressure
+    /// an app whose footprint is above it is killed before every other app, suspended ones
+    /// included (rule 9, "the culprit first"); an app within it keeps the band order.
+    public var fairShare: MemoryThreshold?
 
     public init(
         warningEnter: MemoryThreshold = .percent(15),
         warningExit: MemoryThreshold = .percent(20),
         criticalEnter: MemoryThreshold = .percent(5),
         criticalExit: MemoryThreshold = .percent(10),
-        killForeground: Bool = true
+        killForeground: Bool = true,
+        foregroundLimit: MemoryThreshold? = nil,
+        backgroundLimit: MemoryThreshold? = nil,
+        fairShare: MemoryThreshold? = MemorySettings.defaultFairShare
     ) {
         self.warningEnter = warningEnter
         self.warningExit = warningExit
         self.criticalEnter = criticalEnter
         self.criticalExit = criticalExit
         self.killForeground = killForeground
+        self.foregroundLimit = foregroundLimit
+        self.backgroundLimit = backgroundLimit
+        self.fairShare = fairShare
     }
+
+    /// The built-in fair share: 40% of the device's memory, above the third of the device that a
+    /// legitimate foreground app (a map loading tiles, a game loading a level) may take, and
+    /// reached by an app that grows without end before the device runs out.
+    public static let defaultFairShare = MemoryThreshold.percent(40)
 }
 
 /// An amount of available memory: absolute, or a share of the device's memory.

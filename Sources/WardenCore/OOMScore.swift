@@ -6,6 +6,7 @@
 /// | app | `oom_score_adj` |
 /// | --- | --- |
 /// | protected (any band) | -900 |
+/// | over its fair share (any state) | 1000 |
 /// | foreground | 0 |
 /// | background running tasks | 100 |
 /// | background in a fetch or push window | 200 |
@@ -28,6 +29,7 @@ public enum OOMScore {
     public static func score(band: KillBand, footprint: Int64, isProtected: Bool) -> Int {
         if isProtected { return protectedScore }
         switch band {
+        case .overFairShare: return maximum
         case .foreground: return 0
         case .backgroundTask: return 100
         case .backgroundWindow: return 200

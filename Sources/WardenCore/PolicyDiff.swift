@@ -41,10 +41,10 @@ public struct PolicyDiff: Sendable, Equatable {
         /// Not running: its next launch uses the new settings.
         case notRunning
         /// Running, and only settings the core applies at once changed (fetch interval, timing,
-        /// protection, …): it keeps running under them.
+        /// protection, memory limits, …): it keeps running under them.
         case appliedNow
-        /// Running, and how it is launched changed (command, arguments, environment, user,
-        /// limits): it keeps its process, and its next launch uses the new settings.
+        /// Running, and how it is launched changed (command, arguments, environment, user, task
+        /// limit): it keeps its process, and its next launch uses the new settings.
         case atNextLaunch
         /// Running, how it is launched changed and the reload asked for restarts: it is
         /// terminated now (`policyChanged`) and, if it was in the foreground, opened again.
@@ -54,7 +54,7 @@ public struct PolicyDiff: Sendable, Equatable {
     /// The keys of an app's policy that shape its process: a change to one of them takes
     /// effect only when the app is launched again.
     public static let launchKeys: Set<String> = [
-        "command", "args", "env", "working_directory", "user", "memory_max", "memory_high", "tasks_max",
+        "command", "args", "env", "working_directory", "user", "tasks_max",
     ]
 
     /// Compares two policies. `running` says which apps of the old policy run now; `restart`
@@ -137,6 +137,9 @@ public struct PolicyDiff: Sendable, Equatable {
         compare("status_source", old.statusSource == new.statusSource)
         compare("memory_max", old.memoryMax == new.memoryMax)
         compare("memory_high", old.memoryHigh == new.memoryHigh)
+        compare("memory.foreground_limit", old.memory.foregroundLimit == new.memory.foregroundLimit)
+        compare("memory.background_limit", old.memory.backgroundLimit == new.memory.backgroundLimit)
+        compare("memory.fair_share", old.memory.fairShare == new.memory.fairShare)
         compare("resources", old.resources == new.resources)
         compare("signals", old.signals == new.signals)
         compare("tasks_max", old.tasksMax == new.tasksMax)

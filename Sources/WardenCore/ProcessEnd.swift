@@ -4,4 +4,6 @@ public enum ProcessEnd: Sendable, Hashable {
     case exited(code: Int32)
     /// A non-zero exit status or a fatal signal appwarden did not send.
     case crashed(description: String)
+    /// The kernel's OOM killer ended it (the app's group counted the kill): never a crash.
+    case oomKilled(OOMKill)
 }

@@ -9,6 +9,13 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     case pushTimeout
     case heldSharedResource
     case launchTimeout
+    /// Killed at its own memory limit (jetsam's per-process limit): by the kernel at the limit
+    /// of its group, or by appwarden when its footprint went over the limit in force for its
+    /// state (`memory_max`, `foreground_limit`, `background_limit`).
+    case memoryLimit
+    /// Killed by the kernel's OOM killer for the device's memory (or a group above the app's),
+    /// not at the app's own limit.
+    case kernelOOMKill
     case policyRemoved
     /// Restarted by a policy reload that changed how it is launched (`--restart-changed`).
     case policyChanged
@@ -18,7 +25,7 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     public var isSystemTermination: Bool {
         switch self {
         case .memoryPressure, .backgroundTaskExpired, .fetchTimeout, .pushTimeout,
-            .heldSharedResource, .launchTimeout:
+            .heldSharedResource, .launchTimeout, .memoryLimit, .kernelOOMKill:
             true
         case .exited, .crashed, .userForceQuit, .policyRemoved, .policyChanged:
             false

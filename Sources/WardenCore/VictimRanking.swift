@@ -1,5 +1,5 @@
-/// Rule 9: bands first-killed-first (suspended, idleBackground, backgroundWindow, backgroundTask,
-/// foreground); inside a band the largest footprint first; ties: least recently used (older lastUsed)
+/// Rule 9: bands first-killed-first (overFairShare, suspended, idleBackground, backgroundWindow,
+/// backgroundTask, foreground); inside a band the largest footprint first; ties: least recently used (older lastUsed)
 /// first, then app name ascending. Protected apps never; foreground apps only if killForeground.
 ///
 /// The order is total: two different candidates never tie, so the result does not depend on the
@@ -34,6 +34,9 @@ public enum VictimRanking {
             return "in the foreground, killed only with kill_foreground = true"
         }
         if candidate.band != victim.band {
+            if victim.band == .overFairShare {
+                return "in the \(candidate.band) band, within its fair share; an app over its fair share goes first"
+            }
             return "in the \(candidate.band) band, killed after the \(victim.band) band"
         }
         if candidate.footprint != victim.footprint {
@@ -48,7 +51,9 @@ public enum VictimRanking {
 
     /// Whether the killer may choose `candidate` at all.
     public static func isEligible(_ candidate: KillCandidate, killForeground: Bool) -> Bool {
-        isEligible(band: candidate.band, isProtected: candidate.isProtected, killForeground: killForeground)
+        isEligible(
+            isInForeground: candidate.isInForeground, isProtected: candidate.isProtected, killForeground: killForeground
+        )
     }
 
     /// Whether `first` is killed before `second`: lower band, then larger footprint, then
@@ -72,7 +77,10 @@ public enum VictimRanking {
             // Fields are read in place: no copy of the candidate, so no reference counting of
             // names in the loop; a name is only compared when everything else ties.
             let band = candidates[index].band
-            guard isEligible(band: band, isProtected: candidates[index].isProtected, killForeground: killForeground)
+            guard
+                isEligible(
+                    isInForeground: candidates[index].isInForeground, isProtected: candidates[index].isProtected,
+                    killForeground: killForeground)
             else { continue }
             guard let current = best else {
                 best = index
@@ -93,8 +101,8 @@ public enum VictimRanking {
 
     /// Protected apps never; foreground apps only when `killForeground`.
     @inline(__always)
-    static func isEligible(band: KillBand, isProtected: Bool, killForeground: Bool) -> Bool {
-        !isProtected && (band != .foreground || killForeground)
+    static func isEligible(isInForeground: Bool, isProtected: Bool, killForeground: Bool) -> Bool {
+        !isProtected && (!isInForeground || killForeground)
     }
 
     /// `precedes` on the fields: the one comparison of rule 9. The names are read only when
@@ -120,6 +128,8 @@ protocol KillRankable {
     var footprint: Int64 { get }
     var lastUsed: Instant { get }
     var isProtected: Bool { get }
+    /// Whether the app is in the foreground (inactive or active), where `kill_foreground = false` keeps it.
+    var isInForeground: Bool { get }
 }
 
 extension KillCandidate: KillRankable {}

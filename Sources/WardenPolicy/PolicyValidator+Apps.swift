@@ -165,6 +165,7 @@ extension PolicyValidator {
         let resolved = timing(in: table, base: policy.settings, appName: name)
         checkTimingRules(resolved, global: global)
         app.settings = resolved.settings
+        app.memory = appMemoryOverrides(in: table)
 
         if commandRequired && table["command"] == nil {
             report(

@@ -30,9 +30,13 @@ extension PolicyValidator {
     static let timingSections = ["background", "fetch", "push", "watchdog", "termination", "launch", "restoration"]
 
     /// The keys of the global `[memory]` table.
-    static let memoryKeys = [
-        "warning_enter", "warning_exit", "critical_enter", "critical_exit", "kill_foreground", "warning_interval",
-    ]
+    static let memoryKeys =
+        [
+            "warning_enter", "warning_exit", "critical_enter", "critical_exit", "kill_foreground", "warning_interval",
+        ] + appMemoryKeys
+
+    /// The keys of `[memory]` that an app's `[apps.NAME.memory]` table may set for itself.
+    static let appMemoryKeys = ["foreground_limit", "background_limit", "fair_share"]
 
     /// The keys a timing section takes.
     static func keys(ofSection section: String) -> [String] {
@@ -93,8 +97,9 @@ extension PolicyValidator {
         return resolved
     }
 
-    /// `[memory]`: only `warning_interval` is a timing setting; in an app's table it is the
-    /// only key allowed. The global thresholds are read by `memorySettings(in:)`.
+    /// `[memory]`: only `warning_interval` is a timing setting; an app's table may also set its
+    /// own bounds (`appMemoryOverrides(in:)`). The global thresholds are read by
+    /// `memorySettings(in:)`.
     private mutating func memoryTiming(_ table: LocatedTable, into resolved: inout ResolvedTiming, isApp: Bool) {
         for (key, value) in table.pairs {
             if key == "warning_interval" {
@@ -102,13 +107,15 @@ extension PolicyValidator {
                     resolved.settings.memoryWarningInterval = duration
                     resolved.explicit["memory.warning_interval"] = value
                 }
+            } else if isApp && Self.appMemoryKeys.contains(key) {
+                continue  // read by appMemoryOverrides(in:)
             } else if isApp && Self.memoryKeys.contains(key) {
                 report(
                     value,
-                    "key \"\(value.dottedKey)\" cannot be set for one app; only \"warning_interval\" can be set in [\(table.dottedKey)], the other memory settings apply to the whole device."
+                    "key \"\(value.dottedKey)\" cannot be set for one app; only \"warning_interval\", \"foreground_limit\", \"background_limit\" and \"fair_share\" can be set in [\(table.dottedKey)], the other memory settings apply to the whole device."
                 )
             } else if isApp {
-                reportUnknown(value, known: ["warning_interval"], place: "[\(table.dottedKey)]")
+                reportUnknown(value, known: ["warning_interval"] + Self.appMemoryKeys, place: "[\(table.dottedKey)]")
             }
         }
     }
@@ -172,6 +179,8 @@ extension PolicyValidator {
                 }
             } else if key == "kill_foreground" {
                 if let flag = bool(value) { memory.killForeground = flag }
+            } else if let field = Self.boundFields.first(where: { $0.key == key }) {
+                memory[keyPath: field.global] = bound(value, allowingNone: true)
             } else if key != "warning_interval" {
                 reportUnknown(value, known: Self.memoryKeys, place: "[\(table.dottedKey)]")
             }
@@ -189,6 +198,52 @@ extension PolicyValidator {
             blameHigh: false, explicit: explicit,
             reason: "critical pressure starts with less available memory than warning does")
         return memory
+    }
+
+    /// The bounds `[memory]` sets for every app and `[apps.NAME.memory]` for one.
+    static var boundFields:
+        [(
+            key: String, global: WritableKeyPath<MemorySettings, MemoryThreshold?>,
+            app: WritableKeyPath<AppMemoryOverrides, MemoryThreshold?>
+        )]
+    {
+        [
+            ("foreground_limit", \.foregroundLimit, \.foregroundLimit),
+            ("background_limit", \.backgroundLimit, \.backgroundLimit),
+            ("fair_share", \.fairShare, \.fairShare),
+        ]
+    }
+
+    /// An app's own bounds from its `[apps.NAME.memory]` table.
+    mutating func appMemoryOverrides(in table: LocatedTable) -> AppMemoryOverrides {
+        var overrides = AppMemoryOverrides()
+        guard let memory = table["memory"]?.table else { return overrides }
+        for field in Self.boundFields {
+            guard let value = memory[field.key] else { continue }
+            overrides[keyPath: field.app] = bound(value, allowingNone: false)
+        }
+        return overrides
+    }
+
+    /// A memory bound: a size greater than zero (`"300MiB"`) or a percentage of device memory
+    /// greater than zero (`"40%"`); `"none"` for no bound where `allowingNone`.
+    private mutating func bound(_ value: LocatedValue, allowingNone: Bool) -> MemoryThreshold? {
+        if allowingNone, value.string?.trimmingBlanks() == "none" { return nil }
+        let example = MemoryThreshold.percent(40)
+        guard let threshold = threshold(value, example: example) else { return nil }
+        let isZero =
+            switch threshold {
+            case .bytes(let bytes): bytes == 0
+            case .percent(let percent): percent == 0
+            }
+        if isZero {
+            report(
+                value,
+                "key \"\(value.dottedKey)\" must be greater than zero, such as \"300MiB\" or \"\(example)\"\(allowingNone ? ", or \"none\" for no bound" : "")."
+            )
+            return nil
+        }
+        return threshold
     }
 
     /// Reports when `low` is above `high`; thresholds of different kinds (a size and a

@@ -143,7 +143,7 @@ extension PolicyValidator {
 
 extension String {
     /// The text without leading and trailing spaces and tabs.
-    fileprivate func trimmingBlanks() -> String {
+    func trimmingBlanks() -> String {
         var text = Substring(self)
         while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
         while let last = text.last, last == " " || last == "\t" { text.removeLast() }

@@ -88,7 +88,8 @@ extension LifecycleAction {
     var app: String? {
         switch self {
         case .spawn(let app, _, _, _), .freeze(let app, _), .thaw(let app), .terminate(let app, _),
-            .kill(let app, _), .setOOMScore(let app, _, _), .deliver(let app, _), .publishStatus(let app, _),
+            .kill(let app, _), .setOOMScore(let app, _, _), .setMemoryLimits(let app, _), .deliver(let app, _),
+            .publishStatus(let app, _),
             .scan(let app), .deleteRestorationState(let app):
             app
         case .armTimer(let id, _), .cancelTimer(let id):

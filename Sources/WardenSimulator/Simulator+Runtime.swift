@@ -134,10 +134,11 @@ extension Simulator {
         case .thaw(let app):
             if let index = index(of: app) { apps[index].isFrozen = false }
         case .terminate(let app, _), .kill(let app, _):
-            // SIGTERM and SIGKILL both end a simulated process at once.
+            // SIGTERM and SIGKILL both end a simulated process at once, by that signal.
             guard let index = index(of: app), let launch = apps[index].launch else { return }
             processEnded(index)
-            pending.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
+            let signal: Int32 = if case .kill = action { 9 } else { 15 }
+            pending.append(.processExited(app: app, launch: launch, end: .exited(code: 128 + signal)))
         case .deliver(let app, let message):
             switch message {
             case .stateChanged, .memoryWarning, .saveState:
@@ -175,7 +176,7 @@ extension Simulator {
                     record.analytics.append(SimulationRecord.Analytics(time: now, app: journal.app, event: event))
                 }
             }
-        case .reply, .setOOMScore, .deleteRestorationState, .runHook:
+        case .reply, .setOOMScore, .setMemoryLimits, .deleteRestorationState, .runHook:
             break
         }
     }

@@ -62,9 +62,24 @@ public enum TraceText {
         case .launched(let app, let launch): (app, "process running (launch \(launch))")
         case .processExited(let app, let launch, let end):
             switch end {
+            case .exited(let code) where code > 128:
+                (
+                    app,
+                    "process ended by \(code == 137 ? "SIGKILL" : code == 143 ? "SIGTERM" : "signal \(code - 128)") (launch \(launch))"
+                )
             case .exited(let code): (app, "process exited (launch \(launch), status \(code))")
             case .crashed(let description): (app, "process crashed (launch \(launch): \(description))")
+            case .oomKilled(let kill):
+                (
+                    app,
+                    "process killed by the kernel's OOM killer (launch \(launch)\(kill.limit.map { ", at its limit of \(DurationFormat.sizeString($0))" } ?? ""))"
+                )
             }
+        case .oomKilled(let app, let launch, let kill):
+            (
+                app,
+                "OOM kill in its group (launch \(launch)\(kill.limit.map { ", at its limit of \(DurationFormat.sizeString($0))" } ?? ""))"
+            )
         case .spawnFailed(let app, let launch, let message): (app, "launch \(launch) failed: \(message)")
         case .completeFetch(let app, let result): (app, "complete-fetch \(result.rawValue)")
         case .completePush(let app, let result): (app, "complete-push \(result.rawValue)")
@@ -155,6 +170,10 @@ public enum TraceText {
             return (id.app, "arm timer \(id.kind.rawValue) for \(deadline)")
         case .cancelTimer(let id):
             return (id.app, "cancel timer \(id.kind.rawValue)")
+        case .setMemoryLimits(let app, let limits):
+            let max = limits.max.map { "memory.max \(DurationFormat.sizeString($0))" } ?? "memory.max none"
+            let high = limits.high.map { ", memory.high \(DurationFormat.sizeString($0))" } ?? ""
+            return (app, "limits: \(max)\(high)")
         case .setOOMScore(let app, let band, let score):
             return (app, "oom_score_adj \(score) (\(band) band)")
         }

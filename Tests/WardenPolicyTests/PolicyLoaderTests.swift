@@ -84,6 +84,9 @@ import WardenPolicy
             critical_exit = "200MiB"
             kill_foreground = false
             warning_interval = "1m"
+            foreground_limit = "60%"
+            background_limit = "256MiB"
+            fair_share = "none"
             [watchdog]
             interval = "2m"
             [termination]
@@ -112,7 +115,8 @@ import WardenPolicy
         )
         let memory = MemorySettings(
             warningEnter: .bytes(300 << 20), warningExit: .bytes(400 << 20), criticalEnter: .bytes(100 << 20),
-            criticalExit: .bytes(200 << 20), killForeground: false)
+            criticalExit: .bytes(200 << 20), killForeground: false, foregroundLimit: .percent(60),
+            backgroundLimit: .bytes(256 << 20), fairShare: nil)
         let expected = Policy(
             foregroundSlots: 2, settings: settings, memory: memory,
             resources: ["camera": ResourceDeclaration(name: "camera", paths: ["/dev/video0"], description: "Camera")])
@@ -209,5 +213,55 @@ import WardenPolicy
         #expect(policy.app(named: "music")?.backgroundModes == [])
         #expect(policy.resources["camera"]?.paths == ["/tmp/appwarden-demo/camera.lock"])
         #expect(policy.apps.allSatisfy { $0.command == "ballast" })
+    }
+}
+
+/// The per-app memory bounds of `[apps.NAME.memory]` and their errors.
+@Suite struct PolicyMemoryBoundsTests {
+    /// An app's own bounds override the global ones; unset ones stay nil (the global applies).
+    @Test func anAppsOwnBoundsAreRead() throws {
+        let policy = try PolicyLoader.parse(
+            """
+            [memory]
+            background_limit = "200MiB"
+            [apps.maps]
+            command = "/usr/bin/maps"
+            memory_max = "1GiB"
+            [apps.maps.memory]
+            background_limit = "300MiB"
+            fair_share = "60%"
+            warning_interval = "1m"
+            """, file: "bounds.toml")
+        let maps = try #require(policy.app(named: "maps"))
+        #expect(maps.memory == AppMemoryOverrides(backgroundLimit: .bytes(300 << 20), fairShare: .percent(60)))
+        #expect(maps.settings.memoryWarningInterval == .seconds(60))
+        #expect(policy.memory.backgroundLimit == .bytes(200 << 20))
+        #expect(policy.memory.fairShare == MemorySettings.defaultFairShare)
+    }
+
+    /// A bound of zero, a word other than "none", and "none" for one app are refused, each with
+    /// its file, line and key.
+    @Test func badBoundsAreRefusedWithTheirKeys() {
+        let text = """
+            [memory]
+            foreground_limit = "0MiB"
+            fair_share = "half"
+            [apps.maps]
+            command = "/usr/bin/maps"
+            [apps.maps.memory]
+            background_limit = "none"
+            critical_enter = "5%"
+            """
+        #expect {
+            _ = try PolicyLoader.parse(text, file: "bounds.toml")
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(
+                #"Policy "bounds.toml", line 2: key "memory.foreground_limit" must be greater than zero, such as "300MiB" or "40%", or "none" for no bound."#
+            )
+                && text.contains(#"line 3: key "memory.fair_share" must be a size such as "512MiB" or a percentage"#)
+                && text.contains(#"line 7: key "apps.maps.memory.background_limit" must be a size such as "512MiB""#)
+                && text.contains(#"line 8: key "apps.maps.memory.critical_enter" cannot be set for one app"#)
+        }
     }
 }

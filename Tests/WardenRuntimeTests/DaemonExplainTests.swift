@@ -30,7 +30,7 @@ import WardenTesting
             command = "/bin/viewer"
             """)
         defer { bed.removeStateDirectory() }
-        for (app, size) in [("big", 400), ("small", 100), ("guard", 500), ("viewer", 300)] {
+        for (app, size) in [("big", 400), ("small", 100), ("guard", 350), ("viewer", 300)] {
             _ = try await bed.daemon.perform(.open(app: app))
             await bed.settle()
             _ = try await bed.daemon.perform(.footprint(app: app, bytes: Int64(size) * Self.mebibyte))
@@ -52,7 +52,7 @@ import WardenTesting
             text.contains(
                 "Not chosen: viewer (foreground, 300MiB): in the foreground, killed only with kill_foreground = true."
             ))
-        #expect(text.contains("Not chosen: guard (idle-background, 500MiB): protected by the policy, never killed."))
+        #expect(text.contains("Not chosen: guard (idle-background, 350MiB): protected by the policy, never killed."))
         #expect(explanation.sentences.contains { $0.hasPrefix("── launched at ") })
         let device = bed.journal.entries(JournalQuery(app: JournalEntry.systemApp))
         let settings = MemorySettings()

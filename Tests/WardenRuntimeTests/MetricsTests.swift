@@ -140,7 +140,8 @@ import WardenTesting
             #expect(scrape[#"appwarden_apps{state="notRunning"}"#] == 1)
             #expect(scrape[#"appwarden_app_footprint_bytes{app="mail"}"#] == Double(300 * Self.mib))
             #expect(scrape[#"appwarden_app_band{app="mail"}"#] == Double(KillBand.foreground.rawValue))
-            #expect(scrape[#"appwarden_app_band{app="maps"}"#] == 0)
+            #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
+            #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
             #expect(scrape["appwarden_memory_available_bytes"] == Double(724 * Self.mib))
             #expect(scrape["appwarden_memory_total_bytes"] == Double(1024 * Self.mib))
             #expect(scrape[#"appwarden_memory_threshold_bytes{threshold="critical_enter"}"#] == 53_687_091)
@@ -161,7 +162,8 @@ import WardenTesting
             #expect(scrape[#"appwarden_terminations_total{reason="memoryPressure"}"#] == 1)
             #expect(scrape["appwarden_memory_pressure_level"] == 2)
             #expect(scrape[#"appwarden_apps{state="notRunning"}"#] == 1)
-            #expect(scrape[#"appwarden_app_band{app="mail"}"#] == 0)
+            #expect(scrape[#"appwarden_app_band{app="mail"}"#] == nil)
+            #expect(scrape[#"appwarden_app_footprint_bytes{app="mail"}"#] == nil)
 
             let other = try await Self.get("http://127.0.0.1:\(port)/v1/apps")
             #expect(other.status == 404)
@@ -204,21 +206,28 @@ import WardenTesting
         await bed.stop()
     }
 
-    /// An app removed from the policy loses its per-app series at the next scrape; the others keep theirs.
-    @Test func anAppRemovedFromThePolicyLeavesThePerAppGauges() async throws {
+    /// Per-app series exist while the app runs: an app that is not running has none, and an app
+    /// removed from the policy loses its series at the next scrape; the others keep theirs.
+    @Test func onlyRunningAppsHavePerAppGauges() async throws {
         let bed = await WardenTestBed.start(policy: try PolicyLoader.parse(Self.policy, file: "metrics.toml"))
         defer { bed.removeStateDirectory() }
         var scrape = try Scrape(parsing: try #require(await bed.daemon.metricsExposition()))
-        #expect(scrape[#"appwarden_app_band{app="maps"}"#] == 0)
-        #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == 0)
+        #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
+        #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        _ = try await bed.daemon.perform(.open(app: "maps"))
+        await bed.settle()
+        scrape = try Scrape(parsing: try #require(await bed.daemon.metricsExposition()))
+        #expect(scrape[#"appwarden_app_band{app="maps"}"#] == Double(KillBand.foreground.rawValue))
+        #expect(scrape[#"appwarden_app_band{app="mail"}"#] == Double(KillBand.idleBackground.rawValue))
         let smaller = try PolicyLoader.parse("[apps.mail]\ncommand = \"/bin/mail\"\n", file: "metrics.toml")
         _ = try await bed.daemon.perform(.policyChanged(smaller))
         await bed.settle()
         scrape = try Scrape(parsing: try #require(await bed.daemon.metricsExposition()))
         #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
         #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
-        #expect(scrape[#"appwarden_app_band{app="mail"}"#] == 0)
-        #expect(scrape[#"appwarden_apps{state="notRunning"}"#] == 1)
+        #expect(scrape[#"appwarden_app_band{app="mail"}"#] != nil)
+        #expect(scrape[#"appwarden_apps{state="notRunning"}"#] == 0)
         await bed.stop()
     }
 

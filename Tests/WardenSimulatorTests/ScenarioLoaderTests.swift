@@ -168,7 +168,7 @@ import WardenSimulator
                 #"Scenario "test.toml", line 10: key "apps.maps.on_fetch" must be "complete newData|noData|failed after DURATION" (such as "complete newData after 1s") or "never"."#,
                 #"Scenario "test.toml", line 11: key "apps.maps.launch_time" must be a duration such as "2s", or "never"."#,
                 #"Scenario "test.toml", line 14: key "expect.kill_order" entry 1 ("mial") names the unknown app "mial" (did you mean "mail"?)."#,
-                #"Scenario "test.toml", line 15: key "expect.terminations" entry 1 ("maps memPressure") has the unknown termination reason "memPressure"; expected one of exited, crashed, userForceQuit, memoryPressure, backgroundTaskExpired, fetchTimeout, pushTimeout, heldSharedResource, launchTimeout, policyRemoved, policyChanged."#,
+                #"Scenario "test.toml", line 15: key "expect.terminations" entry 1 ("maps memPressure") has the unknown termination reason "memPressure"; expected one of exited, crashed, userForceQuit, memoryPressure, backgroundTaskExpired, fetchTimeout, pushTimeout, heldSharedResource, launchTimeout, memoryLimit, kernelOOMKill, policyRemoved, policyChanged."#,
                 #"Scenario "test.toml", line 16: key "expect.analytics" entry 1 ("$AppTerminated maps") lists $AppTerminated, which is checked by "terminations" ("APP reason") instead."#,
                 #"Scenario "test.toml", line 17: key "expect.at" entry 1 ("9s mail sleeping") has the unknown state "sleeping"; expected one of notRunning, inactive, active, background, suspended."#,
                 #"Scenario "test.toml", line 18: key "expect.kill_ordre" is unknown (did you mean "kill_order"?); [expect] takes kill_order, terminations, analytics, status, launches, refused, at."#,

@@ -87,10 +87,11 @@ import WardenSimulator
     }
 
     /// Under the memory model each kill frees the victim's footprint and the loop stops once
-    /// available memory is back at or above critical_exit.
+    /// available memory is back at or above critical_exit (with no fair share, the band order
+    /// alone decides).
     @Test func memoryModelKillsUntilCriticalExit() {
         let policy = Policy(
-            memory: MemorySettings(criticalEnter: .bytes(100 << 20), criticalExit: .bytes(300 << 20)),
+            memory: MemorySettings(criticalEnter: .bytes(100 << 20), criticalExit: .bytes(300 << 20), fairShare: nil),
             apps: ["a", "b", "c", "front"].map { AppPolicy(name: $0) })
         let footprints: [String: Int64] = ["a": 400 << 20, "b": 250 << 20, "c": 100 << 20, "front": 10 << 20]
         let scenario = Scenario(

@@ -35,6 +35,8 @@ extension WardenDaemon {
                 killedForMemory = killedForMemory || reason == .memoryPressure
             case .setOOMScore(let app, _, let score):
                 await setOOMScore(app, score: score)
+            case .setMemoryLimits(let app, let limits):
+                await setMemoryLimits(app, limits)
             case .deliver(let app, let message):
                 record(app: app, .message(message))
                 sendMappedSignal(app, for: message)
@@ -169,11 +171,8 @@ extension WardenDaemon {
                     processes.running[app] = nil
                 }
                 let created = try await driver.createGroup(named: app)
-                if appPolicy.memoryMax != nil || appPolicy.memoryHigh != nil {
-                    try await driver.setMemoryLimits(
-                        MemoryLimits(
-                            max: appPolicy.memoryMax.map { UInt64(max(0, $0)) },
-                            high: appPolicy.memoryHigh.map { UInt64(max(0, $0)) }), of: created)
+                if let limits = processes.limits[app], !limits.isEmpty {
+                    try await driver.setMemoryLimits(Self.kernelLimits(limits), of: created)
                 }
                 await boundTasks(app, to: appPolicy.tasksMax.count, of: created, with: driver)
                 group = created
@@ -332,6 +331,23 @@ extension WardenDaemon {
             logger.debug("Could not remove the group of app \"\(app)\": \(error)")
         }
         return true
+    }
+
+    /// Keeps the limits the core set for the app's group and writes them to the group now if
+    /// it exists; a group created for the next launch takes them before its process runs.
+    func setMemoryLimits(_ app: String, _ limits: GroupMemoryLimits) async {
+        processes.limits[app] = limits
+        guard let driver, let group = processes.groups[app], processes.releasing[app] == nil else { return }
+        do {
+            try await driver.setMemoryLimits(Self.kernelLimits(limits), of: group)
+        } catch {
+            warnOnce(app, cause: "memory limits", "Could not set the memory limits of app \"\(app)\": \(error)")
+        }
+    }
+
+    /// The core's limits as the driver writes them.
+    static func kernelLimits(_ limits: GroupMemoryLimits) -> MemoryLimits {
+        MemoryLimits(max: limits.max.map { UInt64(max(0, $0)) }, high: limits.high.map { UInt64(max(0, $0)) })
     }
 
     func setOOMScore(_ app: String, score: Int) async {

@@ -157,7 +157,9 @@ public final class WardenMetrics: Sendable {
         for state in AppState.allCases {
             gauge("appwarden_apps", [("state", state.rawValue)]).record(counts[state] ?? 0)
         }
-        let names = Set(reading.apps.map(\.name))
+        // Per-app series exist while the app runs: a stopped app has no footprint and no band.
+        let running = reading.apps.filter { $0.state != .notRunning }
+        let names = Set(running.map(\.name))
         let gone = appsShown.withLock { shown in
             defer { shown = names }
             return shown.subtracting(names)
@@ -166,9 +168,11 @@ public final class WardenMetrics: Sendable {
             gauge("appwarden_app_footprint_bytes", [("app", app)]).destroy()
             gauge("appwarden_app_band", [("app", app)]).destroy()
         }
-        for app in reading.apps {
+        for app in running {
             gauge("appwarden_app_footprint_bytes", [("app", app.name)]).record(app.footprint)
-            gauge("appwarden_app_band", [("app", app.name)]).record(app.band?.rawValue ?? 0)
+            if let band = app.band {
+                gauge("appwarden_app_band", [("app", app.name)]).record(band.rawValue)
+            }
         }
         gauge("appwarden_memory_pressure_level", []).record(Self.number(of: reading.level))
         if let device = reading.device {

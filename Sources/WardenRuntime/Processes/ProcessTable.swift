@@ -1,4 +1,5 @@
 import WardenCgroup
+import WardenCore
 
 /// The daemon's table of the apps' groups and processes: each app's group, its running main
 /// process and the signals sent to it since its launch.
@@ -16,6 +17,9 @@ struct ProcessTable {
     /// Groups being released (emptied and removed), by app: a launch of the same app waits
     /// for the release, whose removal would otherwise take the new group (the same path) along.
     var releasing: [String: Task<Bool, Never>] = [:]
+    /// The memory limits the core set for each app's group (`LifecycleAction.setMemoryLimits`),
+    /// applied to the group a launch creates.
+    var limits: [String: GroupMemoryLimits] = [:]
 }
 
 /// A running app: its record (what the checkpoint saves) and, for a process this daemon
