@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "WardenRuntime",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenSimulator",
+                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -78,6 +78,8 @@ let package = Package(
                 "WardenCore", "WardenPolicy", "WardenSimulator", "WardenRuntime", "WardenClient", "WardenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(

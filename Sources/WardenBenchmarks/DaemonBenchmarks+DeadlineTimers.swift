@@ -3,14 +3,14 @@ import WardenRuntime
 import WardenSimulator
 
 extension DaemonBenchmarks {
-    /// The daemon's timer machinery on the real clock: the deadlines wait in one `TimerQueue`,
+    /// The daemon's timer machinery on the real clock: the deadlines wait in one `DeadlineQueue`,
     /// served by one task that sleeps on a `WardenClock` until the earliest deadline and queues
     /// the timers due on one stream of events; the lateness is how long after its deadline a
     /// timer is taken from that stream.
     actor DeadlineTimers {
         private let clock = WardenClock(ContinuousClock())
         private var deadlines: [Int: Duration] = [:]
-        private var queue = TimerQueue<Int>()
+        private var queue = DeadlineQueue<Int>()
         private var server: (id: UInt64, task: Task<Void, Never>, wake: Duration)?
         private var servers: UInt64 = 0
         private var jobs: AsyncStream<Int>.Continuation?

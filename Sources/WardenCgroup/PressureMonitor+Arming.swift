@@ -21,6 +21,8 @@ struct PressureWatch: Sendable {
     var source: PressureEvent.Source
     var level: PressureEvent.Level
     var armedSource: PressureMonitor.Source
+    /// The source as it was asked for (a PSI trigger's window may differ once armed).
+    var requestedSource: PressureMonitor.Source
 
     /// The poll events to wait for on `fd`.
     var pollEvents: Int16 {
@@ -50,10 +52,12 @@ extension PressureMonitor {
         return watches
     }
 
-    private static func arm(_ source: Source) throws(CgroupError) -> PressureWatch {
+    static func arm(_ source: Source) throws(CgroupError) -> PressureWatch {
         switch source {
         case .psi(let path, let kind, let stall, let window, let level):
-            return try armPSI(path: path, kind: kind, stall: stall, window: window, level: level)
+            var watch = try armPSI(path: path, kind: kind, stall: stall, window: window, level: level)
+            watch.requestedSource = source
+            return watch
         case .pressureLevel(let group, let level, let mode):
             let argument: String
             switch level {
@@ -66,17 +70,19 @@ extension PressureMonitor {
                 arguments: mode == .default ? argument : "\(argument),\(mode.rawValue)")
             return PressureWatch(
                 kind: .eventFD(controlFile: group + "/memory.pressure_level"), fd: fd,
-                source: .pressureLevel(group: group), level: level == .normal ? .low : level, armedSource: source)
+                source: .pressureLevel(group: group), level: level == .normal ? .low : level, armedSource: source,
+                requestedSource: source)
         case .usageThreshold(let group, let bytes):
             let fd = try registerEventFD(group: group, file: "memory.usage_in_bytes", arguments: "\(bytes)")
             return PressureWatch(
                 kind: .eventFD(controlFile: group + "/memory.usage_in_bytes"), fd: fd,
-                source: .usageThreshold(group: group, bytes: bytes), level: .normal, armedSource: source)
+                source: .usageThreshold(group: group, bytes: bytes), level: .normal, armedSource: source,
+                requestedSource: source)
         case .oomControl(let group):
             let fd = try registerEventFD(group: group, file: "memory.oom_control", arguments: nil)
             return PressureWatch(
                 kind: .eventFD(controlFile: group + "/memory.oom_control"), fd: fd, source: .oomControl(group: group),
-                level: .critical, armedSource: source)
+                level: .critical, armedSource: source, requestedSource: source)
         case .memoryEvents(let group):
             let path = group + "/memory.events"
             let fd = try open(path, O_RDONLY, "open the memory events file")
@@ -89,7 +95,7 @@ extension PressureMonitor {
             }
             return PressureWatch(
                 kind: .memoryEvents(path: path, initialKills: kills), fd: fd, source: .memoryEvents(group: group),
-                level: .critical, armedSource: source)
+                level: .critical, armedSource: source, requestedSource: source)
         }
     }
 
@@ -109,7 +115,8 @@ extension PressureMonitor {
         case .success(let accepted):
             return PressureWatch(
                 kind: .psi, fd: fd, source: .psi(path: path), level: level,
-                armedSource: .psi(path: path, kind: kind, stall: accepted.stall, window: accepted.window, level: level))
+                armedSource: .psi(path: path, kind: kind, stall: accepted.stall, window: accepted.window, level: level),
+                requestedSource: .psi(path: path, kind: kind, stall: stall, window: window, level: level))
         case .failure(let error):
             Syscalls.close(fd)
             throw psiRefusal(error, path: path, kind: kind, attempts: attempts)

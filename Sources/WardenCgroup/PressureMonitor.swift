@@ -6,6 +6,7 @@
 /// v2 `memory.events`). Nothing here samples: the thread sleeps until the kernel signals, and
 /// measuring memory is the daemon's memory watch's work. Everything is armed in `start`, so a source that cannot be armed is
 /// an error there; blocking waits then run on one dedicated thread, not the cooperative pool.
+/// Sources may be added and removed while it runs (`add`, `remove`), each on the same thread.
 /// Ending the iteration (or `stop()`) closes every descriptor, then ends the sequence.
 ///
 /// The sequence has a single consumer, like the `AsyncStream` it wraps.
@@ -90,6 +91,26 @@ public struct PressureMonitor: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> AsyncStream<PressureEvent>.AsyncIterator {
         stream.makeAsyncIterator()
+    }
+
+    /// Arms `source` and watches it from now on, beside the others; returns the source as the
+    /// kernel accepted it (a PSI trigger's window may be wider than asked).
+    ///
+    /// - Throws: `CgroupError` naming the file when the source cannot be armed, or when the
+    ///   monitor has stopped.
+    @discardableResult
+    public func add(_ source: Source) throws(CgroupError) -> Source {
+        let watch = try Self.arm(source)
+        guard watcher.add(watch) else {
+            throw CgroupError(
+                code: .io, message: "The pressure monitor has stopped; \(source) is not watched.", cause: "stopped")
+        }
+        return watch.armedSource
+    }
+
+    /// Stops watching `source` (as it was given to `start` or `add`) and closes its descriptor.
+    public func remove(_ source: Source) {
+        watcher.remove(source)
     }
 
     /// Stops watching: the thread closes every descriptor, then the sequence ends.

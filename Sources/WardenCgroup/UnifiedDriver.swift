@@ -91,10 +91,16 @@ public struct UnifiedDriver: CgroupDriver {
         AppGroup(name: name, unifiedPath: rootDirectory + "/" + name)
     }
 
+    /// Creates the group; where cgroup2 holds the memory controller, the kernel's OOM killer
+    /// then kills the whole group at once (`memory.oom.group = 1`): an app is one unit.
     public func createGroup(named name: String) async throws(CgroupError) -> AppGroup {
         try await prepare()
         let group = group(named: name)
         try files.createDirectory(group.unifiedPath!)
+        if layout.memorySource == .unified {
+            // Kernels before 4.19 have no such file; the daemon then kills the rest itself.
+            _ = Syscalls.writeText("1", to: group.unifiedPath! + "/memory.oom.group")
+        }
         return group
     }
 

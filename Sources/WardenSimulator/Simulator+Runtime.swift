@@ -256,7 +256,7 @@ extension Simulator {
     }
 
     /// Something in the queue is due now.
-    mutating func fire(_ entry: TimerQueue<Occurrence>.Entry) {
+    mutating func fire(_ entry: DeadlineQueue<Occurrence>.Entry) {
         switch entry.element {
         case .timer(let id):
             if let slot = timerSlot(id) {

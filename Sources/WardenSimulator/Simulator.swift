@@ -5,7 +5,7 @@ public import WardenCore
 ///
 /// Processes "run" from `spawn` until they exit; SIGTERM and SIGKILL end them at once. Apps
 /// answer fetch and push windows and expiration calls as their `AppFacts` say. Timers live in
-/// a `TimerQueue`: those due at or before a step's time fire before it, in (deadline,
+/// a `DeadlineQueue`: those due at or before a step's time fire before it, in (deadline,
 /// insertion) order. With `Scenario.memory` set, every change of what is in memory sends a
 /// memory sample to the core, and each kill frees the victim's footprint and sends another,
 /// until the core stops killing.
@@ -31,7 +31,7 @@ public struct Simulator {
     /// Whether `trace` is kept. Off, a run does no per-event formatting or recording beyond `record`.
     public let isTracing: Bool
 
-    var queue = TimerQueue<Occurrence>()
+    var queue = DeadlineQueue<Occurrence>()
     /// The sequence number of the live arming of each core timer of a simulated app, at
     /// `timerSlot(app, kind)`; older queue entries are stale. `UInt64.max`: not armed.
     var armedSequences: [UInt64] = []

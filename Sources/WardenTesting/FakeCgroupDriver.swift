@@ -8,8 +8,11 @@ public import WardenRuntime
 ///
 /// It is also the daemon's memory source: each app has a footprint the test sets, and with a
 /// device memory set, what is available is that memory, less the reserve, less the footprints
-/// of the apps whose processes are in their groups (frozen ones included).
-public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable {
+/// of the apps whose processes are in their groups (frozen ones included). And it is the
+/// daemon's memory signals, as the kernel's usage thresholds and PSI triggers would be: every
+/// change of what is in memory, with a device memory set, tells the daemon to measure at once;
+/// `killByOOM` plays the kernel's OOM killer in an app's group.
+public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySignalSource, Sendable {
     /// What the driver was asked to do, in order.
     public enum Call: Sendable, Hashable {
         case prepare
@@ -29,6 +32,7 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
         var isFrozen = false
         var limits: MemoryLimits?
         var tasksMax: Int?
+        var oom = GroupOOMState(kills: 0, limitHits: 0, limit: nil, peak: nil)
     }
 
     struct State {
@@ -46,6 +50,9 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
         var heldFreezes: [CheckedContinuation<Void, Never>] = []
         var holdsRemovals = false
         var heldRemovals: [CheckedContinuation<Void, Never>] = []
+        var signal: (@Sendable (MemorySignal) -> Void)?
+        /// The apps whose groups the daemon watches for OOM kills.
+        var oomWatched: Set<String> = []
     }
 
     let state = Mutex(State())
@@ -85,12 +92,52 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
             $0.footprints[name] = bytes
             $0.memoryChanges += 1
         }
+        memoryChanged()
+    }
+
+    /// Tells the daemon to measure, as the kernel's notifications would, when the device's
+    /// memory is modelled.
+    private func memoryChanged() {
+        let signal = state.withLock { $0.device == nil ? nil : $0.signal }
+        signal?(.pressure("fake device memory changed"))
+    }
+
+    /// Plays the kernel's OOM killer in app `name`'s group: the group counts the kill (at its own
+    /// limit when `atLimit`, with `peak` as the most it held) and every process of the group ends
+    /// by SIGKILL, as with `memory.oom.group`; with `wholeGroup` false only the counters move and
+    /// the daemon is told, as a v1 group whose main process lives on. Returns whether the group exists.
+    @discardableResult
+    public func killByOOM(_ name: String, atLimit: Bool, peak: Int64? = nil, wholeGroup: Bool = true) -> Bool {
+        let found = state.withLock {
+            state -> (
+                pids: [Int32], handler: (@Sendable ([Int32]) -> Void)?, signal: (@Sendable (MemorySignal) -> Void)?,
+                watched: Bool
+            )? in
+            guard var group = state.groups[name] else { return nil }
+            group.oom.kills += 1
+            if atLimit { group.oom.limitHits += 1 }
+            group.oom.limit = group.limits?.max
+            group.oom.peak = peak.map { UInt64(max(0, $0)) }
+            let pids = wholeGroup ? group.pids : []
+            if wholeGroup {
+                group.pids = []
+                if !pids.isEmpty { state.memoryChanges += 1 }
+            }
+            state.groups[name] = group
+            return (pids, state.onKill, state.signal, state.oomWatched.contains(name))
+        }
+        guard let found else { return false }
+        if !found.pids.isEmpty { found.handler?(found.pids) }
+        if !wholeGroup, found.watched { found.signal?(.outOfMemory(app: name)) }
+        if !found.pids.isEmpty { memoryChanged() }
+        return true
     }
 
     /// Models a device of `memory` bytes of which `reserved` are not the apps'; without it the
     /// device's memory is unknown and no memory samples are taken.
     public func setDeviceMemory(_ memory: Int64, reserved: Int64 = 0) {
         state.withLock { $0.device = (memory, reserved) }
+        memoryChanged()
     }
 
     /// Makes the watchdog's scan of app `name` find `outcome`: `error` makes listing the group's
@@ -121,16 +168,21 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
             state.groups[name]?.pids.append(pid)
             state.memoryChanges += 1
         }
+        memoryChanged()
     }
 
     /// Takes an ended process out of whatever group holds it.
     func processEnded(_ pid: Int32) {
-        state.withLock { state in
+        let changed = state.withLock { state -> Bool in
+            var changed = false
             for name in state.groups.keys where state.groups[name]?.pids.contains(pid) == true {
                 state.groups[name]?.pids.removeAll { $0 == pid }
                 state.memoryChanges += 1
+                changed = true
             }
+            return changed
         }
+        if changed { memoryChanged() }
     }
 
     static func missing(_ name: String) -> CgroupError {
@@ -233,7 +285,10 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
             if !pids.isEmpty { state.memoryChanges += 1 }
             return (pids, state.onKill)
         }
-        if !pids.isEmpty { handler?(pids) }
+        if !pids.isEmpty {
+            handler?(pids)
+            memoryChanged()
+        }
     }
 
     public func processes(in group: AppGroup) async throws(CgroupError) -> [Int32] {
@@ -320,6 +375,35 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, Sendable 
         var result: [String: Int64] = [:]
         for (name, bytes) in tracked where include(name) { result[name] = bytes }
         return result
+    }
+
+    public func oomState(of name: String) -> GroupOOMState? {
+        state.withLock { state in state.tracked.contains(name) ? state.groups[name]?.oom : nil }
+    }
+
+    // MARK: MemorySignalSource
+
+    public func armDevice() -> [String] { ["fake device memory"] }
+
+    public func armUsageThresholds(group: String, marks: [UInt64]) -> Bool { true }
+
+    public func watch(app: String, group: AppGroup) {
+        state.withLock { _ = $0.oomWatched.insert(app) }
+    }
+
+    public func unwatch(app: String) {
+        state.withLock { _ = $0.oomWatched.remove(app) }
+    }
+
+    public func connect(_ signal: @escaping @Sendable (MemorySignal) -> Void) {
+        state.withLock { $0.signal = signal }
+    }
+
+    /// Returns at once: the signals go out when the test changes what is in memory.
+    public func run() async {}
+
+    public func stop() {
+        state.withLock { $0.signal = nil }
     }
 
     public func deviceMemory() -> (available: Int64, total: Int64)? {

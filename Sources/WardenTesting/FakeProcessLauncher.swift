@@ -11,7 +11,8 @@ public import WardenRuntime
 /// A process launcher that starts no process: each launch is a simulated process with a pid of
 /// its own, placed in its group of the `FakeCgroupDriver`, that runs until the test makes it exit
 /// or crash, a SIGTERM or SIGKILL reaches it, or the driver kills its group. Its end is reported
-/// on `exits`, as the real watcher reports a reaped child.
+/// to the daemon at once, on the caller's thread, as the real watcher reports a reaped child:
+/// whatever the test does is queued for the daemon before the test's next step.
 public final class FakeProcessLauncher: ProcessLauncher, Sendable {
     /// One launch as the daemon asked for it.
     public struct Launch: Sendable, Equatable {
@@ -44,16 +45,11 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
 
     let state = Mutex(State())
     let driver: FakeCgroupDriver?
-    public let exits: AsyncStream<ProcessExit>
-    private let continuation: AsyncStream<ProcessExit>.Continuation
-    public let starts: AsyncStream<ProcessStart>
-    private let startsContinuation: AsyncStream<ProcessStart>.Continuation
+    private let reports = ProcessReportSink()
 
     /// Makes a launcher whose processes live in `driver`'s groups (nil: processes without groups).
     public init(driver: FakeCgroupDriver?) {
         self.driver = driver
-        (exits, continuation) = AsyncStream.makeStream(of: ProcessExit.self)
-        (starts, startsContinuation) = AsyncStream.makeStream(of: ProcessStart.self)
         driver?.onKill { [weak self] pids in
             for pid in pids { self?.end(pid, .signaled(SIGKILL)) }
         }
@@ -72,11 +68,16 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
         state.withLock { $0.oomScores[pid] }
     }
 
-    /// How many process ends have been reported on `exits`.
+    /// How many process ends have been reported.
     public var exitsReported: Int { state.withLock { $0.exitsReported } }
 
-    /// How many process starts have been reported on `starts`.
+    /// How many process starts have been reported.
     public var startsReported: Int { state.withLock { $0.startsReported } }
+
+    /// Hands `report` to the daemon, or keeps it until the daemon connects.
+    private func send(_ report: ProcessReport) {
+        reports.send(report)
+    }
 
     /// Makes `app`'s launched processes wait for `start(_:)` before they run (they run at
     /// once otherwise), as a program slow to start does.
@@ -86,7 +87,7 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
         }
     }
 
-    /// Lets app `app`'s launched process run, reported on `starts`; returns whether one was waiting.
+    /// Lets app `app`'s launched process run, reported to the daemon; returns whether one was waiting.
     @discardableResult
     public func start(_ app: String) -> Bool {
         let started = state.withLock { state -> ProcessStart? in
@@ -99,7 +100,7 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
             return ProcessStart(app: app, launch: process.launch, pid: pid)
         }
         guard let started else { return false }
-        startsContinuation.yield(started)
+        send(.started(started))
         return true
     }
 
@@ -149,11 +150,15 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
         guard let ended else { return }
         driver?.processEnded(pid)
         if ended.isWatched {
-            continuation.yield(ProcessExit(app: ended.app, launch: ended.launch, pid: pid, termination: termination))
+            send(.ended(ProcessExit(app: ended.app, launch: ended.launch, pid: pid, termination: termination)))
         }
     }
 
     // MARK: ProcessLauncher
+
+    public func report(to sink: @escaping @Sendable (ProcessReport) -> Void) {
+        reports.connect(sink)
+    }
 
     public func launch(_ request: SpawnRequest, app: String, launch: Int) throws -> LaunchedProcess {
         let launched = try state.withLock { state throws(CgroupError) -> LaunchedProcess in
@@ -219,7 +224,6 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
 
     public func stop() {
         state.withLock { $0.isStopped = true }
-        continuation.finish()
-        startsContinuation.finish()
+        reports.stop()
     }
 }

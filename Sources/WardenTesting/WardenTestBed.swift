@@ -3,9 +3,15 @@ public import Logging
 public import WardenCore
 public import WardenRuntime
 
-/// A daemon in virtual time: `WardenDaemon` on a `ManualClock`, a `FakeCgroupDriver`, a
+/// A daemon in virtual time: `WardenDaemon` on a `ManualClock`, a `VirtualAlarm`, a
+/// `FakeCgroupDriver` (which is also its memory source and its memory signals), a
 /// `FakeProcessLauncher` and an in-memory journal, with a way to let it finish what it is doing
-/// (`settle`) and to move time on with every timer handled at its own deadline (`advance`).
+/// (`settle`) and to move time on with every deadline handled at its own time (`advance`).
+///
+/// Nothing here polls or sleeps: whatever the test, the fake launcher or the fake driver does is
+/// queued for the daemon at once, `settle` returns when the daemon's queue is empty, and
+/// `advance` moves the clock to each deadline the daemon asked its alarm for, wakes it and
+/// settles, in time order, as NIOEmbedded's `advanceTime(to:)` runs its scheduled tasks.
 ///
 /// ```swift
 /// let bed = await WardenTestBed.start(policy: policy)
@@ -16,6 +22,7 @@ public import WardenRuntime
 /// ```
 public struct WardenTestBed: Sendable {
     public let clock: ManualClock
+    public let alarm: VirtualAlarm
     public let driver: FakeCgroupDriver
     public let launcher: FakeProcessLauncher
     public let journal: WardenMemoryJournal
@@ -26,8 +33,8 @@ public struct WardenTestBed: Sendable {
     /// Starts a daemon on `policy` at the manual clock's time zero.
     ///
     /// - Parameters:
-    ///   - sampleInterval: How often the daemon sweeps memory; by default never within a test,
-    ///     so that only the footprints and samples a test sends reach the core.
+    ///   - sampleInterval: How often the daemon sweeps the running apps; by default never within
+    ///     a test, so that only the footprints and samples a test sends reach the core.
     ///   - configure: Changes the options before the daemon starts.
     ///   - tokenSource: Where device tokens come from; by default the simulator's deterministic
     ///     tokens, so that a replayed scenario's tokens are the ones it names.
@@ -36,7 +43,8 @@ public struct WardenTestBed: Sendable {
         sampleInterval: Duration = .seconds(1_000_000_000),
         configure: (inout WardenDaemonOptions) -> Void = { _ in },
         tokenSource: DeviceTokenSource = .deterministic,
-        logger: Logger? = nil
+        logger: Logger? = nil,
+        prepare: (FakeCgroupDriver, FakeProcessLauncher) -> Void = { _, _ in }
     ) async -> WardenTestBed {
         let directory = NSTemporaryDirectory() + "appwarden-virtual-\(UUID().uuidString)"
         var options = WardenDaemonOptions(
@@ -44,16 +52,20 @@ public struct WardenTestBed: Sendable {
             stateDirectory: directory, cgroupRoot: "appwarden-virtual", sampleInterval: sampleInterval)
         configure(&options)
         let clock = ManualClock()
+        let alarm = VirtualAlarm()
         let driver = FakeCgroupDriver()
         let launcher = FakeProcessLauncher(driver: driver)
         let journal = WardenMemoryJournal()
+        prepare(driver, launcher)
         var quiet = Logger(label: "appwarden.virtual")
         quiet.logLevel = .critical
-        let daemon = await WardenDaemon.start(
-            options: options, policy: policy, clock: clock, journal: journal, driver: driver, launcher: launcher,
-            memory: driver, tokenSource: tokenSource, logger: logger ?? quiet)
+        let parts = DaemonParts(
+            clock: WardenClock(clock), alarm: alarm, journal: journal, driver: driver, launcher: launcher,
+            memory: driver, signals: driver, tokenSource: tokenSource, logger: logger ?? quiet)
+        let daemon = WardenDaemon(options: options, policy: policy, parts: parts)
+        await daemon.startRunning()
         let bed = WardenTestBed(
-            clock: clock, driver: driver, launcher: launcher, journal: journal, daemon: daemon,
+            clock: clock, alarm: alarm, driver: driver, launcher: launcher, journal: journal, daemon: daemon,
             stateDirectory: directory)
         await bed.settle()
         return bed
@@ -62,39 +74,31 @@ public struct WardenTestBed: Sendable {
     /// The virtual time since the start.
     public var now: Duration { clock.now.offset }
 
-    /// Returns once the daemon has nothing left to do at the current time: no event queued,
-    /// every process end and start the launcher reported taken, and its timer and sweep tasks asleep on
-    /// the clock until a later time.
+    /// Returns once the daemon has nothing left to do at the current time: every job it was
+    /// given, and every job those led to, carried out.
     public func settle() async {
-        var quietRounds = 0
-        var rounds = 0
-        // Bounded, so that a daemon that never settles fails the test rather than hanging it.
-        while quietRounds < 2 && rounds < 1_000_000 {
-            rounds += 1
-            await Task.yield()
-            let activity = await daemon.activity()
-            let now = clock.now.offset
-            let sleeping = Set(clock.sleeperDeadlines.map(\.offset))
-            let idle =
-                activity.queuedEvents == 0 && activity.exitsHandled == launcher.exitsReported
-                && activity.startsHandled == launcher.startsReported
-                && activity.wakes.allSatisfy { $0 > now && sleeping.contains($0) }
-            quietRounds = idle ? quietRounds + 1 : 0
-        }
+        await daemon.whenIdle()
     }
 
-    /// The next time the daemon wakes by itself, if it sleeps on a deadline.
+    /// The next time the daemon asked to be woken, if it did.
     public var nextWake: Duration? {
-        clock.nextDeadline?.offset
+        alarm.nextDeadline
     }
 
-    /// Moves time on to `time` since the start: the clock stops at every deadline on the way,
-    /// so each timer fires, and its event is handled, at its own time, in (deadline, arming)
-    /// order; returns settled at `time`.
+    /// Moves time on to `time` since the start: the clock stops at every deadline the daemon
+    /// asked for on the way, and the daemon is woken there, so each timer fires, and its event
+    /// is handled, at its own time, in (deadline, arming) order; returns settled at `time`.
     public func advance(to time: Duration) async {
         await settle()
+        var wakesAtOneInstant = 0
         while let next = nextWake, next <= time {
-            clock.advance(to: ManualClock.Instant(offset: next))
+            // A daemon that keeps asking to be woken at the same instant would never let time
+            // move on: stop here rather than hang the test.
+            wakesAtOneInstant = next <= now ? wakesAtOneInstant + 1 : 0
+            guard wakesAtOneInstant < 10_000 else { break }
+            clock.advance(to: ManualClock.Instant(offset: max(next, now)))
+            alarm.set(nil)
+            daemon.wake()
             await settle()
         }
         clock.advance(to: ManualClock.Instant(offset: time))

@@ -1,6 +1,7 @@
 import ArgumentParser
-import Dispatch
 import Logging
+import ServiceLifecycle
+import UnixSignals
 import WardenAPI
 import WardenRuntime
 
@@ -73,9 +74,6 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap { label in WardenLogHandler(label: label) }
         let logger = Logger(label: "appwarden")
-        let options = WardenDaemonOptions(
-            policyPath: policy, socketPath: socket, stateDirectory: stateDirectory, cgroupRoot: cgroupRoot,
-            dryRun: dryRun, stopAppsOnExit: stopAppsOnExit, lockDirectory: lockDirectory)
         let groupID: gid_t?
         if let adminGroup {
             guard let entry = getgrnam(adminGroup) else {
@@ -87,134 +85,42 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Read before any app is launched, so that apps do not inherit the service manager's socket.
         let notifier = SystemdNotifier.fromProcessEnvironment()
+        let serving = DaemonServing(
+            adminGroup: groupID, metricsAddress: metricsAddress.flatMap { try? MetricsServer.address($0) },
+            notifier: notifier)
+        let options = WardenDaemonOptions(
+            policyPath: policy, socketPath: socket, stateDirectory: stateDirectory, cgroupRoot: cgroupRoot,
+            dryRun: dryRun, stopAppsOnExit: stopAppsOnExit, lockDirectory: lockDirectory, serving: serving)
         let daemon: WardenDaemon
         do {
-            daemon = try await WardenDaemon.start(options: options, logger: logger)
+            daemon = try await WardenDaemon.make(options: options, logger: logger)
         } catch {
             Self.printError("appwarden serve: \(error.message)\n")
             throw ExitCode(2)
         }
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        let listening = "Serving on \(socket) with policy \(policy)\(dryRun ? " (dry run)" : "")."
-        let server = ControlServer(
-            control: daemon, socketPath: socket, adminGroup: groupID, logger: logger,
-            onListening: {
-                logger.info("\(listening)")
-                notifier.ready(status: listening)
-                readyContinuation.yield()
-            })
-        let failure: (any Error)? = await withTaskGroup(of: (any Error)?.self) { group in
-            group.addTask {
-                do {
-                    try await server.run()
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-            if let metricsAddress, let address = try? MetricsServer.address(metricsAddress) {
-                let metrics = MetricsServer(
-                    host: address.host, port: address.port, logger: logger,
-                    exposition: { await daemon.metricsExposition() },
-                    onListening: { port in logger.info("Serving metrics on \(address.host):\(port)/metrics.") })
-                group.addTask {
-                    do {
-                        try await metrics.run()
-                        return nil
-                    } catch {
-                        return MetricsListenerError(address: metricsAddress, cause: error)
-                    }
-                }
-            }
-            group.addTask {
-                let signal = await Self.nextTerminationSignal()
-                logger.info("Stopping on signal \(signal).")
-                notifier.stopping(status: "Stopping on signal \(signal).")
-                return nil
-            }
-            if let interval = notifier.watchdogInterval {
-                group.addTask {
-                    await Self.keepWatchdogFed(notifier, every: interval, daemon: daemon, after: ready)
-                    return nil
-                }
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        await daemon.stop()
-        if let failure = failure as? MetricsListenerError {
-            Self.printError(
-                "appwarden serve: the metrics listener on \(failure.address) failed: \(failure.cause)\n")
-            throw ExitCode(2)
-        } else if let failure {
-            Self.printError("appwarden serve: the control socket failed: \(failure)\n")
+        // SIGTERM and SIGINT stop the daemon gracefully: it saves its state and leaves the apps
+        // running for the next start.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: daemon)], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Self.quiet(logger)))
+        do {
+            try await group.run()
+        } catch let failure as DaemonServingError {
+            Self.printError("appwarden serve: \(failure)\n")
             throw ExitCode(2)
         }
     }
 
-    /// Once `ready` yields (READY=1 was sent), sends `WATCHDOG=1` every `interval` (half of
-    /// systemd's `WatchdogSec=`) for as long as the daemon's actor answers a health call, until
-    /// cancelled; a daemon stuck in its actor misses the pings and systemd restarts it.
-    static func keepWatchdogFed(
-        _ notifier: SystemdNotifier, every interval: Duration, daemon: WardenDaemon, after ready: AsyncStream<Void>
-    ) async {
-        for await _ in ready { break }
-        while !Task.isCancelled {
-            do {
-                try await Task.sleep(for: interval)
-            } catch {
-                return
-            }
-            let health = await daemon.health()
-            if health.ok { notifier.watchdog() }
-        }
+    /// The logger handed to the service group: only its errors, since the daemon logs its own start and stop.
+    private static func quiet(_ logger: Logger) -> Logger {
+        var quiet = logger
+        quiet.logLevel = .error
+        return quiet
     }
 
     /// Writes `text` to standard error.
     private static func printError(_ text: String) {
         _ = text.withCString { write(2, $0, strlen($0)) }
-    }
-
-    /// Waits for SIGTERM or SIGINT and returns its number.
-    static func nextTerminationSignal() async -> Int32 {
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
-        let queue = DispatchQueue(label: "appwarden.signals")
-        return await withCheckedContinuation { continuation in
-            let fired = SignalLatch(continuation)
-            for number in [SIGTERM, SIGINT] {
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { fired.fire(number) }
-                source.resume()
-                fired.keep(source)
-            }
-        }
-    }
-}
-
-/// The metrics listener could not bind or failed while serving.
-private struct MetricsListenerError: Error {
-    var address: String
-    var cause: any Error
-}
-
-/// Resumes a continuation once, with the first signal, and keeps the signal sources alive.
-private final class SignalLatch: @unchecked Sendable {
-    private var continuation: CheckedContinuation<Int32, Never>?
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(_ continuation: CheckedContinuation<Int32, Never>) {
-        self.continuation = continuation
-    }
-
-    /// Called on the signal queue only.
-    func fire(_ number: Int32) {
-        continuation?.resume(returning: number)
-        continuation = nil
-    }
-
-    func keep(_ source: any DispatchSourceSignal) {
-        sources.append(source)
     }
 }

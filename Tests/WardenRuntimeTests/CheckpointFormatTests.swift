@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import WardenCore
 import WardenRuntime
@@ -112,9 +113,12 @@ struct CheckpointFormatTests {
             policyPath: directory + "/policy.toml", socketPath: directory + "/appwarden.sock",
             stateDirectory: directory, cgroupRoot: "appwarden-virtual", sampleInterval: .seconds(1_000_000_000))
         let driver = FakeCgroupDriver()
-        let daemon = await WardenDaemon.start(
-            options: options, policy: Self.policy, clock: ManualClock(), journal: journal, driver: driver,
-            launcher: FakeProcessLauncher(driver: driver), memory: driver)
+        let parts = DaemonParts(
+            clock: WardenClock(ManualClock()), alarm: VirtualAlarm(), journal: journal, driver: driver,
+            launcher: FakeProcessLauncher(driver: driver), memory: driver, signals: driver,
+            logger: Logger(label: "appwarden.test"))
+        let daemon = WardenDaemon(options: options, policy: Self.policy, parts: parts)
+        await daemon.startRunning()
         _ = try await daemon.perform(.open(app: "notes"))
         await daemon.stop()
 

@@ -23,6 +23,10 @@ final class ClientTestServer: Sendable {
     private let listener: Int32
     private let recorded = Mutex<[Request]>([])
     private let responder: @Sendable (Request) -> [String]
+    /// Signalled when the accept loop has returned, so that the listener's descriptor is closed
+    /// only then: closed earlier, its number could be reused by the next test's socket and this
+    /// loop would accept that test's connections.
+    private let acceptLoopEnded = DispatchSemaphore(value: 0)
 
     /// A server on `directory/warden.sock`; a fresh temporary directory when nil.
     init(directory: String? = nil, responder: @escaping @Sendable (Request) -> [String]) throws {
@@ -58,14 +62,16 @@ final class ClientTestServer: Sendable {
     /// Every request received so far, in order.
     var requests: [Request] { recorded.withLock { $0 } }
 
-    /// Stops listening and removes the socket's directory.
+    /// Stops listening (waiting for the accept loop to end) and removes the socket's directory.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
+        acceptLoopEnded.wait()
         close(listener)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     private func acceptLoop() {
+        defer { acceptLoopEnded.signal() }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }

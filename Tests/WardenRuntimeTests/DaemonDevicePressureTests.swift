@@ -26,16 +26,17 @@ struct DaemonDevicePressureTests {
             """
         try await DaemonHarness.run(policy: policy, apps: ["idle"]) { harness in
             let daemon = try await harness.start()
-            guard case .psi(let path, .some, let stall, let window, .medium)? = await daemon.devicePressureTrigger
+            let signals = try #require(daemon.parts.signals as? KernelMemorySignals)
+            guard case .psi(let path, .some, let stall, let window, .medium)? = signals.armedDeviceSources.first
             else {
-                Issue.record("armed: \(String(describing: await daemon.devicePressureTrigger))")
+                Issue.record("armed: \(signals.armedDeviceSources)")
                 return
             }
             #expect(path == "/proc/pressure/memory")
             #expect([Duration.milliseconds(500), .seconds(1), .seconds(2)].contains(window))
             #expect(stall < window)
             await daemon.stop()
-            #expect(await daemon.devicePressureTrigger == nil)
+            #expect(signals.armedDeviceSources.isEmpty)
         }
     }
 }

@@ -102,7 +102,9 @@ struct DaemonServeTests {
 
             daemon.terminate()
             let rest = listener.receiveAll(until: { $0.hasPrefix("STOPPING=1") })
-            #expect(rest.last == "STOPPING=1\nSTATUS=Stopping on signal 15.\n", "got \(rest)")
+            #expect(
+                rest.last == "STOPPING=1\nSTATUS=Stopping: saving the state and leaving the apps running.\n",
+                "got \(rest)")
             #expect(await Self.stop(daemon) == 0)
         }
     }

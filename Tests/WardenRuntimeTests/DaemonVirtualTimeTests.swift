@@ -173,9 +173,9 @@ import WardenTesting
         await bed.stop()
     }
 
-    /// A suspended app's footprint reaches the core only on every `suspendedSampleSweeps`th
-    /// sweep; a running app's on every sweep.
-    @Test func aSuspendedAppIsMeasuredOnlyOnEveryNthSweep() async throws {
+    /// The sweeps measure the running apps on every sweep and never a suspended app: a frozen
+    /// app cannot grow (it is measured when frozen, and before a kill).
+    @Test func theSweepsMeasureRunningAppsButNotSuspendedOnes() async throws {
         let bed = try await Self.bed(
             """
             [apps.front]
@@ -195,10 +195,9 @@ import WardenTesting
         await bed.advance(to: .seconds(10))
         #expect(await bed.daemon.app(named: "front")?.footprintBytes == 7_000_000)
         #expect(await bed.daemon.app(named: "idle")?.footprintBytes != 5_000_000)
-        await bed.advance(to: .seconds(30))
-        #expect(await bed.daemon.app(named: "idle")?.footprintBytes != 5_000_000)
         await bed.advance(to: .seconds(40))
-        #expect(await bed.daemon.app(named: "idle")?.footprintBytes == 5_000_000)
+        #expect(await bed.daemon.app(named: "idle")?.footprintBytes != 5_000_000)
+        #expect(bed.driver.calls.filter { $0 == .freeze("idle") }.count == 1)
         await bed.stop()
     }
 

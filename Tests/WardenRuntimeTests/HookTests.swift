@@ -47,9 +47,15 @@ import WardenTesting
     }
 
     /// A daemon in virtual time whose policy runs `hooks`; mail (300 MiB) is suspended and maps
-    /// (protected) is in the foreground, on a 1 GiB device.
+    /// (protected) is in the foreground, on a 1 GiB device where critical pressure ends only
+    /// with 400 MiB available.
     static func bed(hooks: String, logger: Logger? = nil) async throws -> WardenTestBed {
         let policy = """
+            [memory]
+            warning_enter = "100MiB"
+            warning_exit = "400MiB"
+            critical_enter = "100MiB"
+            critical_exit = "400MiB"
             [hooks]
             \(hooks)
             [apps.mail]
@@ -68,11 +74,10 @@ import WardenTesting
         return bed
     }
 
-    /// Fills the device so that memory is critical (24 MiB available) and mail is killed; it
-    /// stays critical after the kill, so the level changes once.
+    /// Fills the device so that the daemon measures memory critical (24 MiB available) and
+    /// kills mail; with 324 MiB available after the kill it stays critical, so the level changes once.
     static func squeeze(_ bed: WardenTestBed) async throws {
-        bed.driver.setDeviceMemory(1024 * mib, reserved: 1000 * mib)
-        _ = try await bed.daemon.perform(.memorySample(available: 24 * mib, total: 1024 * mib))
+        bed.driver.setDeviceMemory(1024 * mib, reserved: 700 * mib)
         await bed.settle()
     }
 
@@ -153,6 +158,8 @@ import WardenTesting
         #expect(group > 0 && group != getpgid(0))
         let ownGroup = try String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
         #expect((try? String(contentsOfFile: "/proc/\(child)/cgroup", encoding: .utf8)) == ownGroup)
+        // The timeout runs on the daemon's clock: 1 s of virtual time later the group is killed.
+        await bed.advance(by: .seconds(2))
         #expect(await eventually { bed.daemon.hooks.runs.map(\.outcome) == [.timedOut] })
         #expect(await eventually { kill(-group, 0) == -1 && errno == ESRCH })
         await bed.stop()

@@ -48,7 +48,7 @@ struct OperatorViewTests {
                 #expect(shutdown.contains("State directory \(harness.options.stateDirectory)"))
                 #expect(shutdown.contains("Cgroup layout \(try CgroupLayout.read().kind.rawValue) "))
                 #expect(shutdown.contains(harness.options.cgroupRoot))
-                #expect(shutdown.contains("Memory pressure sources armed: "))
+                #expect(shutdown.contains("Memory pressure signals: "))
                 #expect(shutdown.contains("Re-adopted no apps"))
 
                 lines.withLock { $0.removeAll() }

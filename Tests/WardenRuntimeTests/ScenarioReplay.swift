@@ -24,7 +24,7 @@ struct ScenarioReplay {
 
     let scenario: Scenario
     let bed: WardenTestBed
-    var doings = TimerQueue<AppDoing>()
+    var doings = DeadlineQueue<AppDoing>()
     /// Open tasks of each app's current launch, in the order they were begun.
     var tasks: [String: [(id: Int, name: String)]] = [:]
     var stateChecks: [(expectation: StateExpectation, actual: AppState?)] = []

@@ -11,19 +11,32 @@ import WardenPolicy
     import Musl
 #endif
 
-/// What the control server asks of the daemon.
+/// What the control server asks of the daemon: each read is a job on the daemon's loop, answered
+/// between events, so that it says what is, never what is about to be (an app suspended before
+/// its group is frozen).
 extension WardenDaemon: WardenControl {
-    public func identify(_ peer: PeerCredentials) async -> CallerIdentity {
+    public nonisolated func identify(_ peer: PeerCredentials) async -> CallerIdentity {
+        let options = options
+        return await onLoop { daemon in daemon.identity(of: peer) }
+            ?? Self.operatorIdentity(of: peer, socketPath: options.socketPath)
+    }
+
+    /// An app's process is that app; root, this daemon's user and the socket's group are operators.
+    private func identity(of peer: PeerCredentials) -> CallerIdentity {
         if let app = ProcessMembership.group(of: peer.pid, among: processes.groups) {
             return .app(app)
         }
         for (app, entry) in processes.running where entry.pid == peer.pid {
             return .app(app)
         }
+        return Self.operatorIdentity(of: peer, socketPath: options.socketPath)
+    }
+
+    private static func operatorIdentity(of peer: PeerCredentials, socketPath: String) -> CallerIdentity {
         if peer.uid == 0 || peer.uid == geteuid() {
             return .operator
         }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: options.socketPath)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: socketPath)
         if let owner = attributes?[.groupOwnerAccountID] as? NSNumber, owner.uint32Value == peer.gid {
             return .operator
         }
@@ -31,23 +44,21 @@ extension WardenDaemon: WardenControl {
             "Process \(peer.pid) (user \(peer.uid)) is neither root, nor in the socket's group, nor one of the apps.")
     }
 
-    public func perform(_ event: LifecycleEvent) async throws(LifecycleError) -> Reply? {
-        try await enqueue(event).get()
+    public nonisolated func apps() async -> [AppInfo] {
+        await onLoop { daemon in
+            var result: [AppInfo] = []
+            for snapshot in daemon.lifecycle.snapshots(at: daemon.now()) {
+                result.append(await daemon.info(snapshot))
+            }
+            return result
+        } ?? []
     }
 
-    public func apps() async -> [AppInfo] {
-        await betweenEvents()
-        var result: [AppInfo] = []
-        for snapshot in lifecycle.snapshots(at: now()) {
-            result.append(await info(snapshot))
-        }
-        return result
-    }
-
-    public func app(named name: String) async -> AppInfo? {
-        await betweenEvents()
-        guard let snapshot = lifecycle.snapshot(of: name, at: now()) else { return nil }
-        return await info(snapshot)
+    public nonisolated func app(named name: String) async -> AppInfo? {
+        await onLoop { daemon -> AppInfo? in
+            guard let snapshot = daemon.lifecycle.snapshot(of: name, at: daemon.now()) else { return nil }
+            return await daemon.info(snapshot)
+        } ?? nil
     }
 
     private func info(_ snapshot: AppSnapshot) async -> AppInfo {
@@ -67,60 +78,61 @@ extension WardenDaemon: WardenControl {
     /// spares a dashboard's every poll a read of each group's `cgroup.procs`.
     private func listedPids(of snapshot: AppSnapshot) async -> [Int32] {
         let name = snapshot.name
-        let frozen = snapshot.state == .suspended && !options.dryRun && driver != nil && !eventQueue.isHandling
+        let frozen = snapshot.state == .suspended && !options.dryRun && driver != nil
         if frozen, let kept = processes.frozenProcessLists[name], kept.launch == snapshot.launch {
             return kept.pids
         }
         let pids = await pids(of: name).sorted()
-        // Kept only if nothing happened to the app meanwhile (the read awaited the driver).
-        if frozen, !eventQueue.isHandling, lifecycle.state(of: name) == .suspended,
-            processes.running[name]?.launch == snapshot.launch
-        {
+        if frozen, processes.running[name]?.launch == snapshot.launch {
             processes.frozenProcessLists[name] = (snapshot.launch, pids)
         }
         return pids
     }
 
-    public func journal(_ query: JournalQuery) async throws -> [JournalEntry] {
-        try journalStore.entries(query)
+    public nonisolated func journal(_ query: JournalQuery) async throws -> [JournalEntry] {
+        try parts.journal.entries(query)
     }
 
-    public func explain(app: String) async throws(LifecycleError) -> Explanation {
-        await betweenEvents()
-        guard let state = lifecycle.state(of: app) else {
-            throw LifecycleError.unknownApp(app)
+    public nonisolated func explain(app: String) async throws(LifecycleError) -> Explanation {
+        let answer = await onLoop { daemon -> Result<Explanation, LifecycleError> in
+            guard let state = daemon.lifecycle.state(of: app) else { return .failure(LifecycleError.unknownApp(app)) }
+            let store = daemon.parts.journal
+            // The app's newest records, and the device's records (screen, policy, daemon) since the first of them.
+            let own = (try? store.entries(JournalQuery(app: app, limit: 2000, newest: true))) ?? []
+            let system =
+                own.first.flatMap { first in
+                    try? store.entries(
+                        JournalQuery(app: JournalEntry.systemApp, sinceID: first.id - 1, limit: 500, newest: true))
+                } ?? []
+            let entries = (own + system).sorted { $0.id < $1.id }
+            return .success(
+                Explanation(
+                    app: app, state: state, entries: entries,
+                    outlook: daemon.lifecycle.outlook(of: app, at: daemon.now()) ?? []))
         }
-        // The app's newest records, and the device's records (screen, policy, daemon) since the first of them.
-        let own = (try? journalStore.entries(JournalQuery(app: app, limit: 2000, newest: true))) ?? []
-        let system =
-            own.first.flatMap { first in
-                try? journalStore.entries(
-                    JournalQuery(app: JournalEntry.systemApp, sinceID: first.id - 1, limit: 500, newest: true))
-            } ?? []
-        let entries = (own + system).sorted { $0.id < $1.id }
-        return Explanation(
-            app: app, state: state, entries: entries, outlook: lifecycle.outlook(of: app, at: now()) ?? [])
+        guard let answer else { throw Self.stoppingError }
+        return try answer.get()
     }
 
-    public func subscribe(app: String?) async -> AsyncStream<JournalEntry> {
+    public nonisolated func subscribe(app: String?) async -> AsyncStream<JournalEntry> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: JournalEntry.self, bufferingPolicy: .bufferingNewest(1024))
-        guard !isStopped else {
+        let inbox = inbox
+        let id = await onLoop { daemon -> UInt64? in
+            guard daemon.phase.isRunning else { return nil }
+            return daemon.journal.subscribers.add(app: app, continuation: continuation)
+        }
+        guard let id = id ?? nil else {
             continuation.finish()
             return stream
         }
-        let id = subscribers.add(app: app, continuation: continuation)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
+        continuation.onTermination = { _ in
+            inbox.post(.work { daemon in daemon.journal.subscribers.remove(id) })
         }
         return stream
     }
 
-    func unsubscribe(_ id: UInt64) {
-        subscribers.remove(id)
-    }
-
-    public func reloadPolicy(restartChanged: Bool) async throws -> ControlReplies.PolicyReloaded {
+    public nonisolated func reloadPolicy(restartChanged: Bool) async throws -> ControlReplies.PolicyReloaded {
         let newPolicy: Policy
         do {
             newPolicy = try PolicyLoader.load(path: options.policyPath)
@@ -129,17 +141,21 @@ extension WardenDaemon: WardenControl {
                 "The policy \"\(options.policyPath)\" was not reloaded; the running policy stays in force:\n"
                     + error.description)
         }
-        let reply = try await enqueue(.policyChanged(newPolicy, restartChanged: restartChanged)).get()
+        let reply = try await perform(.policyChanged(newPolicy, restartChanged: restartChanged))
         let message = "Reloaded the policy \"\(options.policyPath)\": \(newPolicy.apps.count) apps."
         guard case .policyChanged(let diff) = reply else { return ControlReplies.PolicyReloaded(message: message) }
-        logger.info("\(message) \(diff.sentences.joined(separator: " "))")
+        parts.logger.info("\(message) \(diff.sentences.joined(separator: " "))")
         return ControlReplies.PolicyReloaded(message: message, diff: diff)
     }
 
-    public func device() async -> DeviceInfo {
+    public nonisolated func device() async -> DeviceInfo {
+        await onLoop { daemon in daemon.deviceInfo() } ?? DeviceInfo(pressure: PressureLevel.normal.rawValue)
+    }
+
+    private func deviceInfo() -> DeviceInfo {
         let level = lifecycle.memoryLevel.rawValue
-        let kills = recentKills.reversed().map { $0 }
-        guard let sample = memory.deviceMemory() else {
+        let kills = Array(history.recentKills.reversed())
+        guard let sample = parts.memory.deviceMemory() else {
             return DeviceInfo(pressure: level, recentKills: kills)
         }
         let settings = policy.memory
@@ -153,10 +169,20 @@ extension WardenDaemon: WardenControl {
             recentKills: kills)
     }
 
-    public func health() async -> Health {
-        Health(
-            ok: !isStopped, version: WardenVersion.current, policy: options.policyPath, apps: policy.apps.count,
-            pressure: lifecycle.memoryLevel.rawValue, cgroupLayout: layout?.kind.rawValue ?? "none",
-            dryRun: options.dryRun)
+    public nonisolated func health() async -> Health {
+        let options = options
+        let layout = parts.driver?.layout.kind.rawValue ?? "none"
+        return await onLoop { daemon in
+            Health(
+                ok: daemon.phase.isRunning, version: WardenVersion.current, policy: options.policyPath,
+                apps: daemon.policy.apps.count, pressure: daemon.lifecycle.memoryLevel.rawValue,
+                cgroupLayout: layout, dryRun: options.dryRun)
+        }
+            ?? Health(
+                ok: false, version: WardenVersion.current, policy: options.policyPath, apps: 0,
+                pressure: PressureLevel.normal.rawValue, cgroupLayout: layout, dryRun: options.dryRun)
     }
+
+    /// The metrics the control server counts its requests in.
+    public nonisolated var metricsSource: WardenMetrics? { metrics }
 }

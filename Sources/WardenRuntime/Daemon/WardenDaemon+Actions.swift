@@ -3,7 +3,6 @@ import Logging
 import WardenAPI
 import WardenCgroup
 import WardenCore
-import WardenSimulator
 
 #if canImport(Glibc)
     import Glibc
@@ -13,18 +12,20 @@ import WardenSimulator
 
 /// Carrying out the core's actions.
 extension WardenDaemon {
-    /// Carries out `actions` in order; returns the reply among them, if any.
+    /// Carries out `actions` in order; returns the reply among them, if any. Events the actions
+    /// lead to (a spawn's readiness, a hold found at suspension, a scan's result, a measurement
+    /// after a kill) go to `followUps`, for the core right after.
     @discardableResult
-    func execute(_ actions: [LifecycleAction]) async -> Reply? {
+    func execute(_ actions: [LifecycleAction], followUps: inout [LifecycleEvent]) async -> Reply? {
         var reply: Reply?
         var killedForMemory = false
         metrics.count(actions, at: now())
         for action in actions {
             switch action {
             case .spawn(let app, let launch, let reason, let restore):
-                await spawn(app, launch: launch, reason: reason, restore: restore)
+                await spawn(app, launch: launch, reason: reason, restore: restore, followUps: &followUps)
             case .freeze(let app, let guardPaths):
-                await freeze(app, guardPaths: guardPaths)
+                await freeze(app, guardPaths: guardPaths, followUps: &followUps)
             case .thaw(let app):
                 await thaw(app)
             case .terminate(let app, let reason):
@@ -47,59 +48,24 @@ extension WardenDaemon {
             case .publishStatus(let app, let status):
                 record(app: app, .status(status))
             case .scan(let app):
-                eventQueue.followUps.append(.scanResult(app: app, outcome: await scan(app)))
+                followUps.append(.scanResult(app: app, outcome: await scan(app)))
             case .journal(let journalRecord):
-                journal(
+                journal.append(
                     NewJournalEntry(
                         app: journalRecord.app, event: AppEvent(journalRecord.kind),
-                        wallTimeMillis: wallMillis(journalRecord.time)))
+                        wallTimeMillis: wallMillis(journalRecord.time)), logger: logger)
             case .deleteRestorationState(let app):
                 deleteRestorationState(app)
             case .reply(let answer):
                 reply = answer
             case .runHook(let hook):
-                hooks.run(hook)
+                hooks.start(hook)
             }
         }
         if killedForMemory {
-            remeasure()
+            followUps += remeasure()
         }
         return reply
-    }
-
-    /// Appends an entry that is not a core record (a message, a status) and publishes it.
-    func record(app: String, _ event: AppEvent) {
-        journal(NewJournalEntry(app: app, event: event, wallTimeMillis: wallMillis(now())))
-    }
-
-    /// Appends `entry` and publishes it: at once outside an event, else with the event's other
-    /// entries once its actions are carried out (`flushJournal`).
-    private func journal(_ entry: NewJournalEntry) {
-        if eventQueue.journalBatch != nil {
-            eventQueue.journalBatch?.append(entry)
-            return
-        }
-        write([entry])
-    }
-
-    /// Writes the entries an event made, in one transaction, and publishes them.
-    func flushJournal() {
-        guard let batch = eventQueue.journalBatch else { return }
-        eventQueue.journalBatch = nil
-        write(batch)
-    }
-
-    private func write(_ entries: [NewJournalEntry]) {
-        do {
-            for entry in try journalStore.append(entries) { publish(entry) }
-        } catch {
-            logger.error("Could not write to the journal: \(error)")
-        }
-    }
-
-    /// Hands `entry` to every subscriber of its app or of every app.
-    func publish(_ entry: JournalEntry) {
-        subscribers.publish(entry)
     }
 
     // MARK: Signals for messages
@@ -111,7 +77,7 @@ extension WardenDaemon {
             let main = processes.running[app]
         else { return }
         processes.signalsSent[app, default: []].insert(signal)
-        if !launcher.send(signal, to: main.pid) {
+        if !parts.launcher.send(signal, to: main.pid) {
             logger.error("Could not send signal \(signal) to app \"\(app)\" (process \(main.pid)) for \(kind).")
         }
     }
@@ -130,14 +96,15 @@ extension WardenDaemon {
 
     // MARK: Spawning
 
-    func spawn(_ app: String, launch: Int, reason: LaunchReason, restore: Bool) async {
+    func spawn(
+        _ app: String, launch: Int, reason: LaunchReason, restore: Bool, followUps: inout [LifecycleEvent]
+    ) async {
         guard let appPolicy = policy.app(named: app) else {
-            eventQueue.followUps.append(
-                .spawnFailed(app: app, launch: launch, message: "The policy has no app \"\(app)\"."))
+            followUps.append(.spawnFailed(app: app, launch: launch, message: "The policy has no app \"\(app)\"."))
             return
         }
         guard let command = appPolicy.command else {
-            eventQueue.followUps.append(
+            followUps.append(
                 .spawnFailed(
                     app: app, launch: launch, message: "App \"\(app)\" has no command in the policy to launch."))
             return
@@ -156,7 +123,7 @@ extension WardenDaemon {
         environment["APPWARDEN_RESTORATION_DIR"] = restoration
         // The app's event stream starts here, so that what is delivered before the process
         // connects (the push or fetch that launched it) is not lost.
-        environment["APPWARDEN_EVENTS_SINCE"] = String((try? journalStore.lastEntryID()) ?? 0)
+        environment["APPWARDEN_EVENTS_SINCE"] = String((try? parts.journal.lastEntryID()) ?? 0)
         if restore {
             environment["APPWARDEN_RESTORE"] = "1"
         }
@@ -164,9 +131,7 @@ extension WardenDaemon {
         do {
             var group: AppGroup?
             if let driver {
-                // The previous launch's group, if still being released, goes first; and the
-                // previous launch's end, if reported from now on, must not release the new group.
-                _ = await processes.releasing[app]?.value
+                // The previous launch's end, if reported from now on, must not release the new group.
                 if let previous = processes.running[app], previous.launch != launch {
                     processes.running[app] = nil
                 }
@@ -179,7 +144,7 @@ extension WardenDaemon {
                 processes.groups[app] = created
             }
             let log = options.logPath(of: app)
-            let launched = try launcher.launch(
+            let launched = try parts.launcher.launch(
                 SpawnRequest(
                     executable: command, arguments: appPolicy.args, environment: environment,
                     workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map { .name($0) },
@@ -191,22 +156,30 @@ extension WardenDaemon {
                     app: app, launch: launch, pid: launched.pid, group: group,
                     startedWallMillis: WardenClock.wallMillisNow()),
                 isWatched: true)
-            if let group { memory.track(group) }
+            if let group { watchMemory(of: app, group: group) }
             logger.info(
                 "Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(launched.pid).")
             // The core decides readiness once the process runs (at once, or when the launcher says so).
             if launched.isRunning {
-                eventQueue.followUps.append(.launched(app: app, launch: launch))
+                followUps.append(.launched(app: app, launch: launch))
             }
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")
-            eventQueue.followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
+            followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
         }
+    }
+
+    /// Measures the app's group from now on, watches it for OOM kills and notes its OOM counters,
+    /// against which a kill is recognized.
+    func watchMemory(of app: String, group: AppGroup) {
+        parts.memory.track(group)
+        parts.signals.watch(app: app, group: group)
+        processes.oomBaselines[app] = parts.memory.oomState(of: app)
     }
 
     // MARK: Freezing
 
-    func freeze(_ app: String, guardPaths: [ResourcePath]) async {
+    func freeze(_ app: String, guardPaths: [ResourcePath], followUps: inout [LifecycleEvent]) async {
         processes.frozenProcessLists[app] = nil
         guard let driver, let group = processes.groups[app] else {
             logger.warning("Cannot freeze app \"\(app)\": it has no group.")
@@ -216,9 +189,9 @@ extension WardenDaemon {
             do {
                 let pids = try await driver.processes(in: group)
                 for guarded in guardPaths {
-                    if let hold = try launcher.holds(of: guarded.path, among: pids).first {
+                    if let hold = try parts.launcher.holds(of: guarded.path, among: pids).first {
                         logger.info("Not freezing app \"\(app)\": \(hold) (resource \"\(guarded.resource)\").")
-                        eventQueue.followUps.append(.heldAtSuspension(app: app, resource: guarded.resource))
+                        followUps.append(.heldAtSuspension(app: app, resource: guarded.resource))
                         return
                     }
                 }
@@ -238,10 +211,10 @@ extension WardenDaemon {
         }
         // Measured once frozen: suspended apps are otherwise measured only now and then, and
         // the killer ranks them by this figure.
-        if let bytes = memory.footprints(where: { $0 == app })[app],
+        if let bytes = parts.memory.footprints(where: { $0 == app })[app],
             lifecycle.snapshot(of: app, at: now())?.footprint != bytes
         {
-            eventQueue.followUps.append(.footprint(app: app, bytes: bytes))
+            followUps.append(.footprint(app: app, bytes: bytes))
         }
     }
 
@@ -260,7 +233,7 @@ extension WardenDaemon {
     func terminate(_ app: String, reason: TerminationReason) async {
         processes.signalsSent[app, default: []].insert(SIGTERM)
         for pid in await pids(of: app) {
-            launcher.send(SIGTERM, to: pid)
+            parts.launcher.send(SIGTERM, to: pid)
         }
         logger.info("Asked app \"\(app)\" to stop (\(reason.rawValue)).")
     }
@@ -280,7 +253,7 @@ extension WardenDaemon {
                 logger.error("Could not kill app \"\(app)\": \(error)")
             }
         } else if let main = processes.running[app] {
-            launcher.send(SIGKILL, to: main.pid)
+            parts.launcher.send(SIGKILL, to: main.pid)
         }
         logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
         await releaseGroup(app)
@@ -289,28 +262,23 @@ extension WardenDaemon {
     /// Forgets the app's group and removes it once it is empty.
     /// Processes the app left behind when its main process ended (children it started in the
     /// background) are killed with the group: an app that is not running runs nothing, and its
-    /// next launch starts in an empty group.
-    ///
-    /// The group is taken from the table before the first wait, so that two releases (the
-    /// kill's and the process end's) do not both work on it, and a launch of the same app
-    /// meanwhile waits for the release (`ProcessTable.releasing`) before creating its group.
+    /// next launch starts in an empty group. A group that cannot be emptied stays the app's,
+    /// for the next release to retry.
     func releaseGroup(_ app: String) async {
-        memory.untrack(app)
+        parts.memory.untrack(app)
+        parts.signals.unwatch(app: app)
         processes.frozenProcessLists[app] = nil
-        if let pending = processes.releasing[app] {
-            _ = await pending.value
-            return
-        }
+        processes.limits[app] = nil
+        processes.oomBaselines[app] = nil
         guard let group = processes.groups[app] else { return }
         if let driver, options.dryRun, !((try? await driver.processes(in: group)) ?? []).isEmpty { return }
-        processes.groups[app] = nil
-        guard let driver else { return }
-        let release = Task { await self.empty(group, of: app, with: driver) }
-        processes.releasing[app] = release
-        let emptied = await release.value
-        processes.releasing[app] = nil
-        // A group that could not be emptied stays the app's, for the next release to retry.
-        if !emptied, processes.groups[app] == nil { processes.groups[app] = group }
+        guard let driver else {
+            processes.groups[app] = nil
+            return
+        }
+        if await empty(group, of: app, with: driver) {
+            processes.groups[app] = nil
+        }
     }
 
     /// Kills what is left in `group` and removes it; false when it could not be emptied.
@@ -337,7 +305,7 @@ extension WardenDaemon {
     /// it exists; a group created for the next launch takes them before its process runs.
     func setMemoryLimits(_ app: String, _ limits: GroupMemoryLimits) async {
         processes.limits[app] = limits
-        guard let driver, let group = processes.groups[app], processes.releasing[app] == nil else { return }
+        guard let driver, let group = processes.groups[app] else { return }
         do {
             try await driver.setMemoryLimits(Self.kernelLimits(limits), of: group)
         } catch {
@@ -354,7 +322,7 @@ extension WardenDaemon {
         let pids = await pids(of: app)
         guard !pids.isEmpty else { return }
         do {
-            try launcher.setOOMScore(score, for: pids)
+            try parts.launcher.setOOMScore(score, for: pids)
         } catch {
             warnOnce(app, cause: "oom_score_adj", "Could not set oom_score_adj \(score) for app \"\(app)\": \(error)")
         }
@@ -375,7 +343,7 @@ extension WardenDaemon {
     func scan(_ app: String) async -> ScanOutcome {
         guard let driver, let group = processes.groups[app] else {
             guard let pid = processes.running[app]?.pid else { return .background }
-            return launcher.exists(pid) ? .foreground : .background
+            return parts.launcher.exists(pid) ? .foreground : .background
         }
         do {
             let pids = try await driver.processes(in: group)
@@ -402,11 +370,28 @@ extension WardenDaemon {
     /// Keeps the last kills for `GET /v1/device`, with the footprint the app had.
     func rememberKill(_ app: String, reason: TerminationReason) {
         let footprint = lifecycle.snapshot(of: app, at: now())?.footprint ?? 0
-        recentKills.append(
+        history.remember(
             KillInfo(
                 app: app, reason: reason.rawValue, footprintBytes: footprint, wallTimeMillis: wallMillis(now())))
-        if recentKills.count > Self.recentKillLimit {
-            recentKills.removeFirst(recentKills.count - Self.recentKillLimit)
+    }
+
+    /// Writes the app's task limit to its group; a host without a pids controller gets one
+    /// warning per app, not one per launch.
+    func boundTasks(_ app: String, to limit: Int?, of group: AppGroup, with driver: any CgroupDriver) async {
+        do {
+            try await driver.setTasksMax(limit, of: group)
+        } catch {
+            warnOnce(app, cause: "tasks_max", "Could not set the task limit of app \"\(app)\": \(error)")
+        }
+    }
+
+    /// Logs a warning about `app` the first time `cause` brings it, then only a count of the
+    /// repeats at most once a minute (`RepeatedWarningLimiter`).
+    func warnOnce(_ app: String, cause: String, _ message: String) {
+        switch history.warnings.admit(subject: app, cause: cause, at: parts.clock.elapsed()) {
+        case .first: logger.warning("\(message)")
+        case .repeated(let times): logger.warning("\(message) (repeated \(times) times)")
+        case .suppressed: break
         }
     }
 }

@@ -13,7 +13,8 @@ extension WardenDaemon {
             "Policy \(options.policyPath): \(names.count) apps (\(names.isEmpty ? "none" : names.joined(separator: ", ")))."
         )
         logger.info("State directory \(options.stateDirectory): journal, app logs and restoration directories.")
-        if let layout, let driver {
+        if let driver {
+            let layout = driver.layout
             let probe = driver.group(named: "probe")
             var places: [String] = []
             if let unified = probe.unifiedPath.map(Self.parent) { places.append("cgroup2 \(unified)") }
@@ -64,17 +65,9 @@ extension WardenDaemon {
 }
 
 extension WardenDaemon {
-    /// A pressure source in words: `PSI full 150ms in 1s of /sys/fs/cgroup/appwarden/memory.pressure`.
-    static func describe(_ source: PressureMonitor.Source) -> String {
-        switch source {
-        case .psi(let path, let kind, let stall, let window, let level):
-            "PSI \(kind.rawValue) \(DurationFormat.string(stall)) in \(DurationFormat.string(window)) of \(path) "
-                + "(\(level))"
-        case .pressureLevel(let group, let level, _): "\(group)/memory.pressure_level \(level)"
-        case .oomControl(let group): "\(group)/memory.oom_control"
-        case .memoryEvents(let group): "\(group)/memory.events"
-        case .usageThreshold(let group, let bytes):
-            "\(group)/memory.usage_in_bytes crossing \(DurationFormat.sizeString(Int64(bytes)))"
-        }
+    /// The directory that holds `path`.
+    static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
     }
 }

@@ -1,114 +1,93 @@
 import Foundation
 public import Logging
+public import ServiceLifecycle
 import WardenAPI
-public import WardenCgroup
+import WardenCgroup
 public import WardenCore
 import WardenPolicy
-import WardenSimulator
 
-/// The daemon: one actor that owns the lifecycle core, feeds it every event in order, with the
-/// time it happened on an injected monotonic clock, and carries out the actions it returns.
+/// The daemon: a `Service` whose `run()` owns every loop in one task group, and one queue of
+/// jobs (`DaemonInbox`) taken one at a time, so that the core's model and the host never go
+/// apart and nothing needs a guard against re-entry.
 ///
-/// Events (operator verbs, app calls, timers, process exits, memory samples, pressure) pass
-/// through one queue and are handled one at a time: an event's actions, and the events they
-/// lead to (a spawn's readiness, a hold found at suspension, a scan's result), are carried out
-/// before the next event is taken. After each event the core's checkpoint and the running
-/// apps are saved, so a new daemon can re-adopt them.
-public actor WardenDaemon {
-    /// An event waiting its turn, and whoever waits for its answer.
-    struct Job: Sendable {
-        var event: LifecycleEvent
-        var answer: CheckedContinuation<Result<Reply?, LifecycleError>, Never>?
+/// Every input is a job: an operator verb or an app call (`perform`), a read (`apps`,
+/// `explain`, …), a wake of the alarm (timers and the memory watch), a kernel signal, a process
+/// that began to run or ended. A job is carried out whole, the events its actions lead to
+/// included (a spawn's readiness, a hold found at suspension, a scan's result), before the next
+/// is taken; after each event the core's checkpoint and the running apps are saved, so a new
+/// daemon can re-adopt them. The task group's children only post jobs: the alarm, the kernel's
+/// memory signals, the hooks, journal retention, and when serving, the control socket, the
+/// metrics listener and the service manager's watchdog.
+public actor WardenDaemon: Service {
+    /// Where the daemon is in its life.
+    enum Phase {
+        /// Made, holding its locks; `run()` has not started.
+        case ready(InstanceLock?)
+        /// Running, holding its locks.
+        case running(InstanceLock?)
+        /// Stopped: it takes no more events.
+        case stopped
+
+        var isRunning: Bool {
+            if case .running = self { return true }
+            return false
+        }
     }
 
     public nonisolated let options: WardenDaemonOptions
-    let clock: WardenClock
-    let journalStore: any WardenJournal
-    let driver: (any CgroupDriver)?
-    let layout: CgroupLayout?
-    let launcher: any ProcessLauncher
-    let memory: any WardenMemorySource
-    let logger: Logger
-    /// The policy in force: the core's, the one source of every rule and setting.
-    var policy: Policy { lifecycle.policy }
-    var lifecycle: Lifecycle
-
-    /// The apps' groups and processes.
-    var processes = ProcessTable()
-    /// The followers of the event stream.
-    var subscribers = EventSubscribers()
-    /// The core's armed timers and the one task that fires them.
-    var timers = DaemonTimers()
-    /// When the loops sleeping on the clock (`timers`, `sweep`) wake next, since the origin.
-    var wakes: [String: Duration] = [:]
-    /// Process ends taken from the launcher.
-    var exitsHandled = 0
-    /// Process starts taken from the launcher.
-    var startsHandled = 0
-    var monitors: [PressureMonitor] = []
-    /// Measurements of the device's memory between sweeps (`WardenDaemon+MemoryWatch`).
-    var memoryWatch = MemoryWatchState()
-    var loops: [Task<Void, Never>] = []
-    /// The events waiting their turn and the one being handled.
-    var eventQueue = DaemonEventQueue()
-    var isStopped = false
-    /// How many memory sweeps have run.
-    var sweeps = 0
-    /// The locks that keep a second daemon from starting on the same state or cgroup root.
-    var instanceLock: InstanceLock?
-    /// The last kills, oldest first, for `GET /v1/device` (at most `recentKillLimit`).
-    var recentKills: [KillInfo] = []
-    static let recentKillLimit = 10
-    /// Warnings that repeat (per app and cause) are logged once, then counted.
-    var warningLimiter = RepeatedWarningLimiter()
-    /// Where new device tokens come from: the system's random source, or a deterministic one
-    /// in tests that replay scenarios naming tokens.
-    let tokenSource: DeviceTokenSource
+    nonisolated let parts: DaemonParts
+    nonisolated let inbox = DaemonInbox()
     /// The daemon's Prometheus metrics (`GET /metrics`), on a registry of its own.
     public nonisolated let metrics: WardenMetrics
     /// Runs the policy's hooks in the background.
     public nonisolated let hooks: HookRunner
+    /// The lifecycle core: the one source of every rule and setting.
+    var lifecycle: Lifecycle
+    /// The apps' groups and processes.
+    var processes = ProcessTable()
+    /// The core's armed timers.
+    var timers = DaemonTimers()
+    /// The memory watch's schedule and what it armed.
+    var memoryWatch = MemoryWatch()
+    /// The journal and the followers of the event stream.
+    var journal: DaemonJournal
+    var phase: Phase
+    /// The last kills and the warnings already logged.
+    var history = DaemonHistory()
 
-    init(
-        options: WardenDaemonOptions, policy: Policy, clock: WardenClock, journal: any WardenJournal,
-        driver: (any CgroupDriver)?, launcher: any ProcessLauncher, memory: any WardenMemorySource,
-        tokenSource: DeviceTokenSource = .systemRandom, logger: Logger
-    ) {
+    /// The policy in force: the core's.
+    var policy: Policy { lifecycle.policy }
+    var logger: Logger { parts.logger }
+    var driver: (any CgroupDriver)? { parts.driver }
+
+    /// Makes a daemon on `parts` with `policy`, holding `lock`; nothing runs until `run()`.
+    public init(options: WardenDaemonOptions, policy: Policy, parts: DaemonParts) {
+        self.init(options: options, policy: policy, parts: parts, lock: nil)
+    }
+
+    init(options: WardenDaemonOptions, policy: Policy, parts: DaemonParts, lock: InstanceLock?) {
         self.options = options
-        self.tokenSource = tokenSource
-        self.lifecycle = Lifecycle(policy: policy, tokenSource: tokenSource)
-        self.clock = clock
-        self.journalStore = journal
-        self.driver = driver
-        self.layout = driver?.layout
-        self.launcher = launcher
-        self.memory = memory
-        self.logger = logger
+        self.parts = parts
+        self.lifecycle = Lifecycle(policy: policy, tokenSource: parts.tokenSource)
+        self.journal = DaemonJournal(store: parts.journal)
+        self.phase = .ready(lock)
         let metrics = WardenMetrics()
         self.metrics = metrics
         self.hooks = HookRunner(
-            logger: logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options))
+            logger: parts.logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options))
     }
 
-    /// Loads the policy, opens the journal in the state directory, prepares the cgroups,
-    /// re-adopts the apps a previous daemon left running and starts the event loop, the timers,
-    /// the process watcher and the memory loop.
+    /// Makes the daemon `appwarden serve` runs: loads the policy, takes the instance locks, opens
+    /// the journal in the state directory and prepares the cgroups.
     ///
     /// Before it touches anything (groups, processes, socket, journal) it takes the instance
     /// locks and checks that no daemon answers on the socket; a refused start changes nothing.
     ///
-    /// - Parameters:
-    ///   - options: What to run and where.
-    ///   - clock: The monotonic clock timers run on.
-    ///   - journal: The journal; by default `JournalStore` at `<state-dir>/appwarden.sqlite`.
-    ///
     /// - Throws: `WardenDaemonError` naming the policy problems, the daemon already running (with
     ///   its pid), or the state directory or cgroup root that could not be set up.
-    public static func start(
-        options: WardenDaemonOptions,
-        clock: some Clock<Duration> = ContinuousClock(),
-        journal: (any WardenJournal)? = nil,
-        logger: Logger = Logger(label: "appwarden.daemon")
+    public static func make(
+        options: WardenDaemonOptions, clock: some Clock<Duration> = ContinuousClock(),
+        journal: (any WardenJournal)? = nil, logger: Logger = Logger(label: "appwarden.daemon")
     ) async throws(WardenDaemonError) -> WardenDaemon {
         let policy: Policy
         do {
@@ -126,6 +105,7 @@ public actor WardenDaemon {
         }
         let lock = try InstanceLock.acquire(options: options)
         if ControlServer.SocketFile.isListening(path: options.socketPath) {
+            lock.release()
             throw WardenDaemonError(
                 "A daemon already answers on the control socket \"\(options.socketPath)\"; stop it first or "
                     + "choose another socket.")
@@ -138,6 +118,7 @@ public actor WardenDaemon {
             do {
                 store = try JournalStore(path: path)
             } catch {
+                lock.release()
                 throw WardenDaemonError("The journal \"\(path)\" cannot be opened: \(error).")
             }
         }
@@ -150,78 +131,116 @@ public actor WardenDaemon {
             driver = made
         } catch {
             if !options.dryRun {
+                lock.release()
                 throw WardenDaemonError(
                     "The cgroup root \"\(options.cgroupRoot)\" cannot be set up (\(error)); appwarden needs root "
                         + "and a mounted cgroup file system, or --dry-run to run without freezing or killing.")
             }
             logger.warning("Running without cgroups: \(error)")
         }
-        let daemon = WardenDaemon(
-            options: options, policy: policy, clock: WardenClock(clock), journal: store, driver: driver,
+        let parts = DaemonParts(
+            clock: WardenClock(clock), alarm: ClockAlarm(), journal: store, driver: driver,
             launcher: SpawningProcessLauncher(), memory: CgroupMemorySource(driver: driver, logger: logger),
+            signals: KernelMemorySignals(driver: driver, stall: options.pressureStall, logger: logger),
             logger: logger)
-        await daemon.boot(holding: lock)
-        return daemon
+        return WardenDaemon(options: options, policy: policy, parts: parts, lock: lock)
     }
 
-    /// Starts a daemon on parts the caller provides: the policy, the clock, the journal, the
-    /// cgroup driver, the process launcher and the memory source. Nothing is read from or
-    /// created on disk but the apps' restoration directories under `options.stateDirectory`.
-    ///
-    /// Tests run the daemon in virtual time this way, with `WardenTesting`'s `ManualClock`,
-    /// fake driver and fake launcher; `start(options:clock:journal:logger:)` passes the host's.
-    ///
-    /// - Parameters:
-    ///   - driver: The cgroups; nil runs without groups (only with `options.dryRun`, as a host
-    ///     without cgroups would).
-    ///   - tokenSource: Where device tokens come from (the system's random source by default).
+    /// Makes the host's daemon (`make`) and runs it in a task of its own until `stop()`, for
+    /// callers that are not a `ServiceGroup` (tests and benchmarks); returns once it has re-adopted
+    /// what a previous daemon left running and takes calls.
     public static func start(
-        options: WardenDaemonOptions,
-        policy: Policy,
-        clock: some Clock<Duration>,
-        journal: any WardenJournal,
-        driver: (any CgroupDriver)?,
-        launcher: any ProcessLauncher,
-        memory: any WardenMemorySource,
-        tokenSource: DeviceTokenSource = .systemRandom,
-        logger: Logger = Logger(label: "appwarden.daemon")
-    ) async -> WardenDaemon {
-        let daemon = WardenDaemon(
-            options: options, policy: policy, clock: WardenClock(clock), journal: journal, driver: driver,
-            launcher: launcher, memory: memory, tokenSource: tokenSource, logger: logger)
-        await daemon.boot()
+        options: WardenDaemonOptions, clock: some Clock<Duration> = ContinuousClock(),
+        journal: (any WardenJournal)? = nil, logger: Logger = Logger(label: "appwarden.daemon")
+    ) async throws(WardenDaemonError) -> WardenDaemon {
+        let daemon = try await make(options: options, clock: clock, journal: journal, logger: logger)
+        await daemon.startRunning()
         return daemon
     }
 
-    private func boot(holding lock: InstanceLock? = nil) async {
-        instanceLock = lock
-        let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
-        eventQueue.jobs = continuation
-        await readopt()
-        record(
-            app: JournalEntry.systemApp,
-            .system(.daemonStarted(version: WardenVersion.current, readopted: processes.running.keys.sorted())))
-        logStartup(adopted: processes.running.keys.sorted())
-        // Intervals (the first fetch wakes) count from the start, as in the simulator.
-        await execute(lifecycle.start(at: now()))
-        eventQueue.processor = Task { [weak self] in
-            for await job in stream {
-                guard let self else {
-                    job.answer?.resume(returning: .failure(Self.stoppingError))
-                    continue
-                }
-                let result = await self.handle(job.event)
-                job.answer?.resume(returning: result)
-            }
-        }
-        startLoops()
+    /// Runs `run()` in a task of its own and returns once the daemon takes calls: the one task
+    /// of the runtime that no task group owns, for callers that are not a `ServiceGroup`.
+    public nonisolated func startRunning() async {
+        Task { try? await self.run() }
+        _ = await onLoop { _ in }
     }
 
-    /// Handles a queued event and counts it off.
-    private func handle(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
-        let result = await process(event)
-        eventQueue.queued -= 1
-        return result
+    /// Runs the daemon until a graceful shutdown (SIGTERM or SIGINT under a `ServiceGroup`) or
+    /// `stop()`: re-adopts what a previous daemon left running, then takes jobs one at a time
+    /// while its task group runs the alarm, the kernel's memory signals, the hooks, journal
+    /// retention and, when `options.serving` asks, the control socket, the metrics listener and
+    /// the service manager's watchdog.
+    ///
+    /// - Throws: The control socket's or the metrics listener's failure, after the daemon has
+    ///   stopped (saving its checkpoint and leaving the apps running for the next start).
+    public func run() async throws {
+        guard case .ready(let lock) = phase else { return }
+        phase = .running(lock)
+        parts.launcher.report { [inbox] report in inbox.post(.process(report)) }
+        parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
+        await boot()
+        var failure: (any Error)?
+        do {
+            try await withGracefulShutdownHandler {
+                try await withThrowingDiscardingTaskGroup { group in
+                    startChildren(in: &group)
+                    await consume()
+                    group.cancelAll()
+                }
+            } onGracefulShutdown: { [inbox, options, logger] in
+                let status =
+                    options.stopAppsOnExit
+                    ? "Stopping: stopping every app." : "Stopping: saving the state and leaving the apps running."
+                logger.info("\(status)")
+                options.serving?.notifier.stopping(status: status)
+                inbox.post(.stop(done: nil))
+            }
+        } catch {
+            failure = error
+        }
+        if phase.isRunning { await shutDown() }
+        if let failure { throw failure }
+    }
+
+    /// The children of `run()`'s task group: each loop posts jobs and nothing else.
+    private func startChildren(in group: inout ThrowingDiscardingTaskGroup<any Error>) {
+        let inbox = inbox
+        let parts = parts
+        group.addTask { await parts.alarm.run(clock: parts.clock) { inbox.post(.wake) } }
+        group.addTask { await parts.signals.run() }
+        let hooks = hooks
+        group.addTask { await hooks.run(clock: parts.clock) }
+        if let store = parts.journal as? JournalStore {
+            group.addTask { await self.pruneJournal(store) }
+        }
+        if let serving = options.serving {
+            serve(serving, in: &group)
+        }
+    }
+
+    /// Takes the jobs one at a time until the inbox closes; after a stop, what is left is answered
+    /// as a stopping daemon answers.
+    private func consume() async {
+        for await job in inbox.jobs {
+            switch job {
+            case .event(let event, let answer):
+                let result = await process(event)
+                answer?.resume(returning: result)
+            case .work(let body):
+                await body(self)
+            case .wake:
+                await wake()
+            case .memory(let signal):
+                await memorySignal(signal)
+            case .process(let report):
+                await processReport(report)
+            case .stop(let done):
+                if phase.isRunning { await shutDown() }
+                done?.resume()
+            }
+            if phase.isRunning { rearmAlarm() }
+            inbox.finished()
+        }
     }
 
     static let stoppingError = LifecycleError(
@@ -229,110 +248,36 @@ public actor WardenDaemon {
 
     /// The core's clock now.
     func now() -> Instant {
-        Instant(sinceOrigin: clock.elapsed())
+        Instant(sinceOrigin: parts.clock.elapsed())
     }
 
     /// The wall-clock time of `instant`, in milliseconds since the epoch.
     func wallMillis(_ instant: Instant) -> Int64 {
-        clock.wallMillis(atElapsed: instant.sinceOrigin)
+        parts.clock.wallMillis(atElapsed: instant.sinceOrigin)
     }
 
-    /// Queues an event that nobody waits for (a timer, a process exit, a sample).
-    func submit(_ event: LifecycleEvent) {
-        guard !isStopped, let jobs = eventQueue.jobs else { return }
-        if case .enqueued = jobs.yield(Job(event: event, answer: nil)) {
-            eventQueue.queued += 1
+    /// Stops the daemon and returns once it has stopped: no more events are taken, the kernel's
+    /// signals and the process watcher let go, and the apps keep running for the next start,
+    /// unless `options.stopAppsOnExit` asks to kill them. Jobs queued before are carried out.
+    public nonisolated func stop() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            if !inbox.post(.stop(done: done)) { done.resume() }
         }
     }
 
-    /// Queues an event and waits for its answer.
-    func enqueue(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
-        guard !isStopped, let jobs = eventQueue.jobs else { return .failure(Self.stoppingError) }
-        // Counted before it is queued: the queue ends only when the daemon stops.
-        eventQueue.queued += 1
-        return await withCheckedContinuation { answer in
-            if case .terminated = jobs.yield(Job(event: event, answer: answer)) {
-                answer.resume(returning: .failure(Self.stoppingError))
-            }
-        }
-    }
-
-    /// Handles one event and every event its actions lead to, then saves the checkpoint.
-    func process(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
-        guard !isStopped else { return .failure(Self.stoppingError) }
-        let actions: [LifecycleAction]
-        do {
-            actions = try lifecycle.handle(event, at: now())
-        } catch {
-            return .failure(error)
-        }
-        eventQueue.isHandling = true
-        eventQueue.journalBatch = []
-        defer { finishHandling() }
-        metrics.count(accepted: event)
-        let reply = await execute(actions)
-        var changed = !actions.isEmpty
-        while !eventQueue.followUps.isEmpty && !isStopped {
-            let next = eventQueue.followUps.removeFirst()
-            do {
-                let more = try lifecycle.handle(next, at: now())
-                changed = changed || !more.isEmpty
-                await execute(more)
-            } catch {
-                logger.debug("The core refused \(next): \(error.message)")
-            }
-        }
-        flushJournal()
-        if changed || !Self.isSample(event) {
-            saveCheckpoint()
-        }
-        memoryWatchAfterEvent(event)
-        return .success(reply)
-    }
-
-    /// Ends the handling of an event and lets the reads that waited for it answer.
-    private func finishHandling() {
-        flushJournal()
-        eventQueue.isHandling = false
-        let reads = eventQueue.waitingReads
-        eventQueue.waitingReads.removeAll()
-        for read in reads { read.resume() }
-    }
-
-    /// Returns once no event is being carried out: the model and the groups agree, so a read
-    /// (status, explain) says what is, never what is about to be. Reads are not events, and do
-    /// not wait for the events queued behind.
-    func betweenEvents() async {
-        while eventQueue.isHandling {
-            await withCheckedContinuation { eventQueue.waitingReads.append($0) }
-        }
-    }
-
-    private static func isSample(_ event: LifecycleEvent) -> Bool {
-        switch event {
-        case .footprint, .memorySample: true
-        default: false
-        }
-    }
-
-    /// Stops the daemon: no more events are taken, timers and loops end, the process watcher
-    /// lets go of its processes, and the apps keep running for the next start, unless
-    /// `options.stopAppsOnExit` asks to kill them.
-    public func stop() async {
-        guard !isStopped else { return }
+    /// What a stop does, once, on the loop.
+    private func shutDown() async {
+        guard case .running(let lock) = phase else { return }
         let leftRunning = options.stopAppsOnExit ? [] : processes.running.keys.sorted()
         record(app: JournalEntry.systemApp, .system(.daemonStopped(leftRunning: leftRunning)))
         saveCheckpoint()
-        isStopped = true
-        eventQueue.jobs?.finish()
+        phase = .stopped
+        inbox.close()
+        parts.alarm.set(nil)
         timers.stop()
-        wakes.removeAll()
-        for loop in loops { loop.cancel() }
-        loops.removeAll()
-        for monitor in monitors { monitor.stop() }
-        monitors.removeAll()
-        stopMemoryWatch()
-        launcher.stop()
+        parts.signals.stop()
+        parts.launcher.stop()
+        hooks.stop()
         logShutdown(stoppedApps: options.stopAppsOnExit && driver != nil)
         if options.stopAppsOnExit, let driver {
             for (name, group) in processes.groups {
@@ -346,9 +291,8 @@ public actor WardenDaemon {
             processes.groups.removeAll()
             try? await driver.removeRoot()
         }
-        for (name, _) in processes.groups { memory.untrack(name) }
-        subscribers.finishAll()
-        instanceLock?.release()
-        instanceLock = nil
+        for (name, _) in processes.groups { parts.memory.untrack(name) }
+        journal.subscribers.finishAll()
+        lock?.release()
     }
 }

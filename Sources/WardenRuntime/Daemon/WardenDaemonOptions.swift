@@ -33,6 +33,10 @@ public struct WardenDaemonOptions: Sendable {
     /// Hand the memory of apps killed for memory pressure back at once with `process_mrelease(2)`,
     /// instead of when their exit path gets to it (kernels before 5.15 only kill).
     public var releasesMemoryOnKill: Bool
+    /// What `appwarden serve` serves in the daemon's task group: the control socket, the metrics
+    /// listener, the service manager's notifications; nil serves nothing (tests and benchmarks
+    /// that talk to the daemon directly).
+    public var serving: DaemonServing?
 
     /// Makes options; only the policy path is required.
     public init(
@@ -47,7 +51,8 @@ public struct WardenDaemonOptions: Sendable {
         pressureStall: Duration = .milliseconds(150),
         freezerCheckSweeps: Int = 2,
         suspendedSampleSweeps: Int = 30,
-        releasesMemoryOnKill: Bool = true
+        releasesMemoryOnKill: Bool = true,
+        serving: DaemonServing? = nil
     ) {
         self.policyPath = policyPath
         self.socketPath = socketPath
@@ -61,6 +66,7 @@ public struct WardenDaemonOptions: Sendable {
         self.freezerCheckSweeps = max(1, freezerCheckSweeps)
         self.suspendedSampleSweeps = max(1, suspendedSampleSweeps)
         self.releasesMemoryOnKill = releasesMemoryOnKill
+        self.serving = serving
     }
 
     /// The restoration directory of `app`.

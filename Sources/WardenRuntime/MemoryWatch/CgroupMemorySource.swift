@@ -12,6 +12,8 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
     private let logger: Logger
     private let meminfo = KeptOpenFile(path: "/proc/meminfo", capacity: 8192)
     private let deviceFiles: [(group: String, isV1: Bool, limit: KeptOpenFile, usage: KeptOpenFile)]
+    /// The memory directory of each tracked group, and whether it is v1.
+    private var memoryDirectories: [String: (path: String, isV1: Bool)] = [:]
 
     /// Makes a source for the groups of `driver` (nil: the host's memory only).
     public init(driver: (any CgroupDriver)?, logger: Logger) {
@@ -23,6 +25,11 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
 
     public func track(_ group: AppGroup) {
         guard let source = driver?.layout.memorySource, source != .procfs else { return }
+        if source == .v1, let path = group.memoryPath {
+            memoryDirectories[group.name] = (path, true)
+        } else if source == .unified, let path = group.unifiedPath {
+            memoryDirectories[group.name] = (path, false)
+        }
         do {
             try sampler.track(group, source: source)
         } catch {
@@ -32,6 +39,12 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
 
     public func untrack(_ name: String) {
         sampler.untrack(name)
+        memoryDirectories[name] = nil
+    }
+
+    public func oomState(of name: String) -> GroupOOMState? {
+        guard let directory = memoryDirectories[name] else { return nil }
+        return GroupOOMState.read(directory: directory.path, isV1: directory.isV1)
     }
 
     public func footprints(where include: (String) -> Bool) -> [String: Int64] {
@@ -61,8 +74,6 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
         guard limit < hostTotal else { return nil }
         return (files.group, limit)
     }
-
-    public var measuresDeviceBetweenSweeps: Bool { true }
 
     /// The host's figures from the kept-open `/proc/meminfo`; nil when unreadable.
     private func hostMemory() -> HostMemory? {

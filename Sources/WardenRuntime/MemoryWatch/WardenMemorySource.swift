@@ -1,11 +1,12 @@
 public import WardenCgroup
 
-/// Where the daemon's memory sweeps get the apps' footprints and the memory the apps share.
+/// Where the daemon measures memory: the apps' footprints, the memory the apps share, and what
+/// an app's group says of OOM kills.
 ///
 /// `CgroupMemorySource` reads the groups' memory files and the host's; `WardenTesting`'s fake
 /// driver plays a device's memory for tests in virtual time.
 public protocol WardenMemorySource: Sendable {
-    /// Measures `group` on every sweep from now on (until `untrack`).
+    /// Measures `group` from now on (until `untrack`).
     func track(_ group: AppGroup)
 
     /// Stops measuring the group of app `name`.
@@ -21,13 +22,12 @@ public protocol WardenMemorySource: Sendable {
     /// notify usage crossing a threshold; nil elsewhere (cgroup2, or a device that is the host).
     func deviceUsageGroup() -> (group: String, limit: Int64)?
 
-    /// Whether `deviceMemory` reads kept-open kernel files cheaply enough to be measured between
-    /// sweeps, as often as every 10 ms near a threshold.
-    var measuresDeviceBetweenSweeps: Bool { get }
+    /// What the measured group of app `name` says of OOM kills now; nil when it cannot be read.
+    func oomState(of name: String) -> GroupOOMState?
 }
 
 extension WardenMemorySource {
     public func deviceUsageGroup() -> (group: String, limit: Int64)? { nil }
 
-    public var measuresDeviceBetweenSweeps: Bool { false }
+    public func oomState(of name: String) -> GroupOOMState? { nil }
 }

@@ -4,15 +4,14 @@ import WardenCore
 /// Metrics at scrape time and the environment of hooks.
 extension WardenDaemon {
     /// The metrics in the Prometheus text format, their gauges set from the core's state now.
-    public func metricsExposition() -> String? {
-        metrics.exposition(
-            of: WardenMetrics.Reading(
-                apps: lifecycle.snapshots(at: now()), level: lifecycle.memoryLevel, memory: policy.memory,
-                device: memory.deviceMemory()))
+    public nonisolated func metricsExposition() async -> String? {
+        await onLoop { daemon in
+            daemon.metrics.exposition(
+                of: WardenMetrics.Reading(
+                    apps: daemon.lifecycle.snapshots(at: daemon.now()), level: daemon.lifecycle.memoryLevel,
+                    memory: daemon.policy.memory, device: daemon.parts.memory.deviceMemory()))
+        } ?? nil
     }
-
-    /// The metrics the control server counts its requests in.
-    public nonisolated var metricsSource: WardenMetrics? { metrics }
 
     /// What every hook's environment holds besides its invocation's facts: the daemon's `PATH`,
     /// `HOME`, `LANG` and `TZ`, the control socket, and `APPWARDEN_DRY_RUN=1` in a dry run.

@@ -15,7 +15,7 @@ extension WardenDaemon {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             let json = String(decoding: try encoder.encode(checkpoint), as: UTF8.self)
-            try journalStore.saveCheckpoint(json, wallTimeMillis: wallMillis(now))
+            try parts.journal.saveCheckpoint(json, wallTimeMillis: wallMillis(now))
         } catch {
             logger.error("Could not save the checkpoint: \(error)")
         }

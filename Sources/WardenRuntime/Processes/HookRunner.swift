@@ -16,9 +16,10 @@ public import WardenCore
 /// its own, outside every app's group (it stays in the daemon's), with the invocation's facts in
 /// its environment and its output, line by line, in the daemon's log.
 ///
-/// `run(_:)` returns as soon as the process is started; waiting, reading and the timeout happen
-/// on other threads, so a hook never delays the kill or anything else the daemon does. A hook
-/// still running when its timeout ends has its whole process group killed.
+/// `start(_:)` only queues the invocation: `run(clock:)`, a child of the daemon's task group,
+/// starts each hook in a task of its own, so a hook never delays the kill or anything else the
+/// daemon does. Its output is relayed and its end awaited on a worker thread; a hook still
+/// running when its timeout ends on the daemon's clock has its whole process group killed.
 public final class HookRunner: Sendable {
     /// How one run ended.
     public enum Outcome: Sendable, Equatable {
@@ -42,18 +43,41 @@ public final class HookRunner: Sendable {
     /// Variables every hook receives besides the invocation's (`PATH`, `APPWARDEN_SOCKET`, …).
     let baseEnvironment: [String: String]
     private let finished = Mutex<[Run]>([])
+    private let invocations: AsyncStream<HookInvocation>
+    private let queue: AsyncStream<HookInvocation>.Continuation
 
     init(logger: Logger, metrics: WardenMetrics?, baseEnvironment: [String: String]) {
         self.logger = logger
         self.metrics = metrics
         self.baseEnvironment = baseEnvironment
+        (invocations, queue) = AsyncStream.makeStream(of: HookInvocation.self)
     }
 
     /// The runs that have ended, oldest first.
     public var runs: [Run] { finished.withLock { $0 } }
 
-    /// Starts `hook` and returns at once.
-    func run(_ hook: HookInvocation) {
+    /// Queues `hook` and returns at once.
+    func start(_ hook: HookInvocation) {
+        queue.yield(hook)
+    }
+
+    /// Runs the hooks queued, each in a task of its own, until `stop()`; then waits for those
+    /// still running.
+    func run(clock: WardenClock) async {
+        await withDiscardingTaskGroup { group in
+            for await hook in invocations {
+                group.addTask { await self.execute(hook, clock: clock) }
+            }
+        }
+    }
+
+    /// Takes no more hooks.
+    func stop() {
+        queue.finish()
+    }
+
+    /// Runs `hook` to its end or its timeout.
+    private func execute(_ hook: HookInvocation, clock: WardenClock) async {
         let name = hook.kind.policyKey + (hook.app.map { " (app \"\($0)\")" } ?? "")
         var environment = baseEnvironment
         environment.merge(hook.environment) { _, new in new }
@@ -66,47 +90,77 @@ public final class HookRunner: Sendable {
             return
         }
         logger.info("Running hook \(name) as process \(started.pid).")
-        let state = Mutex(RunState())
+        let state = RunState()
         let timeout = hook.timeout
-        let (seconds, attoseconds) = timeout.components
-        let deadline = DispatchTime.now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-        DispatchQueue.global().asyncAfter(deadline: deadline) {
-            state.withLock { state in
-                // The shell is not reaped before `isReaped` is set under this lock, so its pid
-                // (the group's id) cannot have been reused yet.
-                guard !state.isReaped else { return }
-                state.timedOut = true
-                _ = kill(-started.pid, SIGKILL)
-            }
-        }
         let logger = logger
-        DispatchQueue.global().async {
-            Self.relay(started.output, to: logger, name: name)
-            var info = siginfo_t()
-            while waitid(P_PID, id_t(started.pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
-            let (timedOut, status) = state.withLock { state -> (Bool, Int32) in
-                var status: Int32 = 0
-                while waitpid(started.pid, &status, 0) < 0 && errno == EINTR {}
-                state.isReaped = true
-                return (state.timedOut, status)
+        let status = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask { await Self.waitForEnd(of: started, name: name, logger: logger, state: state) }
+            group.addTask {
+                // Cancelled: the hook ended, or the daemon stops (and its hooks with it).
+                let timedOut = (try? await clock.sleep(untilElapsed: clock.elapsed() + timeout)) != nil
+                state.withLock { state in
+                    // The shell is not reaped before `isReaped` is set under this lock, so its pid
+                    // (the group's id) cannot have been reused yet.
+                    guard !state.isReaped else { return }
+                    state.timedOut = timedOut
+                    _ = kill(-started.pid, SIGKILL)
+                }
+                return nil
             }
-            if timedOut {
-                logger.warning(
-                    "Hook \(name) ran longer than \(DurationFormat.string(timeout)); its process group was killed.")
-                self.end(hook, .timedOut)
-                return
+            var status: Int32 = 0
+            for await result in group {
+                guard let result else { continue }
+                status = result
+                group.cancelAll()
             }
-            let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            if code != 0 {
-                logger.warning("Hook \(name) ended with status \(code).")
+            return status
+        }
+        if state.withLock({ $0.timedOut }) {
+            logger.warning(
+                "Hook \(name) ran longer than \(DurationFormat.string(timeout)); its process group was killed.")
+            end(hook, .timedOut)
+            return
+        }
+        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        if code != 0 {
+            logger.warning("Hook \(name) ended with status \(code).")
+        }
+        end(hook, .finished(status: code))
+    }
+
+    /// Relays the hook's output to the log and reaps the shell, on a worker thread; returns its
+    /// wait status.
+    private static func waitForEnd(
+        of started: (pid: pid_t, output: Int32), name: String, logger: Logger, state: RunState
+    ) async -> Int32 {
+        await withCheckedContinuation { (ended: CheckedContinuation<Int32, Never>) in
+            DispatchQueue.global().async {
+                relay(started.output, to: logger, name: name)
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(started.pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+                let status = state.withLock { state -> Int32 in
+                    var status: Int32 = 0
+                    while waitpid(started.pid, &status, 0) < 0 && errno == EINTR {}
+                    state.isReaped = true
+                    return status
+                }
+                ended.resume(returning: status)
             }
-            self.end(hook, .finished(status: code))
         }
     }
 
-    private struct RunState {
-        var isReaped = false
-        var timedOut = false
+    /// What the waiter and the timeout of one run share, under one lock.
+    private final class RunState: Sendable {
+        struct Flags {
+            var isReaped = false
+            var timedOut = false
+        }
+
+        private let flags = Mutex(Flags())
+
+        func withLock<Result>(_ body: (inout Flags) -> Result) -> Result {
+            flags.withLock { body(&$0) }
+        }
     }
 
     private func end(_ hook: HookInvocation, _ outcome: Outcome) {

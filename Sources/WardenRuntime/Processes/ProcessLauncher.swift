@@ -1,3 +1,4 @@
+import Synchronization
 public import WardenCgroup
 
 /// Starts the apps' processes, reports their ends and inspects them: what the daemon asks of
@@ -6,11 +7,10 @@ public import WardenCgroup
 /// `SpawningProcessLauncher` does it for real (`ProcessSpawner`, `ProcessWatcher`, signals,
 /// `/proc`); `WardenTesting` has a launcher of simulated processes for tests in virtual time.
 public protocol ProcessLauncher: Sendable {
-    /// The ends of launched and watched processes, in the order they were noticed.
-    var exits: AsyncStream<ProcessExit> { get }
-
-    /// Launched processes that began to run after `launch` returned, in order.
-    var starts: AsyncStream<ProcessStart> { get }
+    /// Hands every report from now on to `sink`, in the order noticed: the ends of launched and
+    /// watched processes, and launched processes that began to run after `launch` returned.
+    /// Reports made before are kept and handed over at once. Called once, before the first launch.
+    func report(to sink: @escaping @Sendable (ProcessReport) -> Void)
 
     /// Starts the process `request` describes, as launch `launch` of `app`, in `request.group`
     /// when it names one, and watches it until it ends.
@@ -36,8 +36,59 @@ public protocol ProcessLauncher: Sendable {
     /// Sets the kernel OOM killer's score adjustment of the processes `pids`.
     func setOOMScore(_ score: Int, for pids: [Int32]) throws
 
-    /// Stops watching (the processes keep running) and ends `exits`.
+    /// Stops watching (the processes keep running) and reports nothing more.
     func stop()
+}
+
+/// What a launcher reports about its processes.
+public enum ProcessReport: Sendable, Equatable {
+    /// A launched process began to run.
+    case started(ProcessStart)
+    /// A launched or watched process ended.
+    case ended(ProcessExit)
+}
+
+/// Where a launcher's reports go: kept until the daemon takes them, then handed on at once, on
+/// the thread that sends them.
+public final class ProcessReportSink: Sendable {
+    private struct State {
+        var sink: (@Sendable (ProcessReport) -> Void)?
+        var kept: [ProcessReport] = []
+        var isStopped = false
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Hands every report from now on to `sink`, the kept ones first.
+    public func connect(_ sink: @escaping @Sendable (ProcessReport) -> Void) {
+        let kept = state.withLock { state -> [ProcessReport] in
+            state.sink = sink
+            defer { state.kept.removeAll() }
+            return state.kept
+        }
+        for report in kept { sink(report) }
+    }
+
+    /// Hands `report` on, or keeps it until a sink is connected; nothing once stopped.
+    public func send(_ report: ProcessReport) {
+        let sink = state.withLock { state -> (@Sendable (ProcessReport) -> Void)? in
+            guard !state.isStopped else { return nil }
+            if state.sink == nil { state.kept.append(report) }
+            return state.sink
+        }
+        sink?(report)
+    }
+
+    /// Hands nothing on from now on.
+    public func stop() {
+        state.withLock {
+            $0.isStopped = true
+            $0.sink = nil
+            $0.kept.removeAll()
+        }
+    }
 }
 
 /// A watched process that ended.

@@ -14,9 +14,9 @@ struct ProcessTable {
     /// freeze for the app list (a frozen group cannot fork); dropped when the app is frozen
     /// again, thawed, killed or ends. Never used to signal processes.
     var frozenProcessLists: [String: (launch: Int, pids: [Int32])] = [:]
-    /// Groups being released (emptied and removed), by app: a launch of the same app waits
-    /// for the release, whose removal would otherwise take the new group (the same path) along.
-    var releasing: [String: Task<Bool, Never>] = [:]
+    /// What each app's group said of OOM kills when it was created or adopted: a kill is
+    /// recognized by the counters rising above these.
+    var oomBaselines: [String: GroupOOMState?] = [:]
     /// The memory limits the core set for each app's group (`LifecycleAction.setMemoryLimits`),
     /// applied to the group a launch creates.
     var limits: [String: GroupMemoryLimits] = [:]

@@ -10,7 +10,7 @@ public import WardenCgroup
 
 /// Notices the end of processes at once: one thread polls every pidfd (and a pipe that wakes it
 /// when the set changes), reaps a spawned process as soon as its pidfd becomes readable and
-/// reports the end on `exits`. Processes that are not appwarden's children (re-adopted after a
+/// reports the end to the handler it was made with, from its own thread. Processes that are not appwarden's children (re-adopted after a
 /// restart) are watched through a pidfd too (`pidfd_open`); their end is reported without a
 /// status, since only a parent can read it.
 public final class ProcessWatcher: Sendable {
@@ -55,16 +55,15 @@ public final class ProcessWatcher: Sendable {
         var stopped = false
     }
 
-    /// The ends of watched processes, in the order they were noticed.
-    public let exits: AsyncStream<Exit>
-    private let continuation: AsyncStream<Exit>.Continuation
+    /// Called with each end, in the order noticed, on the watcher's thread.
+    private let ended: @Sendable (Exit) -> Void
     private let state = Mutex(State())
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    /// Starts the polling thread.
-    public init() {
-        (exits, continuation) = AsyncStream.makeStream(of: Exit.self)
+    /// Starts the polling thread, which calls `ended` with each end.
+    public init(ended: @escaping @Sendable (Exit) -> Void) {
+        self.ended = ended
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
             for fd in fds {
@@ -98,7 +97,7 @@ public final class ProcessWatcher: Sendable {
         do {
             pidfd = try SpawnedProcess.pidfd(of: pid) ?? -1
         } catch {
-            continuation.yield(Exit(app: app, launch: launch, pid: pid, termination: nil))
+            ended(Exit(app: app, launch: launch, pid: pid, termination: nil))
             return
         }
         state.withLock {
@@ -111,7 +110,7 @@ public final class ProcessWatcher: Sendable {
     public var count: Int { state.withLock { $0.watched.count } }
 
     /// Stops watching: the thread closes the pidfds it holds (the processes keep running) and
-    /// `exits` ends.
+    /// reports nothing more.
     public func stop() {
         state.withLock { $0.stopped = true }
         wake()
@@ -154,12 +153,12 @@ public final class ProcessWatcher: Sendable {
                     state.watched.removeAll { $0.pid == entry.pid }
                 }
                 entry.close()
-                continuation.yield(
-                    Exit(app: entry.app, launch: entry.launch, pid: entry.pid, termination: termination))
+                if !state.withLock({ $0.stopped }) {
+                    ended(Exit(app: entry.app, launch: entry.launch, pid: entry.pid, termination: termination))
+                }
             }
         }
         for entry in state.withLock({ $0.watched }) { entry.close() }
-        continuation.finish()
     }
 
     deinit {

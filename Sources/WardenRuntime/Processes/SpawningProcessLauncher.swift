@@ -18,28 +18,22 @@ public final class SpawningProcessLauncher: ProcessLauncher {
     private final class SpawnedProcesses: Sendable {
         let byPID = Mutex<[Int32: SpawnedProcess]>([:])
     }
-    public let exits: AsyncStream<ProcessExit>
-    /// Never yields: `ProcessSpawner` returns once the program was executed.
-    public let starts: AsyncStream<ProcessStart>
-    private let startsContinuation: AsyncStream<ProcessStart>.Continuation
+    /// Where ends go; processes begin to run before `launch` returns, so no start is reported.
+    private let reports = ProcessReportSink()
 
-    /// Starts the watcher's thread.
+    /// Starts the watcher's thread, which reports each end from that thread.
     public init() {
-        let watcher = ProcessWatcher()
-        self.watcher = watcher
-        let (stream, continuation) = AsyncStream.makeStream(of: ProcessExit.self)
-        exits = stream
-        (starts, startsContinuation) = AsyncStream.makeStream(of: ProcessStart.self)
         let spawned = spawned
-        let forwarding = Task {
-            for await exit in watcher.exits {
-                _ = spawned.byPID.withLock { $0.removeValue(forKey: exit.pid) }
-                continuation.yield(
-                    ProcessExit(app: exit.app, launch: exit.launch, pid: exit.pid, termination: exit.termination))
-            }
-            continuation.finish()
+        let reports = reports
+        watcher = ProcessWatcher { exit in
+            _ = spawned.byPID.withLock { $0.removeValue(forKey: exit.pid) }
+            reports.send(
+                .ended(ProcessExit(app: exit.app, launch: exit.launch, pid: exit.pid, termination: exit.termination)))
         }
-        continuation.onTermination = { _ in forwarding.cancel() }
+    }
+
+    public func report(to sink: @escaping @Sendable (ProcessReport) -> Void) {
+        reports.connect(sink)
     }
 
     public func launch(_ request: SpawnRequest, app: String, launch: Int) throws -> LaunchedProcess {
@@ -77,6 +71,6 @@ public final class SpawningProcessLauncher: ProcessLauncher {
 
     public func stop() {
         watcher.stop()
-        startsContinuation.finish()
+        reports.stop()
     }
 }

@@ -6,15 +6,35 @@ import WardenCore
 
 /// Picking up the apps a previous daemon left running, from its checkpoint.
 extension WardenDaemon {
+    /// Starts the daemon's work: re-adopts what a previous daemon left running, journals and logs
+    /// the start, arms the memory watch, plans the first fetch wakes (intervals count from the
+    /// start, as in the simulator) and hands the core the ends of apps that stopped meanwhile.
+    func boot() async {
+        let gone = await readopt()
+        let adopted = processes.running.keys.sorted()
+        record(app: JournalEntry.systemApp, .system(.daemonStarted(version: WardenVersion.current, readopted: adopted)))
+        logStartup(adopted: adopted)
+        startMemoryWatch()
+        await measure()
+        journal.beginEvent()
+        var followUps: [LifecycleEvent] = []
+        await execute(lifecycle.start(at: now()), followUps: &followUps)
+        journal.flush(logger: logger)
+        for event in gone + followUps { _ = await process(event) }
+        rearmAlarm()
+    }
+
     /// Continues from the last checkpoint: apps whose groups still hold processes are adopted
     /// with their state and deadlines (a suspended app stays frozen); apps whose processes are
     /// gone are reported as exited; processes left in groups of apps the model does not run are
     /// killed, so nothing runs twice or unsupervised. Every armed deadline continues from its
-    /// absolute time; one that fell due while no daemon ran fires at once.
-    func readopt() async {
+    /// absolute time; one that fell due while no daemon ran fires at once. Returns the ends of
+    /// the apps found gone, for the core.
+    private func readopt() async -> [LifecycleEvent] {
+        var gone: [LifecycleEvent] = []
         let saved: (json: String, wallTimeMillis: Int64)?
         do {
-            saved = try journalStore.checkpoint()
+            saved = try parts.journal.checkpoint()
         } catch {
             logger.error("Could not read the checkpoint; starting afresh: \(error)")
             saved = nil
@@ -26,12 +46,12 @@ extension WardenDaemon {
                 let now = now()
                 let then = now - .milliseconds(WardenClock.wallMillisNow() - saved.wallTimeMillis)
                 lifecycle = Lifecycle(
-                    policy: policy, checkpoint: checkpoint.lifecycle, at: then, tokenSource: tokenSource)
+                    policy: policy, checkpoint: checkpoint.lifecycle, at: then, tokenSource: parts.tokenSource)
                 if let tokens = checkpoint.deviceTokens {
                     lifecycle.restoreDeviceTokens(tokens)
                 }
                 registered = checkpoint.running.map(\.app)
-                await adopt(checkpoint.running)
+                gone = await adopt(checkpoint.running)
             } catch {
                 // The next save replaces the row: keep what could not be read (a newer format,
                 // say) beside the journal, so that nothing is lost.
@@ -48,12 +68,14 @@ extension WardenDaemon {
         for (timer, deadline) in lifecycle.armedTimers() {
             arm(timer, deadline: deadline)
         }
+        return gone
     }
 
     /// Adopts the running apps of the model: each one's main process is watched through a pidfd
-    /// (`ProcessWatcher.watch(pid:app:launch:)`), so its end is noticed at once.
-    private func adopt(_ registry: [RunningAppRecord]) async {
-        var adopted: [String] = []
+    /// (`ProcessWatcher.watch(pid:app:launch:)`), so its end is noticed at once. Returns the
+    /// ends of the apps whose processes are gone.
+    private func adopt(_ registry: [RunningAppRecord]) async -> [LifecycleEvent] {
+        var gone: [LifecycleEvent] = []
         for (app, launch, state) in lifecycle.runningLaunches() {
             let entry = registry.first { $0.app == app }
             let group = entry?.group ?? driver?.group(named: app)
@@ -63,7 +85,7 @@ extension WardenDaemon {
             }
             guard !pids.isEmpty else {
                 logger.info("App \"\(app)\" ended while appwarden was not running.")
-                eventQueue.followUps.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
+                gone.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
                 continue
             }
             processes.groups[app] = group
@@ -72,8 +94,8 @@ extension WardenDaemon {
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: mainPID, group: group,
                     startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow()),
-                isWatched: launcher.watch(pid: mainPID, app: app, launch: launch))
-            if let group { memory.track(group) }
+                isWatched: parts.launcher.watch(pid: mainPID, app: app, launch: launch))
+            if let group { watchMemory(of: app, group: group) }
             if let driver, let group, !options.dryRun {
                 let frozen = (try? await driver.isFrozen(group)) ?? false
                 if state == .suspended && !frozen {
@@ -82,15 +104,8 @@ extension WardenDaemon {
                     try? await driver.thaw(group)
                 }
             }
-            adopted.append(app)
         }
-        if !adopted.isEmpty {
-            logger.info("Re-adopted after a restart: \(adopted.joined(separator: ", ")).")
-        }
-        // The exits found above go through the queue like any other event.
-        let gone = eventQueue.followUps
-        eventQueue.followUps.removeAll()
-        for event in gone { submit(event) }
+        return gone
     }
 
     /// Kills processes found in the groups of apps that the model does not run: apps of the

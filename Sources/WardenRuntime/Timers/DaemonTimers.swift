@@ -1,20 +1,14 @@
 import WardenCore
-import WardenSimulator
 
-/// The core's armed timers, as the daemon keeps them: one deadline queue and the one task that
-/// sleeps until its earliest deadline.
+/// The core's armed timers, as the daemon keeps them: one deadline queue, served by the alarm.
 ///
 /// Re-arming or cancelling a timer does not touch the queue: the entry of a timer whose
 /// sequence is no longer the armed one is skipped when it comes due.
 struct DaemonTimers {
     /// The timers by deadline, in (deadline, arming) order.
-    private var queue = TimerQueue<TimerID>()
+    private var queue = DeadlineQueue<TimerID>()
     /// The sequence number of each armed timer's live entry in `queue`.
     private var armed: [TimerID: UInt64] = [:]
-    /// The one task that sleeps until the earliest deadline and fires the timers due.
-    private(set) var server: (id: UInt64, task: Task<Void, Never>)?
-    /// How many timer tasks were started; the newest one's number is its id.
-    private var serversStarted: UInt64 = 0
 
     /// Arms (or re-arms) `timer` at `deadline`.
     mutating func arm(_ timer: TimerID, deadline: Instant) {
@@ -26,36 +20,31 @@ struct DaemonTimers {
         armed[timer] = nil
     }
 
-    /// Takes every live timer due by `now` off the queue, in (deadline, arming) order.
-    mutating func popDue(through now: Instant) -> [TimerID] {
-        var due: [TimerID] = []
+    /// Takes the first live timer due by `now` off the queue; nil when none is due.
+    mutating func popFirstDue(through now: Instant) -> TimerID? {
         while let entry = queue.popDue(through: now) {
             guard armed[entry.element] == entry.sequence else { continue }
             armed[entry.element] = nil
-            due.append(entry.element)
+            return entry.element
         }
-        return due
+        return nil
     }
 
-    /// The earliest deadline in the queue (possibly of a cancelled timer); nil when empty.
-    var nextDeadline: Instant? { queue.nextDeadline }
-
-    /// Replaces the timer task by the one `make` builds with the new task's id.
-    mutating func replaceServer(_ make: (UInt64) -> Task<Void, Never>) {
-        server?.task.cancel()
-        serversStarted &+= 1
-        server = (serversStarted, make(serversStarted))
+    /// The earliest deadline of a live timer; nil when none is armed.
+    var nextDeadline: Instant? {
+        mutating get {
+            // Entries of cancelled or re-armed timers at the head are dropped, so that the alarm
+            // is not set for them.
+            while let first = queue.first, armed[first.element] != first.sequence {
+                _ = queue.pop()
+            }
+            return queue.nextDeadline
+        }
     }
 
-    /// Forgets the timer task (it ended, finding the queue empty).
-    mutating func serverEnded() {
-        server = nil
-    }
-
-    /// Cancels the timer task and every armed timer, for a daemon that stops.
+    /// Forgets every armed timer, for a daemon that stops.
     mutating func stop() {
-        server?.task.cancel()
-        server = nil
         armed.removeAll()
+        queue = DeadlineQueue()
     }
 }

@@ -1,9 +1,8 @@
-public import WardenCore
-
-/// A virtual-time queue of things due at given instants: a binary min-heap ordered by
-/// (deadline, insertion sequence), so that entries due at the same instant come out in the
-/// order they were scheduled.
-public struct TimerQueue<Element: Sendable>: Sendable {
+/// A queue of things due at given instants: a binary min-heap ordered by (deadline, insertion
+/// sequence), so that entries due at the same instant come out in the order they were
+/// scheduled. The daemon keeps the core's timers in one, and the simulator everything due in
+/// virtual time.
+public struct DeadlineQueue<Element: Sendable>: Sendable {
     /// One scheduled element.
     public struct Entry: Sendable {
         public var deadline: Instant
@@ -37,6 +36,9 @@ public struct TimerQueue<Element: Sendable>: Sendable {
 
     /// The earliest deadline, if any entry is waiting.
     public var nextDeadline: Instant? { heap.first.flatMap { entries[$0.slot]?.deadline } }
+
+    /// The earliest entry, left in the queue; nil when it is empty.
+    public var first: Entry? { heap.first.flatMap { entries[$0.slot] } }
 
     /// Adds `element` due at `deadline`; returns its sequence number.
     @discardableResult

@@ -1,13 +1,12 @@
 import Testing
 import WardenCore
-import WardenSimulator
 
-@Suite struct TimerQueueTests {
+@Suite struct DeadlineQueueTests {
     private func at(_ seconds: Int64) -> Instant { Instant(sinceOrigin: .seconds(seconds)) }
 
     /// Entries come out by deadline, and entries with equal deadlines in the order they were scheduled.
     @Test func entriesComeOutByDeadlineThenInsertion() {
-        var queue = TimerQueue<String>()
+        var queue = DeadlineQueue<String>()
         queue.schedule("c", at: at(5))
         queue.schedule("a", at: at(1))
         queue.schedule("d", at: at(5))
@@ -20,7 +19,7 @@ import WardenSimulator
 
     /// popDue returns only entries due at or before the limit.
     @Test func popDueStopsAtTheLimit() {
-        var queue = TimerQueue<Int>()
+        var queue = DeadlineQueue<Int>()
         for second in [7, 2, 9, 4] { queue.schedule(second, at: at(Int64(second))) }
         var due: [Int] = []
         while let entry = queue.popDue(through: at(7)) { due.append(entry.element) }
@@ -31,7 +30,7 @@ import WardenSimulator
 
     /// A large random schedule comes out sorted by (deadline, sequence).
     @Test func manyEntriesComeOutSorted() {
-        var queue = TimerQueue<Int>()
+        var queue = DeadlineQueue<Int>()
         var generator = SystemRandomNumberGenerator()
         var expected: [(Int64, Int)] = []
         for index in 0..<2000 {

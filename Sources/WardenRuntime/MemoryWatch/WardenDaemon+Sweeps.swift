@@ -1,0 +1,66 @@
+import Logging
+import WardenCgroup
+import WardenCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The sweeps of the running apps: their footprints (which the core holds against their limits,
+/// their `memory_high` and their fair share), groups frozen or thawed behind appwarden's back,
+/// and re-adopted processes the launcher could not watch.
+extension WardenDaemon {
+    /// One sweep of the running apps, every `sampleInterval` while the device is not quiet.
+    func sweepApps() async {
+        guard phase.isRunning else { return }
+        await checkAdoptedProcesses()
+        memoryWatch.sweeps &+= 1
+        if memoryWatch.sweeps % options.freezerCheckSweeps == 0 {
+            await reconcileFreezer(includingSuspended: false)
+        }
+        for event in measureRunningApps(includingSuspended: false) {
+            _ = await process(event)
+        }
+    }
+
+    /// Finds groups frozen or thawed behind appwarden's back (a suspended app that runs, or a
+    /// running app that is frozen) and tells the core, which freezes or thaws them again.
+    /// Suspended apps are looked at only if `includingSuspended`. Not in a dry run, where
+    /// suspended apps are never frozen.
+    func reconcileFreezer(includingSuspended: Bool) async {
+        guard let driver, !options.dryRun else { return }
+        for (app, group) in processes.groups.sorted(by: { $0.key < $1.key }) {
+            guard let state = lifecycle.state(of: app), state != .notRunning,
+                includingSuspended || state != .suspended,
+                let frozen = try? await driver.isFrozen(group), frozen != (state == .suspended)
+            else { continue }
+            logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
+            _ = await process(.observedFrozen(app: app, frozen: frozen))
+        }
+    }
+
+    /// Re-adopted processes the launcher could not watch (no pidfd): their end is found here,
+    /// by reaping them if they are children or by finding their group empty.
+    func checkAdoptedProcesses() async {
+        for (app, entry) in processes.running.sorted(by: { $0.key < $1.key }) where !entry.isWatched {
+            var status: Int32 = 0
+            let reaped = waitpid(entry.pid, &status, WNOHANG)
+            var termination: SpawnedProcess.Termination?
+            var ended = false
+            if reaped == entry.pid {
+                ended = true
+                termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+            } else if let driver, let group = processes.groups[app] {
+                ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
+            } else {
+                ended = !parts.launcher.exists(entry.pid)
+            }
+            if ended {
+                await processEnded(
+                    ProcessExit(app: app, launch: entry.launch, pid: entry.pid, termination: termination))
+            }
+        }
+    }
+}

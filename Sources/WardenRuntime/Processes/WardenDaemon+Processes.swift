@@ -1,0 +1,58 @@
+import Logging
+import WardenAPI
+import WardenCgroup
+import WardenCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the launcher reports: a launched process that began to run, a watched process that ended.
+extension WardenDaemon {
+    func processReport(_ report: ProcessReport) async {
+        guard phase.isRunning else { return }
+        switch report {
+        case .started(let start):
+            guard processes.running[start.app]?.launch == start.launch, processes.running[start.app]?.pid == start.pid
+            else { return }
+            _ = await process(.launched(app: start.app, launch: start.launch))
+        case .ended(let exit):
+            await processEnded(exit)
+        }
+    }
+
+    /// A process ended: classified (exited, crashed, or killed by the kernel's OOM killer, read
+    /// from its group before the group is released), its group released, and its end handed to
+    /// the core.
+    func processEnded(_ exit: ProcessExit) async {
+        let end = classify(exit.termination, app: exit.app)
+        if processes.running[exit.app]?.pid == exit.pid {
+            metrics.processEnded(app: exit.app, at: now())
+            processes.running[exit.app] = nil
+            await releaseGroup(exit.app)
+        }
+        logger.info(
+            "Process \(exit.pid) of app \"\(exit.app)\" ended: \(exit.termination?.description ?? "status unknown").")
+        if exit.termination == nil {
+            record(app: exit.app, .decision("Process \(exit.pid) ended; exit status unknown (re-adopted process)."))
+        }
+        _ = await process(.processExited(app: exit.app, launch: exit.launch, end: end))
+    }
+
+    /// Exit 0 or a signal appwarden sent → exited; SIGKILL that the app's group counted as an OOM
+    /// kill → the kernel's OOM kill (at the group's own limit or not); a non-zero status or
+    /// another signal → crashed.
+    func classify(_ termination: SpawnedProcess.Termination?, app: String) -> ProcessEnd {
+        switch termination {
+        case nil: return oomKill(of: app).map(ProcessEnd.oomKilled) ?? .exited(code: 0)
+        case .exited(0): return .exited(code: 0)
+        case .exited(let status): return .crashed(description: "exited with status \(status)")
+        case .signaled(let signal):
+            if processes.signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
+            if signal == SIGKILL, let kill = oomKill(of: app) { return .oomKilled(kill) }
+            return .crashed(description: "ended by signal \(signal)")
+        }
+    }
+}
