@@ -49,11 +49,11 @@ extension Lifecycle {
             enterForeground(
                 index, start: .appStart(cold: false, afterPassive: afterPassive), because: "opened by the user",
                 at: now, &out)
-            if records[index].awaitingReady {
-                records[index].awaitingReady = false
-                cancel(index, .launchTimeout, &out)
+            // An app a wake launched that is not ready yet stays inactive, its launch watchdog
+            // running, until it is (`becomeReady`).
+            if !records[index].awaitingReady {
+                becomeActive(index, because: "hot start", at: now, &out)
             }
-            becomeActive(index, because: "hot start", at: now, &out)
         case .inactive, .active:
             break
         }
