@@ -29,7 +29,7 @@ extension Simulator {
             case .name(let name):
                 guard let index = index(of: app), let task = apps[index].tasks.first(where: { $0.name == name })
                 else {
-                    return refuse(what, LifecycleError(.notFound, "\(app) has no open task named \"\(name)\"."))
+                    return refuse(what, .noOpenTask(named: name, of: app))
                 }
                 taskID = task.id
             }
@@ -43,8 +43,7 @@ extension Simulator {
             let crashed: Bool
             if case .crash = verb { crashed = true } else { crashed = false }
             guard let index = appIndex[app], let launch = apps[index].launch else {
-                let doing = crashed ? "crash" : "exit"
-                return refuse(what, LifecycleError(.conflict, "\(app) is not running, so it cannot \(doing)."))
+                return refuse(what, .notRunning(app, toDo: crashed ? "crash" : "exit"))
             }
             processEnded(index)
             let end: ProcessEnd = crashed ? .crashed(description: "crashed on request") : .exited(code: 0)
@@ -140,14 +139,8 @@ extension Simulator {
             let signal: Int32 = if case .kill = action { 9 } else { 15 }
             pending.append(.processExited(app: app, launch: launch, end: .exited(code: 128 + signal)))
         case .deliver(let app, let message):
-            switch message {
-            case .stateChanged, .memoryWarning, .saveState:
-                // Simulated apps do nothing with these.
-                return
-            case .fetchStart, .pushPayload, .expirationWarning:
-                guard let index = index(of: app) else { return }
-                deliver(message, to: index)
-            }
+            guard let index = index(of: app) else { return }
+            deliver(message, to: index)
         case .armTimer(let id, let deadline):
             let sequence = queue.schedule(.timer(id), at: deadline)
             if let slot = timerSlot(id) {
@@ -181,27 +174,17 @@ extension Simulator {
         }
     }
 
-    /// What a simulated app does with a message on its event stream.
+    /// What a simulated app does with a message on its event stream (`AppFacts.reactions`).
     mutating func deliver(_ message: AppMessage, to index: Int) {
         guard let launch = apps[index].launch else { return }
-        switch message {
-        case .fetchStart:
-            if case .complete(let result, let delay) = apps[index].facts.onFetch {
-                queue.schedule(.completeFetch(app: index, launch: launch, result: result), at: now + delay)
+        for case .call(let call, let delay) in apps[index].facts.reactions(to: message, of: apps[index].name) {
+            if delay == .zero {
+                pending.append(call)
+            } else {
+                queue.schedule(.call(app: index, launch: launch, event: call), at: now + delay)
             }
-        case .pushPayload(_, _, let window):
-            // A payload handed over in the foreground opens no window, so there is nothing to complete.
-            if window > .zero, case .complete(let result, let delay) = apps[index].facts.onPush {
-                queue.schedule(.completePush(app: index, launch: launch, result: result), at: now + delay)
-            }
-        case .expirationWarning(let taskIDs, _):
-            guard apps[index].facts.onExpiration == .endTasks else { return }
-            for id in taskIDs {
-                pending.append(.endTask(app: apps[index].name, taskID: id))
-            }
-            apps[index].tasks.removeAll { taskIDs.contains($0.id) }
-        case .stateChanged, .memoryWarning, .saveState:
-            break
+            // An ended task no longer answers to its name.
+            if case .endTask(_, let id) = call { apps[index].tasks.removeAll { $0.id == id } }
         }
     }
 
@@ -272,12 +255,9 @@ extension Simulator {
             for event in runningEvents(index, launch: launch) {
                 _ = dispatch(event, what: nil)
             }
-        case .completeFetch(let index, let launch, let result):
+        case .call(let index, let launch, let event):
             guard apps[index].launch == launch else { return }
-            _ = dispatch(.completeFetch(app: apps[index].name, result: result), what: nil)
-        case .completePush(let index, let launch, let result):
-            guard apps[index].launch == launch else { return }
-            _ = dispatch(.completePush(app: apps[index].name, result: result), what: nil)
+            _ = dispatch(event, what: nil)
         }
         drain()
     }

@@ -177,10 +177,8 @@ enum Occurrence: Sendable {
     case timer(TimerID)
     /// The app's process (this launch) runs: `launch_time` after its spawn.
     case launched(app: Int, launch: Int)
-    /// The app (this launch) completes its fetch window.
-    case completeFetch(app: Int, launch: Int, result: CompletionResult)
-    /// The app (this launch) completes its push window.
-    case completePush(app: Int, launch: Int, result: CompletionResult)
+    /// The app (this launch) makes a call by itself (`AppReaction`): completes a window.
+    case call(app: Int, launch: Int, event: LifecycleEvent)
 }
 
 /// The simulated runtime's view of one app: its process and what it will do.
