@@ -70,7 +70,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .target(name: "WardenTesting", dependencies: ["WardenRuntime", "WardenCgroup", "WardenCore"]),
+        .target(name: "WardenTesting", dependencies: ["WardenRuntime", "WardenCgroup", "WardenCore", "WardenAPI"]),
         .executableTarget(name: "ballast", dependencies: ["WardenClient"]),
         .executableTarget(
             name: "appwarden",

@@ -6,6 +6,7 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
