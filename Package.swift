@@ -88,7 +88,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore"]),
-        .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup"]),
+        .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup", "WardenTesting"]),
         .testTarget(
             name: "WardenRuntimeTests",
             dependencies: [
