@@ -70,7 +70,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .target(name: "WardenTesting", dependencies: ["WardenRuntime", "WardenCgroup", "WardenCore"]),
+        .target(name: "WardenTesting", dependencies: ["WardenRuntime", "WardenCgroup", "WardenCore", "WardenAPI"]),
         .executableTarget(name: "ballast", dependencies: ["WardenClient"]),
         .executableTarget(
             name: "appwarden",
@@ -90,7 +90,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore"]),
-        .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup"]),
+        .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup", "WardenTesting"]),
         .testTarget(
             name: "WardenRuntimeTests",
             dependencies: [

@@ -8,23 +8,8 @@ import Testing
     import Musl
 #endif
 
-/// What the cgroup tests need from the host, and helpers that clean up after them.
+/// The cgroup tests' fixtures, and helpers that clean up after them.
 enum CgroupTestSupport {
-    /// Whether the tests run as root with writable v1 memory and freezer hierarchies and a cgroup2 mount.
-    static var canWrite: Bool {
-        getuid() == 0 && access("/sys/fs/cgroup/memory/cgroup.procs", W_OK) == 0
-            && access("/sys/fs/cgroup/freezer/cgroup.procs", W_OK) == 0 && hostLayout?.unifiedMountPoint != nil
-    }
-
-    /// Whether the tests run as root with a writable cgroup2 mount.
-    static var canWriteUnified: Bool {
-        guard getuid() == 0, let mount = hostLayout?.unifiedMountPoint else { return false }
-        return access(mount + "/cgroup.procs", W_OK) == 0
-    }
-
-    /// The layout of this host, if it can be read.
-    static let hostLayout: CgroupLayout? = try? CgroupLayout.read()
-
     /// The `Tests/Fixtures` directory.
     static let fixtures: String = {
         var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
@@ -35,13 +20,6 @@ enum CgroupTestSupport {
     /// The text of fixture file `path` (relative to `Tests/Fixtures`).
     static func fixture(_ path: String) throws -> String {
         try Syscalls.readText(fixtures + "/" + path).get()
-    }
-
-    private static let counter = Counter()
-
-    /// A root group name no other test or run uses: `appwarden-test-PID-N`.
-    static func uniqueRootName() -> String {
-        "appwarden-test-\(getpid())-\(counter.next())"
     }
 
     /// Runs `body` with `driver` and removes every group and process it made, even when `body` throws.
@@ -99,37 +77,12 @@ enum CgroupTestSupport {
         return user + system
     }
 
-    /// Waits up to `timeout` for `condition`, checking every 10 ms.
-    static func wait(upTo timeout: Duration = .seconds(5), until condition: () throws -> Bool) async rethrows -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return try condition()
-    }
 }
 
 /// A failure inside test support, with a sentence.
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A thread-safe counter for unique names.
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    private var lock = pthread_mutex_t()
-
-    init() { pthread_mutex_init(&lock, nil) }
-
-    func next() -> Int {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        value += 1
-        return value
-    }
 }
 
 /// A `/bin/sh -c SCRIPT` child started with `posix_spawn`; `stop()` (or deinit) kills and reaps it.

@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -12,14 +13,13 @@ import Testing
 /// cgroup2 mount. Each test uses its own root group and removes everything it made.
 @Suite(
     .serialized,
-    .enabled(
-        if: CgroupTestSupport.canWrite, "needs root, writable v1 memory and freezer hierarchies and a cgroup2 mount")
+    .requiresRootCgroups, .requiresV1Memory, .requiresV1Freezer
 )
 struct HybridDriverTests {
     private func makeDriver(prefersV1Freezer: Bool) throws -> HybridDriver {
-        let layout = try #require(CgroupTestSupport.hostLayout)
+        let layout = try #require(TestHost.cgroupLayout)
         let configuration = CgroupConfiguration(
-            rootName: CgroupTestSupport.uniqueRootName(), placement: .hierarchyRoot,
+            rootName: TestCgroupName.unique(), placement: .hierarchyRoot,
             prefersV1Freezer: prefersV1Freezer)
         return try HybridDriver(layout: layout, configuration: configuration)
     }
@@ -34,7 +34,7 @@ struct HybridDriverTests {
         #expect(group.unifiedPath == "/sys/fs/cgroup/unified/\(driver.configuration.rootName)/mail")
         #expect(group.freezerPath == nil)
         let root = driver.configuration.rootName
-        #expect(driver.tasksFromV1 == (CgroupTestSupport.hostLayout?.unifiedControllers.contains("pids") == false))
+        #expect(driver.tasksFromV1 == (TestHost.cgroupLayout?.unifiedControllers.contains("pids") == false))
         let pidsFiles = driver.tasksFromV1 ? ["/sys/fs/cgroup/pids/\(root)/mail/cgroup.procs"] : []
         #expect(group.v1ProcsFiles == ["/sys/fs/cgroup/memory/\(root)/mail/cgroup.procs"] + pidsFiles)
     }
@@ -72,7 +72,7 @@ struct HybridDriverTests {
             try await driver.thaw(group)
             #expect(try await !driver.isFrozen(group))
             let thawedStart = try CgroupTestSupport.cpuTicks(of: process.pid)
-            let advanced = try await CgroupTestSupport.wait(upTo: .seconds(3)) {
+            let advanced = try await eventually(within: .seconds(3)) {
                 try CgroupTestSupport.cpuTicks(of: process.pid) > thawedStart
             }
             #expect(advanced, "a thawed process did not run")
@@ -80,7 +80,7 @@ struct HybridDriverTests {
             try await driver.freeze(group)
             try await driver.kill(group)
             #expect(try await driver.processes(in: group).isEmpty)
-            #expect(await CgroupTestSupport.wait { process.hasExited() }, "the killed process did not exit")
+            #expect(await eventually { process.hasExited() }, "the killed process did not exit")
 
             try await driver.remove(group)
             for path in group.allPaths { #expect(!Syscalls.isDirectory(path), "\(path) was not removed") }
@@ -108,7 +108,7 @@ struct HybridDriverTests {
             try await driver.attach(process.pid, to: group)
             let before = try await driver.memoryStatistics(of: group)
             close(open(signal, O_CREAT | O_WRONLY, 0o644))
-            #expect(await CgroupTestSupport.wait(upTo: .seconds(10)) { Syscalls.exists(signal + "-done") })
+            #expect(await eventually(within: .seconds(10)) { Syscalls.exists(signal + "-done") })
             let after = try await driver.memoryStatistics(of: group)
             #expect(after.anon >= before.anon + 18 * 1024 * 1024, "anon grew only from \(before.anon) to \(after.anon)")
             #expect(after.footprint >= after.anon)

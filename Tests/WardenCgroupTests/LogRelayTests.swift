@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// The log relay between an app's output and its log file: timestamps and size-capped rotation.
-@Suite(.enabled(if: access("/bin/sh", X_OK) == 0, "needs /bin/sh"))
+@Suite(.requiresExecutable("/bin/sh"))
 struct LogRelayTests {
     /// Starts `script` with its output relayed into `log`, waits for it to end and for the relay
     /// to write `lastLine`.
@@ -20,7 +21,7 @@ struct LogRelayTests {
                     executable: "/bin/sh", arguments: ["-c", script], standardOutputPath: log,
                     standardErrorPath: log, logRotation: rotation)))
         #expect(try child.waitAndReap() == .exited(0))
-        let written = await eventually(timeout: .seconds(30)) { fileContains(log, lastLine + "\n") }
+        let written = await eventually(within: .seconds(30)) { fileContains(log, lastLine + "\n") }
         #expect(written, "the relay never wrote \"\(lastLine)\"")
     }
 

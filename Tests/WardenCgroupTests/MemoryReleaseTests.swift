@@ -1,5 +1,6 @@
 import Logging
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -13,17 +14,16 @@ import Testing
 /// freezer hierarchies. Each test uses its own root group and removes everything it made.
 @Suite(
     .serialized,
-    .enabled(
-        if: CgroupTestSupport.canWrite, "needs root, writable v1 memory and freezer hierarchies and a cgroup2 mount")
+    .requiresRootCgroups, .requiresV1Memory, .requiresV1Freezer
 )
 struct MemoryReleaseTests {
     private static let mebibyte: UInt64 = 1 << 20
     private let logger = Logger(label: "appwarden.test")
 
     private func makeDriver() throws -> HybridDriver {
-        let layout = try #require(CgroupTestSupport.hostLayout)
+        let layout = try #require(TestHost.cgroupLayout)
         let configuration = CgroupConfiguration(
-            rootName: CgroupTestSupport.uniqueRootName(), placement: .hierarchyRoot, prefersV1Freezer: true)
+            rootName: TestCgroupName.unique(), placement: .hierarchyRoot, prefersV1Freezer: true)
         return try HybridDriver(layout: layout, configuration: configuration)
     }
 
@@ -47,7 +47,7 @@ struct MemoryReleaseTests {
             defer { process.stop() }
             try await driver.attach(process.pid, to: group)
             // The group is joined before the allocation; wait for it to finish.
-            #expect(await CgroupTestSupport.wait(upTo: .seconds(30)) { Syscalls.exists(ready) })
+            #expect(await eventually(within: .seconds(30)) { Syscalls.exists(ready) })
             let before = try usage(of: group)
             try #require(before >= 190 * Self.mebibyte, "the group holds only \(before) bytes")
             try await driver.freeze(group)
@@ -56,7 +56,7 @@ struct MemoryReleaseTests {
             let report = MemoryRelease(pids: [process.pid], logger: logger).release()
 
             #expect(report == MemoryRelease.Report(released: 1))
-            let dropped = await CgroupTestSupport.wait(upTo: .seconds(20)) {
+            let dropped = await eventually(within: .seconds(20)) {
                 (try? usage(of: group)).map { $0 + 150 * Self.mebibyte <= before } ?? false
             }
             #expect(dropped, "usage went from \(before) to \((try? usage(of: group)) ?? 0) bytes")
@@ -67,12 +67,12 @@ struct MemoryReleaseTests {
 
     /// Releasing a process that has already been reaped does nothing and reports it gone, whether
     /// its pidfd was opened before or after it was reaped.
-    @Test func releasingAReapedProcessIsHarmless() throws {
+    @Test func releasingAReapedProcessIsHarmless() async throws {
         let early = try TestProcess("sleep 30")
         let openedEarly = MemoryRelease(pids: [early.pid], logger: logger)
         early.stop()
         let late = try TestProcess("exit 0")
-        #expect(CgroupTestSupport.waitBlocking { late.hasExited() })
+        #expect(await eventually { late.hasExited() })
         let openedLate = MemoryRelease(pids: [late.pid], logger: logger)
 
         let earlyReport = openedEarly.release()
@@ -88,18 +88,5 @@ struct MemoryReleaseTests {
     static var kernelHasMemoryRelease: Bool {
         if case .failure(let error) = Syscalls.releaseMemory(pidfd: -1) { return error.rawValue != ENOSYS }
         return true
-    }
-}
-
-extension CgroupTestSupport {
-    /// Waits up to `timeout` on the calling thread for `condition`, checking every 10 ms.
-    static func waitBlocking(upTo timeout: Duration = .seconds(5), until condition: () -> Bool) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
     }
 }

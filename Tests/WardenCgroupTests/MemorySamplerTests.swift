@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -27,12 +28,12 @@ struct MemorySamplerTests {
     }
 
     /// Real v1 groups are sampled, and one removed between sweeps is dropped rather than reported.
-    @Test(.enabled(if: CgroupTestSupport.canWrite, "needs root and writable v1 memory and freezer hierarchies"))
+    @Test(.requiresRootCgroups, .requiresV1Memory, .requiresV1Freezer)
     func removedGroupIsDroppedFromTheSweep() async throws {
-        let layout = try #require(CgroupTestSupport.hostLayout)
+        let layout = try #require(TestHost.cgroupLayout)
         let driver = try HybridDriver(
             layout: layout,
-            configuration: CgroupConfiguration(rootName: CgroupTestSupport.uniqueRootName(), placement: .hierarchyRoot))
+            configuration: CgroupConfiguration(rootName: TestCgroupName.unique(), placement: .hierarchyRoot))
         try await CgroupTestSupport.withCleanup(driver, groups: ["kept", "dropped"]) { driver, groups in
             let sampler = MemorySampler()
             for group in groups { try sampler.track(group, source: .v1) }

@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -11,10 +12,10 @@ import Testing
 @Suite("oom_score_adj")
 struct OOMScoreAdjusterTests {
     /// Every live pid of an app gets the value; a pid that no longer exists is skipped, not an error.
-    @Test(.enabled(if: SpawnTestHost.hasBallast && getuid() == 0, "needs root and the ballast executable"))
+    @Test(.requiresRoot, .requiresBallast)
     func valueIsWrittenForLiveProcessesAndVanishedOnesAreSkipped() throws {
-        let first = ChildGuard(try ProcessSpawner().spawn(SpawnRequest(executable: SpawnTestHost.ballastPath!)))
-        let second = ChildGuard(try ProcessSpawner().spawn(SpawnRequest(executable: SpawnTestHost.ballastPath!)))
+        let first = ChildGuard(try ProcessSpawner().spawn(SpawnRequest(executable: TestHost.ballastPath!)))
+        let second = ChildGuard(try ProcessSpawner().spawn(SpawnRequest(executable: TestHost.ballastPath!)))
         let adjuster = OOMScoreAdjuster()
         let vanished = Int32.max
         let adjusted = try adjuster.set(615, for: [first.process.pid, vanished, second.process.pid])

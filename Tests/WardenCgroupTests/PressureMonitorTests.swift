@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -10,11 +11,6 @@ import Testing
 
 @Suite("Pressure monitor")
 struct PressureMonitorTests {
-    static let needsKernel = ConditionTrait.enabled(
-        if: SpawnTestHost.hasV1Memory && SpawnTestHost.hasUnified && SpawnTestHost.hasBallast,
-        "needs root, the v1 memory hierarchy, a cgroup2 mount and the ballast executable"
-    )
-
     /// Collects events until `enough` says so or `timeout` passes, then stops the monitor.
     private static func collect(
         _ monitor: PressureMonitor, timeout: Duration, until enough: @Sendable @escaping ([PressureEvent]) -> Bool
@@ -104,7 +100,7 @@ struct PressureMonitorTests {
     }
 
     /// A process that outgrows a 32 MiB v1 limit raises a pressure-level or OOM notification for its group.
-    @Test(needsKernel)
+    @Test(.requiresRootCgroups, .requiresV1Memory, .requiresBallast)
     func outgrowingASmallV1LimitRaisesAnEvent() async throws {
         let logs = ScratchDirectory("pressure-v1")
         defer { logs.remove() }
@@ -118,7 +114,7 @@ struct PressureMonitorTests {
             let child = ChildGuard(
                 try ProcessSpawner().spawn(
                     SpawnRequest(
-                        executable: SpawnTestHost.ballastPath!,
+                        executable: TestHost.ballastPath!,
                         arguments: ["--hold", "8", "--touch-at-start", "--grow", "4", "--every", "20ms"],
                         standardOutputPath: logs.file("out.log"),
                         group: group.appGroup
@@ -141,7 +137,7 @@ struct PressureMonitorTests {
     /// v1 usage thresholds fire as a real group's usage rises past each mark, lowest mark
     /// first, while the process is still running, and fire again when usage falls back below
     /// them; nothing here samples, so every event comes from the kernel.
-    @Test(needsKernel)
+    @Test(.requiresRootCgroups, .requiresV1Memory, .requiresBallast)
     func usageThresholdsFireOnEachCrossingBothWays() async throws {
         let logs = ScratchDirectory("pressure-threshold")
         defer { logs.remove() }
@@ -156,7 +152,7 @@ struct PressureMonitorTests {
             let child = ChildGuard(
                 try ProcessSpawner().spawn(
                     SpawnRequest(
-                        executable: SpawnTestHost.ballastPath!,
+                        executable: TestHost.ballastPath!,
                         arguments: ["--hold", "4", "--touch-at-start", "--grow", "4", "--every", "50ms"],
                         standardOutputPath: logs.file("out.log"),
                         group: group.appGroup
@@ -202,7 +198,7 @@ struct PressureMonitorTests {
 
     /// Pressure-level notifications are debounced: never two from one source within the debounce time,
     /// although page-cache reclaim under a 32 MiB limit raises them far more often.
-    @Test(needsKernel)
+    @Test(.requiresRootCgroups, .requiresV1Memory, .requiresBallast)
     func pressureLevelNotificationsAreDebounced() async throws {
         let scratch = ScratchDirectory("pressure-debounce")
         defer { scratch.remove() }
@@ -231,7 +227,7 @@ struct PressureMonitorTests {
     }
 
     /// Page-cache thrashing under a 32 MiB v1 limit fires a PSI trigger on the app's cgroup2 leaf.
-    @Test(needsKernel)
+    @Test(.requiresRootCgroups, .requiresV1Memory, .requiresBallast)
     func thrashingUnderAV1LimitFiresThePSITriggerOfTheLeaf() async throws {
         let scratch = ScratchDirectory("pressure-psi")
         defer { scratch.remove() }
@@ -257,10 +253,7 @@ struct PressureMonitorTests {
 
     /// A PSI trigger on a cgroup2 leaf is armed, with the window widened to 2 s where the kernel
     /// refuses 1 s, and the stall scaled alike.
-    @Test(
-        .enabled(
-            if: SpawnTestHost.hasUnified && access(SpawnTestHost.unifiedRoot + "/memory.pressure", R_OK) == 0,
-            "needs root and a cgroup2 mount with PSI"))
+    @Test(.requiresRootCgroups, .requiresUnifiedPressureFiles)
     func psiTriggerIsArmedWithAnAcceptedWindow() async throws {
         try await ScratchGroup.with("psi", memory: false) { group in
             let path = group.unifiedPath! + "/memory.pressure"

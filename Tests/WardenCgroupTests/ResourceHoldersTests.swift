@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -66,7 +67,7 @@ struct ResourceHoldersTests {
 
     /// A child that opens one file, flocks a second and fcntl-locks a third is found holding each,
     /// and an unrelated process is not.
-    @Test(.enabled(if: SpawnTestHost.hasBallast, "needs the ballast executable"))
+    @Test(.requiresBallast)
     func openAndLockedFilesOfAChildAreFound() async throws {
         let directory = ScratchDirectory("holders")
         defer { directory.remove() }
@@ -78,7 +79,7 @@ struct ResourceHoldersTests {
         let child = ChildGuard(
             try ProcessSpawner().spawn(
                 SpawnRequest(
-                    executable: SpawnTestHost.ballastPath!,
+                    executable: TestHost.ballastPath!,
                     arguments: ["--open", opened, "--lock", flocked, "--fcntl-lock", fcntlLocked],
                     standardOutputPath: directory.file("out.log")
                 )

@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -8,59 +9,10 @@ import Testing
     import Musl
 #endif
 
-/// What the real-kernel tests need from this host.
-enum SpawnTestHost {
-    /// The v1 memory hierarchy the tests create groups in.
-    static let memoryRoot = "/sys/fs/cgroup/memory"
-    /// The cgroup2 mount the tests create leaves in.
-    static let unifiedRoot = "/sys/fs/cgroup/unified"
-
-    /// Whether the tests run as root on a host with a writable v1 memory hierarchy.
-    static var hasV1Memory: Bool {
-        getuid() == 0 && access(memoryRoot + "/cgroup.procs", W_OK) == 0
-    }
-
-    /// Whether the host has a cgroup2 mount the tests can create leaves in.
-    static var hasUnified: Bool {
-        getuid() == 0 && access(unifiedRoot + "/cgroup.procs", W_OK) == 0
-    }
-
-    /// Whether the ballast workload was found.
-    static var hasBallast: Bool { ballastPath != nil }
-
-    /// The ballast executable: `APPWARDEN_BALLAST`, or next to the test bundle, or in a build folder.
-    static let ballastPath: String? = {
-        if let override = getenv("APPWARDEN_BALLAST") {
-            let path = String(cString: override)
-            return access(path, X_OK) == 0 ? path : nil
-        }
-        var candidates: [String] = []
-        if case .success(let bundle) = Syscalls.readLink("/proc/self/exe") {
-            candidates.append(directory(of: bundle) + "/ballast")
-            candidates.append(directory(of: directory(of: bundle)) + "/ballast")
-        }
-        if let argument = CommandLine.arguments.first {
-            candidates.append(directory(of: argument) + "/ballast")
-        }
-        let root = directory(of: directory(of: directory(of: #filePath)))
-        if case .success(let names) = Syscalls.listDirectory(root) {
-            for name in names.sorted() where name.hasPrefix(".build") {
-                candidates.append("\(root)/\(name)/debug/ballast")
-            }
-        }
-        return candidates.first { access($0, X_OK) == 0 }
-    }()
-
-    private static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-}
-
 /// A pair of groups (v1 memory, cgroup2 leaf) made for one test and removed after it, with every
 /// process in them killed first.
 struct ScratchGroup {
-    /// The group's name: `appwarden-test-PID-TAG-RANDOM`.
+    /// The group's name: `appwarden-test-PID-N-TAG`.
     let name: String
     let memoryPath: String?
     let unifiedPath: String?
@@ -83,9 +35,9 @@ struct ScratchGroup {
         memoryLimitBytes: Int? = nil,
         _ body: (ScratchGroup) async throws -> T
     ) async throws -> T {
-        let name = "appwarden-test-\(getpid())-\(tag)-\(UInt32.random(in: 0...UInt32.max))"
-        let memoryPath = memory ? SpawnTestHost.memoryRoot + "/" + name : nil
-        let unifiedPath = unified ? SpawnTestHost.unifiedRoot + "/" + name : nil
+        let name = TestCgroupName.unique(tag)
+        let memoryPath = try memory ? #require(TestHost.v1MemoryMountPoint) + "/" + name : nil
+        let unifiedPath = try unified ? #require(TestHost.unifiedMountPoint) + "/" + name : nil
         let group = ScratchGroup(name: name, memoryPath: memoryPath, unifiedPath: unifiedPath)
         defer { group.remove() }
         for path in [memoryPath, unifiedPath].compactMap({ $0 }) {
@@ -167,17 +119,6 @@ struct ScratchDirectory {
             unlink(path)
         }
     }
-}
-
-/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }
 
 /// Whether the file at `path` contains `text`.

@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -10,16 +11,13 @@ import Testing
 
 @Suite("Spawning into groups", .serialized)
 struct SpawnTests {
-    static let needsKernel = ConditionTrait.enabled(
-        if: SpawnTestHost.hasV1Memory && SpawnTestHost.hasUnified && SpawnTestHost.hasBallast,
-        "needs root, the v1 memory hierarchy, a cgroup2 mount and the ballast executable"
-    )
-
     private static let twentyMiB = 20 << 20
 
     /// Every page a child touches right after exec is charged to its v1 memory group, and the
     /// child is listed in both its groups.
-    @Test(needsKernel, arguments: [SpawnRequest.Method.automatic, .forkFallback])
+    @Test(
+        .requiresRootCgroups, .requiresV1Memory, .requiresBallast,
+        arguments: [SpawnRequest.Method.automatic, .forkFallback])
     func childMemoryIsChargedToItsGroupFromTheStart(method: SpawnRequest.Method) async throws {
         let logs = ScratchDirectory("spawn-charge")
         defer { logs.remove() }
@@ -27,7 +25,7 @@ struct SpawnTests {
             let child = ChildGuard(
                 try ProcessSpawner().spawn(
                     SpawnRequest(
-                        executable: SpawnTestHost.ballastPath!,
+                        executable: TestHost.ballastPath!,
                         arguments: ["--hold", "20", "--touch-at-start"],
                         standardOutputPath: logs.file("out.log"),
                         group: group.appGroup,
@@ -51,7 +49,7 @@ struct SpawnTests {
     }
 
     /// The oom_score_adj asked for is in place when the program starts.
-    @Test(needsKernel)
+    @Test(.requiresRootCgroups, .requiresV1Memory, .requiresBallast)
     func oomScoreAdjIsSetBeforeExec() async throws {
         let logs = ScratchDirectory("spawn-oom")
         defer { logs.remove() }
@@ -59,7 +57,7 @@ struct SpawnTests {
             let child = ChildGuard(
                 try ProcessSpawner().spawn(
                     SpawnRequest(
-                        executable: SpawnTestHost.ballastPath!,
+                        executable: TestHost.ballastPath!,
                         standardOutputPath: logs.file("out.log"),
                         oomScoreAdj: 733,
                         group: group.appGroup
@@ -74,7 +72,7 @@ struct SpawnTests {
     }
 
     /// Environment, arguments, working directory, standard output and error reach the program.
-    @Test(.enabled(if: access("/bin/sh", X_OK) == 0, "needs /bin/sh"))
+    @Test(.requiresExecutable("/bin/sh"))
     func environmentDirectoryAndLogsReachTheProgram() throws {
         let logs = ScratchDirectory("spawn-env")
         defer { logs.remove() }
@@ -97,27 +95,27 @@ struct SpawnTests {
     }
 
     /// A normal exit and a crash are told apart when the child is reaped.
-    @Test(.enabled(if: SpawnTestHost.hasBallast, "needs the ballast executable"))
+    @Test(.requiresBallast)
     func exitStatusAndCrashSignalAreReported() throws {
         let exiting = ChildGuard(
             try ProcessSpawner().spawn(
-                SpawnRequest(executable: SpawnTestHost.ballastPath!, arguments: ["--exit-after", "20ms"])
+                SpawnRequest(executable: TestHost.ballastPath!, arguments: ["--exit-after", "20ms"])
             )
         )
         #expect(try exiting.process.waitForExit(timeout: .seconds(10)))
         #expect(try exiting.waitAndReap() == .exited(0))
         let crashing = ChildGuard(
             try ProcessSpawner().spawn(
-                SpawnRequest(executable: SpawnTestHost.ballastPath!, arguments: ["--crash-after", "20ms"])
+                SpawnRequest(executable: TestHost.ballastPath!, arguments: ["--crash-after", "20ms"])
             )
         )
         #expect(try crashing.waitAndReap() == .signaled(SIGABRT))
     }
 
     /// A running child is reported as running, and waiting with a short timeout says it has not ended.
-    @Test(.enabled(if: SpawnTestHost.hasBallast, "needs the ballast executable"))
+    @Test(.requiresBallast)
     func runningChildIsNotReportedAsExited() throws {
-        let child = ChildGuard(try ProcessSpawner().spawn(SpawnRequest(executable: SpawnTestHost.ballastPath!)))
+        let child = ChildGuard(try ProcessSpawner().spawn(SpawnRequest(executable: TestHost.ballastPath!)))
         #expect(try child.process.waitForExit(timeout: .milliseconds(50)) == false)
         #expect(try child.process.reapIfExited() == nil)
         try child.process.send(signal: SIGTERM)
@@ -137,7 +135,7 @@ struct SpawnTests {
     }
 
     /// A working directory that does not exist is reported by the child through the error pipe, by path.
-    @Test(.enabled(if: access("/bin/true", X_OK) == 0, "needs /bin/true"))
+    @Test(.requiresExecutable("/bin/true"))
     func missingWorkingDirectoryIsReportedByPath() {
         let error = #expect(throws: CgroupError.self) {
             try ProcessSpawner().spawn(
@@ -157,7 +155,7 @@ struct SpawnTests {
     }
 
     /// A group whose cgroup.procs cannot be joined fails the spawn with the file's path.
-    @Test(.enabled(if: access("/bin/true", X_OK) == 0, "needs /bin/true"))
+    @Test(.requiresExecutable("/bin/true"))
     func unjoinableGroupIsReportedByPath() {
         let group = AppGroup(name: "missing", v1ProcsFiles: ["/nonexistent/appwarden-group/cgroup.procs"])
         let error = #expect(throws: CgroupError.self) {

@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -8,28 +9,18 @@ import Testing
     import Musl
 #endif
 
-extension CgroupTestSupport {
-    /// Whether the host has a pids controller, in the v1 hierarchy or the cgroup2 mount.
-    static var hasPids: Bool {
-        guard let layout = hostLayout else { return false }
-        return layout.v1Hierarchies["pids"] != nil || layout.unifiedControllers.contains("pids")
-    }
-}
-
 /// Real-kernel tests of the task limit (`pids.max`) on this host's pids controller: the v1 pids
 /// hierarchy here, or the cgroup2 pids controller where the host has one.
 @Suite(
     .serialized,
-    .enabled(
-        if: CgroupTestSupport.canWrite && CgroupTestSupport.hasPids,
-        "needs root, writable v1 memory and freezer hierarchies, a cgroup2 mount and a pids controller")
+    .requiresRootCgroups, .requiresV1Memory, .requiresV1Freezer, .requiresPidsController
 )
 struct TaskLimitTests {
     private func makeDriver() throws -> HybridDriver {
-        let layout = try #require(CgroupTestSupport.hostLayout)
+        let layout = try #require(TestHost.cgroupLayout)
         return try HybridDriver(
             layout: layout,
-            configuration: CgroupConfiguration(rootName: CgroupTestSupport.uniqueRootName(), placement: .hierarchyRoot))
+            configuration: CgroupConfiguration(rootName: TestCgroupName.unique(), placement: .hierarchyRoot))
     }
 
     /// The directory that holds the group's pids files.
@@ -53,7 +44,7 @@ struct TaskLimitTests {
     /// never holds more tasks than the limit, the kernel refuses forks (EAGAIN, counted in
     /// `pids.events`), killing the group ends every one of its processes, and a process in
     /// another app's group and the test process itself are unharmed.
-    @Test(.enabled(if: access("/bin/bash", X_OK) == 0, "needs /bin/bash"))
+    @Test(.requiresExecutable("/bin/bash"))
     func forkBombIsCappedAtTheLimitAndDiesWithItsGroup() async throws {
         let limit = 24
         let scratch = ScratchDirectory("fork-bomb")
@@ -72,7 +63,7 @@ struct TaskLimitTests {
                         executable: "/bin/bash", arguments: ["-c", "while :; do /bin/sleep 600 & done"],
                         standardErrorPath: errors, group: bomb)))
 
-            let refused = await eventually(timeout: .seconds(30)) {
+            let refused = await eventually(within: .seconds(30)) {
                 ((try? TaskLimitFiles.read(in: directory))?.refusedForks ?? 0) > 0
             }
             #expect(refused, "the kernel never refused a fork in the bomb's group")
@@ -85,13 +76,13 @@ struct TaskLimitTests {
             #expect(highest <= limit, "the group held \(highest) tasks, more than its limit of \(limit)")
             #expect(highest >= limit - 2, "the bomb reached only \(highest) tasks; it should fill the group")
             #expect(
-                await eventually(timeout: .seconds(30)) { fileContains(errors, "Resource temporarily unavailable") },
+                await eventually(within: .seconds(30)) { fileContains(errors, "Resource temporarily unavailable") },
                 "bash did not report EAGAIN from fork")
 
             try await driver.kill(bomb)
             #expect(try await driver.processes(in: bomb).isEmpty)
             #expect(try bombProcess.waitAndReap() == .signaled(SIGKILL))
-            let emptied = await eventually(timeout: .seconds(30)) {
+            let emptied = await eventually(within: .seconds(30)) {
                 (try? TaskLimitFiles.read(in: directory))?.current == 0
             }
             #expect(emptied, "the group still counts tasks after the kill")

@@ -1,4 +1,5 @@
 import Testing
+import WardenTesting
 
 @testable import WardenCgroup
 
@@ -10,14 +11,14 @@ import Testing
 
 /// Real-kernel tests of the cgroup v2 driver on this host's cgroup2 mount, seen as if it were the
 /// only hierarchy (a pure v2 host without the memory controller).
-@Suite(.serialized, .enabled(if: CgroupTestSupport.canWriteUnified, "needs root and a writable cgroup2 mount"))
+@Suite(.serialized, .requiresRootCgroups)
 struct UnifiedDriverTests {
     private func makeDriver() throws -> UnifiedDriver {
-        var layout = try #require(CgroupTestSupport.hostLayout)
+        var layout = try #require(TestHost.cgroupLayout)
         layout.v1Hierarchies = [:]
         layout.ownV1Paths = [:]
         let configuration = CgroupConfiguration(
-            rootName: CgroupTestSupport.uniqueRootName(), placement: .hierarchyRoot, freezeTimeout: .seconds(2))
+            rootName: TestCgroupName.unique(), placement: .hierarchyRoot, freezeTimeout: .seconds(2))
         return try UnifiedDriver(layout: layout, configuration: configuration)
     }
 
@@ -45,7 +46,7 @@ struct UnifiedDriverTests {
             #expect(end == start, "frozen processes used CPU")
 
             try await driver.thaw(group)
-            let advanced = try await CgroupTestSupport.wait(upTo: .seconds(3)) {
+            let advanced = try await eventually(within: .seconds(3)) {
                 try CgroupTestSupport.cpuTicks(of: first.pid) + CgroupTestSupport.cpuTicks(of: second.pid) > end
             }
             #expect(advanced, "thawed processes did not run")
@@ -53,7 +54,7 @@ struct UnifiedDriverTests {
             try await driver.freeze(group)
             try await driver.kill(group)
             #expect(try await driver.processes(in: group).isEmpty)
-            #expect(await CgroupTestSupport.wait { first.hasExited() && second.hasExited() })
+            #expect(await eventually { first.hasExited() && second.hasExited() })
             try await driver.remove(group)
             #expect(!Syscalls.isDirectory(group.unifiedPath!))
             try await driver.removeRoot()
@@ -91,9 +92,9 @@ struct UnifiedDriverTests {
     /// Under delegated placement the processes of the daemon's own group move into its leaf before
     /// the app root is created beside it, so controllers can be enabled ("no internal processes").
     @Test func delegatedPlacementMovesTheDaemonIntoALeaf() async throws {
-        var layout = try #require(CgroupTestSupport.hostLayout)
+        var layout = try #require(TestHost.cgroupLayout)
         let mount = try #require(layout.unifiedMountPoint)
-        let service = CgroupTestSupport.uniqueRootName()
+        let service = TestCgroupName.unique()
         let serviceDirectory = mount + "/" + service
         layout.v1Hierarchies = [:]
         layout.ownUnifiedPath = "/" + service

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import WardenAPI
 import WardenCore
+import WardenTesting
 
 @testable import WardenClient
 

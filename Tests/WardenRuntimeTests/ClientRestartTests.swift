@@ -5,6 +5,7 @@ import WardenAPI
 import WardenClient
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,7 @@ import WardenRuntime
 
 /// Apps talking through `WardenClient` keep their event streams across a daemon restart: a daemon
 /// is stopped and a new one started on the same state directory, socket and cgroup root.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct ClientRestartTests {
     /// A ballast app with an open background task hears the new daemon's expiration warning,
     /// ends its task, and is suspended rather than killed.
@@ -183,9 +184,7 @@ struct ClientRestartTests {
 /// `appwarden watch` following along.
 @Suite(
     .serialized,
-    .enabled(
-        if: DaemonTestHost.isReady && CommandLineHost.executablePath != nil,
-        "needs root, a cgroup2 mount, and the built appwarden and ballast executables"))
+    .requiresRootCgroups, .requiresBallast, .requiresAppwardenExecutable)
 struct ClientRestartCommandLineTests {
     /// After a SIGKILL of the daemon and a new start, the ballast app still ends its task on the
     /// new daemon's warning and is suspended, and `watch` says it lost and found the daemon and
@@ -222,10 +221,10 @@ struct ClientRestartCommandLineTests {
             let watch = try Self.launch(
                 ["watch", "--json", "--app", "worker", "--socket", socket], log: watchErrors, output: watchOutput)
             launched.append(watch)
-            let open = try await CommandLineHost.run(["open", "worker", "--socket", socket])
+            let open = try await AppwardenCommandLine.run(["open", "worker", "--socket", socket])
             #expect(open.code == 0, "open said: \(open.error)")
             #expect(await eventually { await Self.status(of: "worker", socket).contains("\"upload\"") })
-            let home = try await CommandLineHost.run(["home", "--socket", socket])
+            let home = try await AppwardenCommandLine.run(["home", "--socket", socket])
             #expect(home.code == 0, "home said: \(home.error)")
             #expect(await eventually { Self.text(watchOutput).contains("\"$AppEnd\"") })
 
@@ -241,7 +240,9 @@ struct ClientRestartCommandLineTests {
             let log = ClientRestartTests.text(of: options.logPath(of: "worker"))
             let status = await Self.status(of: "worker", socket)
             #expect(suspended, "status: \(status); the app wrote: \(log)")
-            let reasons = try await CommandLineHost.run(["events", "--app", "worker", "--json", "--socket", socket])
+            let reasons = try await AppwardenCommandLine.run([
+                "events", "--app", "worker", "--json", "--socket", socket,
+            ])
             #expect(!reasons.output.contains("backgroundTaskExpired"))
             #expect(await eventually { Self.text(watchOutput).contains("\"its last background task ended\"") })
             let errors = Self.text(watchErrors)
@@ -260,13 +261,7 @@ struct ClientRestartCommandLineTests {
 
     /// Starts the executable with `arguments`, standard error (and output, unless given) to `log`.
     static func launch(_ arguments: [String], log: String, output: String? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(CommandLineHost.executablePath))
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["APPWARDEN_SOCKET"] = nil
-        environment["APPWARDEN_APP"] = nil
-        process.environment = environment
+        let process = try AppwardenCommandLine.process(arguments)
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: log)
         if let output {
@@ -281,7 +276,7 @@ struct ClientRestartCommandLineTests {
 
     /// `appwarden status APP --json`, or an empty string.
     static func status(of app: String, _ socket: String) async -> String {
-        (try? await CommandLineHost.run(["status", app, "--json", "--socket", socket]).output) ?? ""
+        (try? await AppwardenCommandLine.run(["status", app, "--json", "--socket", socket]).output) ?? ""
     }
 
     static func text(_ path: String) -> String {

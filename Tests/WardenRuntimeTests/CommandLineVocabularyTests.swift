@@ -4,6 +4,7 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -11,22 +12,22 @@ import WardenRuntime
 
 /// The command line speaks the API's one vocabulary: JSON everywhere with `--json`, the same
 /// refusals as every verb, the newest entries, exact times.
-@Suite(.enabled(if: CommandLineHost.executablePath != nil, "needs the built appwarden executable"))
+@Suite(.requiresAppwardenExecutable)
 struct CommandLineVocabularyTests {
     /// With `--json`, a refusal, a usage error and an absent daemon are JSON error bodies.
     @Test func everyFailureIsJSONWithJSON() async throws {
         try await ControlServerHarness.run { harness in
             let environment = ["APPWARDEN_SOCKET": harness.socketPath]
-            let refused = try await CommandLineHost.run(["open", "ghost", "--json"], environment: environment)
+            let refused = try await AppwardenCommandLine.run(["open", "ghost", "--json"], environment: environment)
             #expect(refused.code == 1)
             let body = try JSONDecoder().decode(APIErrorBody.self, from: Data(refused.output.utf8))
             #expect(body == APIErrorBody(error: "notFound", message: LifecycleError.unknownApp("ghost").message))
         }
         let socket = NSTemporaryDirectory() + "appwarden-nobody-json-\(getpid()).sock"
-        let unreachable = try await CommandLineHost.run(["status", "--json", "--socket", socket])
+        let unreachable = try await AppwardenCommandLine.run(["status", "--json", "--socket", socket])
         #expect(unreachable.code == 3)
         #expect(try JSONDecoder().decode(APIErrorBody.self, from: Data(unreachable.output.utf8)).error == "unreachable")
-        let usage = try await CommandLineHost.run(["events", "--since", "yesterday", "--json"])
+        let usage = try await AppwardenCommandLine.run(["events", "--since", "yesterday", "--json"])
         #expect(usage.code == 2)
         #expect(try JSONDecoder().decode(APIErrorBody.self, from: Data(usage.output.utf8)).error == "usage")
     }
@@ -35,8 +36,8 @@ struct CommandLineVocabularyTests {
     @Test func eventsOfAnUnknownAppAreRefusedLikeAVerb() async throws {
         try await ControlServerHarness.run { harness in
             let environment = ["APPWARDEN_SOCKET": harness.socketPath]
-            let events = try await CommandLineHost.run(["events", "--app", "nope"], environment: environment)
-            let open = try await CommandLineHost.run(["open", "nope"], environment: environment)
+            let events = try await AppwardenCommandLine.run(["events", "--app", "nope"], environment: environment)
+            let open = try await AppwardenCommandLine.run(["open", "nope"], environment: environment)
             #expect(events.code == 1 && open.code == 1)
             #expect(events.error == open.error)
             #expect(events.error.contains(#"No app named "nope" is declared in the policy."#))
@@ -51,7 +52,7 @@ struct CommandLineVocabularyTests {
             _ = try await harness.request(.POST, "/v1/home")
             let all = try await harness.double.journal(JournalQuery(limit: 1000))
             #expect(all.count > 2)
-            let result = try await CommandLineHost.run(["events", "--limit", "2"], environment: environment)
+            let result = try await AppwardenCommandLine.run(["events", "--limit", "2"], environment: environment)
             #expect(result.code == 0)
             let lines = result.output.split(separator: "\n").map(String.init)
             #expect(lines.count == 2)
@@ -65,7 +66,8 @@ struct CommandLineVocabularyTests {
                 let expected = seconds.dropLast() + String(format: ".%03dZ", Int(entry.wallTimeMillis % 1000))
                 #expect(columns[0] == expected)
             }
-            let json = try await CommandLineHost.run(["events", "--limit", "2", "--json"], environment: environment)
+            let json = try await AppwardenCommandLine.run(
+                ["events", "--limit", "2", "--json"], environment: environment)
             let entries = try JSONDecoder().decode([JournalEntry].self, from: Data(json.output.utf8))
             #expect(entries == newest)
         }
@@ -76,7 +78,7 @@ struct CommandLineVocabularyTests {
         try await ControlServerHarness.run { harness in
             let environment = ["APPWARDEN_SOCKET": harness.socketPath]
             let payload = #"{"aps":{"content-available":1}}"#
-            let result = try await CommandLineHost.run(
+            let result = try await AppwardenCommandLine.run(
                 ["push", "mail", "-"], environment: environment, input: payload + "\n")
             #expect(result.code == 0)
             #expect(await harness.double.accepted == [.push(target: .app("mail"), payload: payload, id: nil)])
@@ -85,7 +87,7 @@ struct CommandLineVocabularyTests {
 
     /// `--version` prints the version the daemon reports in its health.
     @Test func versionIsPrinted() async throws {
-        let result = try await CommandLineHost.run(["--version"])
+        let result = try await AppwardenCommandLine.run(["--version"])
         #expect(result.code == 0)
         #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == WardenVersion.current)
     }

@@ -4,6 +4,7 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -12,8 +13,9 @@ import WardenRuntime
 /// The control server in front of the real daemon, with real apps in real groups calling it.
 @Suite(
     .serialized,
-    .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"),
-    .enabled(if: access("/usr/bin/curl", X_OK) == 0, "the app in these tests calls the socket with curl")
+    .requiresRootCgroups, .requiresBallast,
+    // The app in these tests calls the socket with curl.
+    .requiresExecutable("/usr/bin/curl")
 )
 struct ControlServerDaemonTests {
     /// A process of app "a" cannot end app "b"'s task, read b's events or use an operator verb

@@ -4,6 +4,7 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 /// Inputs that fuzzing the control API from docs/openapi.yaml (scripts/fuzz-api.sh) found, kept
 /// as regressions.

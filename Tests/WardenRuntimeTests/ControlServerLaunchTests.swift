@@ -3,9 +3,10 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 /// Apps launched by a wake receive the event that launched them, through the control server.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct ControlServerLaunchTests {
     /// A push that launches an app is delivered before the app's process connects; the app still
     /// receives it on its event stream and completes it, so its window does not time out.

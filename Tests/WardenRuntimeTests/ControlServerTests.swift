@@ -6,6 +6,7 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -273,7 +274,7 @@ struct ControlServerTests {
     }
 
     /// With an admin group, the socket belongs to that group.
-    @Test(.enabled(if: getuid() == 0 && getgrnam("nogroup") != nil, "needs root and the group nogroup"))
+    @Test(.requiresRoot, .enabled(if: getgrnam("nogroup") != nil, "Needs the group nogroup."))
     func socketBelongsToTheAdminGroup() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aw-group-\(getpid())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

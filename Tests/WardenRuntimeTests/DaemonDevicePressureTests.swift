@@ -1,5 +1,6 @@
 import Testing
 import WardenCgroup
+import WardenTesting
 
 @testable import WardenRuntime
 
@@ -12,9 +13,7 @@ import WardenCgroup
 /// The daemon's PSI trigger on the whole device's memory, on the real host.
 @Suite(
     .serialized,
-    .enabled(
-        if: DaemonTestHost.isReady && access("/proc/pressure/memory", W_OK) == 0,
-        "needs root, a cgroup2 mount, the ballast executable and a writable /proc/pressure/memory"))
+    .requiresRootCgroups, .requiresBallast, .requiresDevicePressureTrigger)
 struct DaemonDevicePressureTests {
     /// A daemon arms a PSI trigger on `/proc/pressure/memory` with the shortest window the
     /// kernel accepts (at most 2 s) and removes it when it stops.

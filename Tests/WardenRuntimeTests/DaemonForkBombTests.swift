@@ -4,6 +4,7 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -11,11 +12,11 @@ import WardenRuntime
 
 /// A fork bomb inside one app, under a real daemon: the policy's `tasks_max` caps the app's
 /// group and the daemon and the other app carry on; an app's background children end with it.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonForkBombTests {
     /// An app forking without end stays within its `tasks_max`; the daemon answers and the other
     /// app keeps its process meanwhile.
-    @Test(.enabled(if: access("/bin/bash", X_OK) == 0, "needs /bin/bash"))
+    @Test(.requiresExecutable("/bin/bash"))
     func aForkBombIsCappedByItsTaskLimitWhileTheDaemonAnswers() async throws {
         let limit = 16
         let policy = """

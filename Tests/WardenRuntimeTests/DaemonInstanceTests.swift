@@ -5,13 +5,14 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// One daemon per device: a second one beside a running daemon is refused and changes nothing.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonInstanceTests {
     static let policy = """
         [apps.steady]
@@ -40,7 +41,7 @@ struct DaemonInstanceTests {
                 sameRoot.socketPath = harness.directory + "/other.sock"
                 var sameSocket = harness.options
                 sameSocket.stateDirectory = harness.directory + "/third-state"
-                sameSocket.cgroupRoot = DaemonTestHost.uniqueRoot()
+                sameSocket.cgroupRoot = TestCgroupName.unique()
                 let attempts = [
                     (harness.options, "pid \(getpid())"), (sameState, "pid \(getpid())"),
                     (sameRoot, "pid \(getpid())"), (sameSocket, "already answers on the control socket"),
@@ -82,9 +83,7 @@ struct DaemonInstanceTests {
 /// One daemon per device, as operators run it: `appwarden serve` beside a running one.
 @Suite(
     .serialized,
-    .enabled(
-        if: DaemonTestHost.isReady && CommandLineHost.executablePath != nil,
-        "needs root, a cgroup2 mount, and the built appwarden and ballast executables"))
+    .requiresRootCgroups, .requiresBallast, .requiresAppwardenExecutable)
 struct DaemonInstanceServeTests {
     /// A second `appwarden serve` with the same socket, state directory and cgroup root, or with
     /// another state directory and socket but the same cgroup root, exits 2 naming the first
@@ -103,7 +102,7 @@ struct DaemonInstanceServeTests {
                 arguments(state: options.stateDirectory, socket: options.socketPath))
             do {
                 #expect(await eventually { await DaemonServeTests.answers(options.socketPath) })
-                let open = try await CommandLineHost.run(["open", "steady", "--socket", options.socketPath])
+                let open = try await AppwardenCommandLine.run(["open", "steady", "--socket", options.socketPath])
                 #expect(open.code == 0, "open said: \(open.error)")
                 #expect(await eventually { !(((try? await driver.processes(in: group)) ?? []).isEmpty) })
                 let pids = try await driver.processes(in: group)
@@ -113,7 +112,7 @@ struct DaemonInstanceServeTests {
                     arguments(state: harness.directory + "/other-state", socket: harness.directory + "/other.sock"),
                 ]
                 for attempt in attempts {
-                    let second = try await CommandLineHost.run(attempt)
+                    let second = try await AppwardenCommandLine.run(attempt)
                     #expect(second.code == 2)
                     #expect(second.error.contains("pid \(first.processIdentifier)"), "it said: \(second.error)")
                     #expect(try await driver.processes(in: group) == pids)

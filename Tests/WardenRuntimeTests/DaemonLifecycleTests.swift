@@ -4,9 +4,10 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 /// The daemon driving real apps in real groups through suspension, fetch windows and task budgets.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonLifecycleTests {
     /// An app holding its declared resource path open when suspended is terminated with
     /// heldSharedResource; one that does not hold it is frozen and its CPU time stops.

@@ -4,9 +4,10 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 /// The daemon's memory killer on real apps in real groups.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonMemoryTests {
     /// Under critical pressure the largest suspended apps die first, one per pressure event,
     /// the foreground app lives, and the journal holds memoryPressure for each victim.
@@ -56,7 +57,7 @@ struct DaemonMemoryTests {
     /// A device made of a parent group with a memory limit: the foreground app grows until
     /// memory is critical for real, and the daemon's own samples kill the largest suspended
     /// apps first, one at a time, while the foreground app lives.
-    @Test(.enabled(if: access("/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK) == 0, "needs a v1 memory hierarchy"))
+    @Test(.requiresV1Memory)
     func aGrowingForegroundAppUnderAParentLimitPushesOutTheLargestSuspendedAppsFirst() async throws {
         let policy = """
             foreground_slots = 1
@@ -126,7 +127,7 @@ struct DaemonMemoryTests {
     /// device's v1 group and polling near them) finds memory critical as the foreground app
     /// grows, and kills the largest suspended app for memory pressure before any charge hits
     /// the limit, while the foreground app lives.
-    @Test(.enabled(if: access("/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK) == 0, "needs a v1 memory hierarchy"))
+    @Test(.requiresV1Memory)
     func theMemoryWatchKillsForMemoryWithoutWaitingForASweep() async throws {
         let policy = """
             foreground_slots = 1

@@ -4,9 +4,10 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 /// How the daemon notices process ends, pretends in a dry run, and stops.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonProcessTests {
     /// A process that exits with status 0 is journaled as exited, one that aborts as crashed,
     /// both within moments of ending.

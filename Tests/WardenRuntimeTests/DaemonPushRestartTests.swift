@@ -3,9 +3,10 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 /// Push bookkeeping carried across a restart of the daemon.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonPushRestartTests {
     /// After a restart a delivered id is still a duplicate and the hour's only wake slot is
     /// still taken, so a new push is coalesced rather than delivered.

@@ -4,13 +4,14 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// A new daemon picks up the apps of one that ended without stopping them.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonReadoptionTests {
     /// Running and frozen apps are re-adopted with their processes, states and deadlines, and
     /// no journal record is lost.

@@ -4,6 +4,7 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +12,7 @@ import WardenRuntime
 
 /// What a restarted daemon continues: armed deadlines at their absolute times, and the watch on
 /// the processes it re-adopts.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonRestartTests {
     /// A planned fetch wake keeps its wall-clock time across a restart instead of being planned
     /// again from the restart.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WardenCgroup
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -10,9 +11,7 @@ import WardenRuntime
 /// `appwarden serve` as operators run it: started, used through its socket, stopped with SIGTERM.
 @Suite(
     .serialized,
-    .enabled(
-        if: DaemonTestHost.isReady && CommandLineHost.executablePath != nil,
-        "needs root, a cgroup2 mount, and the built appwarden and ballast executables"))
+    .requiresRootCgroups, .requiresBallast, .requiresAppwardenExecutable)
 struct DaemonServeTests {
     /// SIGTERM stops the daemon with status 0 and removes the socket while the app keeps
     /// running; the next daemon adopts it, and with --stop-apps-on-exit its SIGTERM stops it.
@@ -35,7 +34,7 @@ struct DaemonServeTests {
                 let first = try Self.launch(arguments)
                 launched.append(first)
                 #expect(await eventually { await Self.answers(options.socketPath) })
-                let open = try await CommandLineHost.run(["open", "steady", "--socket", options.socketPath])
+                let open = try await AppwardenCommandLine.run(["open", "steady", "--socket", options.socketPath])
                 #expect(open.code == 0, "open said: \(open.error)")
                 #expect(await eventually { !(((try? await driver.processes(in: group)) ?? []).isEmpty) })
                 let pids = try await driver.processes(in: group)
@@ -46,7 +45,7 @@ struct DaemonServeTests {
                 let second = try Self.launch(arguments + ["--stop-apps-on-exit"])
                 launched.append(second)
                 #expect(await eventually { await Self.answers(options.socketPath) })
-                let status = try await CommandLineHost.run([
+                let status = try await AppwardenCommandLine.run([
                     "status", "steady", "--json", "--socket", options.socketPath,
                 ])
                 #expect(status.output.contains("\"active\""), "status said: \(status.output) \(status.error)")
@@ -92,7 +91,7 @@ struct DaemonServeTests {
             let pings = (0..<3).map { _ in listener.receive(timeoutMilliseconds: 5_000) }
             #expect(pings == ["WATCHDOG=1\n", "WATCHDOG=1\n", "WATCHDOG=1\n"], "got \(pings)")
 
-            let open = try await CommandLineHost.run(["open", "steady", "--socket", options.socketPath])
+            let open = try await AppwardenCommandLine.run(["open", "steady", "--socket", options.socketPath])
             #expect(open.code == 0, "open said: \(open.error)")
             #expect(await eventually { !(((try? await driver.processes(in: group)) ?? []).isEmpty) })
             for pid in try await driver.processes(in: group) {
@@ -111,12 +110,7 @@ struct DaemonServeTests {
 
     /// Starts the executable with `arguments` and `environment` added, its output discarded.
     static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(CommandLineHost.executablePath))
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        let process = try AppwardenCommandLine.process(arguments, environment: environment)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -126,7 +120,7 @@ struct DaemonServeTests {
     /// Whether a daemon answers on the socket.
     static func answers(_ socket: String) async -> Bool {
         guard FileManager.default.fileExists(atPath: socket) else { return false }
-        return (try? await CommandLineHost.run(["status", "--socket", socket]).code) == 0
+        return (try? await AppwardenCommandLine.run(["status", "--socket", socket]).code) == 0
     }
 
     /// Sends SIGTERM and waits (at most 10 s, then SIGKILL) for the exit status.

@@ -3,9 +3,10 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 /// Apps that keep no connection learn of their messages by the signals the policy maps to them.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonSignalTests {
     /// A shell app whose policy maps save_state to SIGUSR1 runs its trap when sent home, and
     /// lives on; an app without the mapping gets no signal and lives on too.

@@ -6,60 +6,13 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-
-/// What the daemon tests need of the host: root, cgroups and the ballast workload.
-enum DaemonTestHost {
-    /// Whether the tests can run real apps in real groups.
-    static var isReady: Bool {
-        getuid() == 0 && ballastPath != nil && (try? CgroupLayout.read())?.freezeSource == .unified
-    }
-
-    /// The ballast executable: `APPWARDEN_BALLAST`, next to the test bundle, or in a build folder.
-    static let ballastPath: String? = {
-        if let override = ProcessInfo.processInfo.environment["APPWARDEN_BALLAST"] {
-            return access(override, X_OK) == 0 ? override : nil
-        }
-        var candidates: [String] = []
-        if let bundle = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            let folder = (bundle as NSString).deletingLastPathComponent
-            candidates.append(folder + "/ballast")
-            candidates.append((folder as NSString).deletingLastPathComponent + "/ballast")
-        }
-        let root = ((#filePath as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
-        let repository = (root as NSString).deletingLastPathComponent
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: repository)) ?? []
-        for name in names.sorted() where name.hasPrefix(".build") {
-            candidates.append("\(repository)/\(name)/debug/ballast")
-        }
-        return candidates.first { access($0, X_OK) == 0 }
-    }()
-
-    private static let counter = Counter()
-
-    /// A cgroup root name no other test (or test run) uses; the cgroup tests in the same process
-    /// name theirs `appwarden-test-PID-N`, so these carry a `daemon-` of their own.
-    static func uniqueRoot() -> String {
-        "appwarden-test-daemon-\(getpid())-\(counter.next())"
-    }
-
-    private final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
-
-        func next() -> Int {
-            lock.lock()
-            defer { lock.unlock() }
-            value += 1
-            return value
-        }
-    }
-}
 
 /// A daemon on a temporary state directory and its own cgroup root, with everything it
 /// creates removed afterwards, whether the test passed or not.
@@ -75,14 +28,14 @@ struct DaemonHarness: Sendable {
     init(policy: String, apps: [String]) throws {
         let directory = NSTemporaryDirectory() + "appwarden-daemon-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let text = policy.replacingOccurrences(of: "BALLAST", with: DaemonTestHost.ballastPath ?? "ballast")
+        let text = policy.replacingOccurrences(of: "BALLAST", with: TestHost.ballastPath ?? "ballast")
             .replacingOccurrences(of: "DIR", with: directory)
         try text.write(toFile: directory + "/policy.toml", atomically: true, encoding: .utf8)
         self.directory = directory
         self.appNames = apps
         self.options = WardenDaemonOptions(
             policyPath: directory + "/policy.toml", socketPath: directory + "/appwarden.sock",
-            stateDirectory: directory + "/state", cgroupRoot: DaemonTestHost.uniqueRoot(),
+            stateDirectory: directory + "/state", cgroupRoot: TestCgroupName.unique(),
             sampleInterval: .milliseconds(200), lockDirectory: directory + "/run")
     }
 
@@ -157,19 +110,6 @@ struct DaemonHarness: Sendable {
             layout: try CgroupLayout.read(), configuration: CgroupConfiguration(rootName: options.cgroupRoot))
         return (driver, driver.group(named: app))
     }
-}
-
-/// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(
-    within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
-) async rethrows -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
 }
 
 extension WardenDaemon {

@@ -233,9 +233,9 @@ import WardenTesting
 
     /// `serve --metrics-address` without a port is a usage error (status 2) before anything starts, naming the
     /// option and an example.
-    @Test(.enabled(if: CommandLineHost.executablePath != nil, "needs the built appwarden executable"))
+    @Test(.requiresAppwardenExecutable)
     func serveRefusesAMetricsAddressWithoutAPort() async throws {
-        let result = try await CommandLineHost.run([
+        let result = try await AppwardenCommandLine.run([
             "serve", "--policy", "/nonexistent/policy.toml", "--metrics-address", "localhost",
         ])
         #expect(result.code == 2)

@@ -3,6 +3,7 @@ import Logging
 import NIOHTTP1
 import Testing
 import WardenRuntime
+import WardenTesting
 
 @Suite("docs/openapi.yaml against the running control server")
 struct OpenAPIConformanceTests {

@@ -6,6 +6,7 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,7 @@ import WardenRuntime
 /// says it changed, and `appwarden top` in a real terminal.
 @Suite(
     .serialized, .timeLimit(.minutes(2)),
-    .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the built ballast executable"))
+    .requiresRootCgroups, .requiresBallast)
 struct OperatorViewTests {
     static let policy = """
         [apps.steady]
@@ -77,7 +78,7 @@ struct OperatorViewTests {
             #expect(await eventually { await daemon.app(named: "steady")?.pids.isEmpty == false })
             let pid = try #require(await daemon.app(named: "steady")?.pids.first)
 
-            let ballast = DaemonTestHost.ballastPath ?? "ballast"
+            let ballast = TestHost.ballastPath ?? "ballast"
             try "[apps.steady]\ncommand = \"\(ballast)\"\nargs = [\"--hold\", \"2\"]\n"
                 .write(toFile: harness.options.policyPath, atomically: true, encoding: .utf8)
             let kept = try await daemon.reloadPolicy(restartChanged: false)
@@ -105,9 +106,7 @@ struct OperatorViewTests {
     /// app and the device's memory, quits on q with status 0, and leaves the terminal's settings
     /// as it found them; SIGTERM restores them too.
     @Test(
-        .enabled(
-            if: CommandLineHost.executablePath != nil && TmuxHost.isInstalled, "needs the appwarden executable and tmux"
-        ))
+        .requiresAppwardenExecutable, .requiresExecutable("/usr/bin/tmux"))
     func topShowsTheAppsInARealTerminalAndRestoresItOnQuit() async throws {
         try await DaemonHarness.run(policy: Self.policy, apps: ["steady"]) { harness in
             let options = harness.options
@@ -119,8 +118,8 @@ struct OperatorViewTests {
             let tmux = TmuxHost(directory: harness.directory)
             do {
                 #expect(await eventually { await DaemonServeTests.answers(options.socketPath) })
-                _ = try await CommandLineHost.run(["open", "steady", "--socket", options.socketPath])
-                let binary = try #require(CommandLineHost.executablePath)
+                _ = try await AppwardenCommandLine.run(["open", "steady", "--socket", options.socketPath])
+                let binary = try #require(TestHost.appwardenPath)
                 let dir = harness.directory
                 let script =
                     "stty -g > \(dir)/before; TERM=xterm-256color \(binary) top --socket \(options.socketPath); "
@@ -165,8 +164,6 @@ struct OperatorViewTests {
 /// A tmux server of the test's own, on a socket in the test's temporary directory, killed by `stop`.
 struct TmuxHost {
     let socket: String
-
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
 
     init(directory: String) {
         socket = directory + "/tmux.sock"

@@ -55,14 +55,14 @@ import WardenTesting
 
     /// The command line told that the daemon is stopping exits 3, as when no daemon answers,
     /// with the daemon's sentence; with --json it prints the "unavailable" error.
-    @Test(.enabled(if: CommandLineHost.executablePath != nil, "needs the built appwarden executable"))
+    @Test(.requiresAppwardenExecutable)
     func theCommandLineExitsWithThreeWhenTheDaemonIsStopping() async throws {
         try await Self.servingAStoppedDaemon { socketPath in
             let environment = ["APPWARDEN_SOCKET": socketPath]
-            let plain = try await CommandLineHost.run(["open", "notes"], environment: environment)
+            let plain = try await AppwardenCommandLine.run(["open", "notes"], environment: environment)
             #expect(plain.code == 3)
             #expect(plain.error.contains("stopping"))
-            let json = try await CommandLineHost.run(["open", "notes", "--json"], environment: environment)
+            let json = try await AppwardenCommandLine.run(["open", "notes", "--json"], environment: environment)
             #expect(json.code == 3)
             #expect(
                 json.output.contains(#""error":"unavailable""#) || json.output.contains(#""error" : "unavailable""#))
