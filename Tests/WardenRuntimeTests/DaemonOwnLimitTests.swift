@@ -4,10 +4,11 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenTesting
 
 /// An app that reaches its own `memory_max`, on real groups: the kernel kills it there, and that
 /// is the app's own event, not the device's pressure.
-@Suite(.serialized, .enabled(if: DaemonTestHost.isReady, "needs root, a cgroup2 mount and the ballast executable"))
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonOwnLimitTests {
     /// `leak` (with a child of its own) grows past its 96 MiB limit beside a suspended `idle`:
     /// it ends with `memoryLimit` and the figures in `explain`, nothing of it is left in its
