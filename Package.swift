@@ -89,7 +89,7 @@ let package = Package(
                 "WardenAPI",
             ]
         ),
-        .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore"]),
+        .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore", "WardenSimulator"]),
         .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup", "WardenTesting"]),
         .testTarget(
             name: "WardenRuntimeTests",

@@ -185,8 +185,21 @@ int warden_log_relay_start(const struct warden_log_relay_request *request, int *
         return -1;
     }
     if (middle == 0) {
+        // The middle process waits until the relay has closed every descriptor it inherited
+        // from the daemon (the daemon's locks among them) before it exits: the daemon reaps
+        // it, so once this call returns no relay holds a copy of anything the daemon opened.
+        int ready_fds[2];
+        if (pipe2(ready_fds, O_CLOEXEC) != 0) _exit(1);
         pid_t relay = fork();
-        if (relay != 0) _exit(relay < 0 ? 1 : 0);
+        if (relay != 0) {
+            close(ready_fds[1]);
+            char byte = 0;
+            ssize_t got;
+            while ((got = read(ready_fds[0], &byte, 1)) < 0 && errno == EINTR) {
+            }
+            _exit(relay < 0 || got != 1 ? 1 : 0);
+        }
+        close(ready_fds[0]);
         // The relay: join the app's groups, leave the daemon's session, keep only what it needs.
         for (size_t index = 0; index < request->v1_procs_count; index++) {
             (void)!write(request->v1_procs_fds[index], "0", 1);
@@ -210,9 +223,13 @@ int warden_log_relay_start(const struct warden_log_relay_request *request, int *
             dup2(null_fd, 1);
             dup2(null_fd, 2);
         }
-        if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
-            for (int fd = 3; fd < 4096; fd++) close(fd);
+        // Every descriptor but standard input, output and error, and the ready pipe moved to 3.
+        if (dup2(ready_fds[1], 3) < 0) _exit(1);
+        if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0) {
+            for (int fd = 4; fd < 4096; fd++) close(fd);
         }
+        (void)!write(3, "r", 1);
+        close(3);
         _exit(warden_log_relay_run(0, request->path, request->max_size, request->keep) == 0 ? 0 : 1);
     }
     close(pipe_fds[0]);

@@ -16,6 +16,9 @@ public struct AppFacts: Sendable, Equatable {
     /// Shared resources whose paths the app's processes keep open (`holds_paths`): freezing
     /// the app finds one of them held, and the runtime reports it instead (rule 7).
     public var holdsPaths: Set<String>
+    /// What the app's process does with SIGTERM (`on_terminate`, default "exit"): exit at once,
+    /// or keep running until the termination grace ends and it is killed.
+    public var onTerminate: TerminationBehavior
 
     public init(
         footprint: Int64? = nil,
@@ -23,7 +26,8 @@ public struct AppFacts: Sendable, Equatable {
         onPush: CompletionBehavior = .default,
         onExpiration: ExpirationBehavior = .endTasks,
         launchTime: Duration? = .zero,
-        holdsPaths: Set<String> = []
+        holdsPaths: Set<String> = [],
+        onTerminate: TerminationBehavior = .exit
     ) {
         self.footprint = footprint
         self.onFetch = onFetch
@@ -31,12 +35,21 @@ public struct AppFacts: Sendable, Equatable {
         self.onExpiration = onExpiration
         self.launchTime = launchTime
         self.holdsPaths = holdsPaths
+        self.onTerminate = onTerminate
     }
 
     /// The keys of an `[apps.NAME]` table that are simulation facts rather than policy keys.
     public static let keys: Set<String> = [
-        "footprint", "on_fetch", "on_push", "on_expiration", "launch_time", "holds_paths",
+        "footprint", "on_fetch", "on_push", "on_expiration", "launch_time", "holds_paths", "on_terminate",
     ]
+}
+
+/// What an app's process does with SIGTERM (`on_terminate`).
+public enum TerminationBehavior: String, Sendable, Equatable, CaseIterable {
+    /// Exits at once.
+    case exit
+    /// Keeps running: the termination grace ends and the whole group is killed.
+    case ignore
 }
 
 /// How an app answers a fetch or push window: `"complete newData after 1s"` or `"never"`.

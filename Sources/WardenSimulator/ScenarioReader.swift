@@ -196,6 +196,13 @@ struct ScenarioReader {
                 report(value, "key \"\(value.dottedKey)\" must be \"end-tasks\" or \"ignore\".")
             }
         }
+        if let value = keys["on_terminate"] {
+            if let text = value.string, let behavior = TerminationBehavior(rawValue: text) {
+                facts.onTerminate = behavior
+            } else {
+                report(value, "key \"\(value.dottedKey)\" must be \"exit\" or \"ignore\".")
+            }
+        }
         if let value = keys["launch_time"] {
             if let text = value.string, text == "never" {
                 facts.launchTime = nil

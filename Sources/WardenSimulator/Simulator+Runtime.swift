@@ -108,7 +108,8 @@ extension Simulator {
         case .spawn(let app, let launch, let reason, let restore):
             record.launches.append(
                 SimulationRecord.Launch(time: now, app: app, launch: launch, reason: reason, restore: restore))
-            guard let index = index(of: app) else { return }
+            // An app a policy reload added is simulated from its first launch, with default facts.
+            let index = index(of: app) ?? addApp(app)
             if apps[index].launch != nil { processEnded(index) }
             apps[index].launch = launch
             apps[index].tasks = []
@@ -133,8 +134,10 @@ extension Simulator {
         case .thaw(let app):
             if let index = index(of: app) { apps[index].isFrozen = false }
         case .terminate(let app, _), .kill(let app, _):
-            // SIGTERM and SIGKILL both end a simulated process at once, by that signal.
+            // SIGTERM and SIGKILL both end a simulated process at once, by that signal; an app
+            // that ignores SIGTERM runs on until it is killed.
             guard let index = index(of: app), let launch = apps[index].launch else { return }
+            if case .terminate = action, apps[index].facts.onTerminate == .ignore { return }
             processEnded(index)
             let signal: Int32 = if case .kill = action { 9 } else { 15 }
             pending.append(.processExited(app: app, launch: launch, end: .exited(code: 128 + signal)))
@@ -196,6 +199,16 @@ extension Simulator {
             return [.launched(app: name, launch: launch)]
         }
         return [.launched(app: name, launch: launch), .ready(app: name)]
+    }
+
+    /// Simulates app `app` from now on, with the scenario's facts for it (the defaults, for an
+    /// app the scenario does not name); returns its index.
+    mutating func addApp(_ app: String) -> Int {
+        let facts = scenario.facts(of: app)
+        appIndex[app] = apps.count
+        apps.append(SimulatedApp(name: app, facts: facts, footprint: facts.footprint ?? 0))
+        armedSequences += Array(repeating: .max, count: Self.timerKindCount)
+        return apps.count - 1
     }
 
     /// The index of the simulated app named `app`, through a one-entry cache of `appIndex`.

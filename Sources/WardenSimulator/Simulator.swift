@@ -100,6 +100,16 @@ public struct Simulator {
         drain()
     }
 
+    /// Continues from `lifecycle`, a core restored from a checkpoint (`Lifecycle(policy:checkpoint:at:)`),
+    /// its armed timers queued at their deadlines; the core plans what it lacks at its next event.
+    public mutating func continueFrom(_ lifecycle: Lifecycle) {
+        self.lifecycle = lifecycle
+        started = true
+        for (timer, deadline) in lifecycle.armedTimers() {
+            carryOut(.armTimer(timer, deadline: deadline))
+        }
+    }
+
     /// Fires every timer due at or before `time`, each at its own deadline, then sets the clock to
     /// `time` (never backwards).
     public mutating func advance(to time: Instant) {

@@ -28,7 +28,6 @@ import WardenCore
         restored.core = Lifecycle(policy: policy, checkpoint: checkpoint, at: then)
         let wake = try #require(restored.core.armedTimers().first { $0.timer.kind == .fetchWake })
         #expect(wake.deadline == then + .seconds(600))
-        restored.timers[wake.timer] = (wake.deadline, 0)
         let first = try restored.send(.footprint(app: "news", bytes: 0), at: 1)
         #expect(!first.contains { if case .armTimer(_, _) = $0 { true } else { false } })
         #expect(restored.deadline("news", .fetchWake) == Instant(sinceOrigin: .seconds(400)))
@@ -46,9 +45,6 @@ import WardenCore
         let then = Instant(sinceOrigin: .seconds(-200))
         var restored = Harness(policy)
         restored.core = Lifecycle(policy: policy, checkpoint: checkpoint, at: then)
-        for armed in restored.core.armedTimers() {
-            restored.timers[armed.timer] = (armed.deadline, 0)
-        }
         restored.advance(to: 0)
         #expect(restored.actions.contains(.spawn(app: "news", launch: 1, reason: .fetch, restore: false)))
         #expect(restored.state("news") == .background)

@@ -18,8 +18,7 @@ import WardenCore
 
     /// A process that ignores SIGTERM is killed when the termination grace ends.
     @Test func stubbornProcessIsKilledAfterTheTerminationGrace() throws {
-        var harness = Harness(Self.mail)
-        harness.stubborn = ["mail"]
+        var harness = Harness(Self.mail, stubborn: ["mail"])
         try harness.send(.open(app: "mail"), at: 0)
         try harness.send(.forceQuit(app: "mail"), at: 1)
         #expect(harness.state("mail") == .active)

@@ -1,77 +1,69 @@
 import Testing
 import WardenCore
+import WardenSimulator
 
-/// A tiny runtime for the core in virtual time: it keeps the armed timers and fires them in
-/// (deadline, arming order), reports every spawned process as running (`launched`) at once, and lets a process exit as soon as it receives SIGTERM, as the simulator does.
+/// The core in virtual time, on the simulator's runtime: timers fire in (deadline, arming)
+/// order, every spawned process runs at once (an immediate app is then ready; a notify app
+/// waits for the test's `ready`), and a process exits as soon as it receives SIGTERM, unless
+/// the test made it stubborn. Apps answer no fetch or push window and ignore expiration calls
+/// by themselves: the test makes every app call.
 struct Harness {
-    var core: Lifecycle
-    var now: Instant = .zero
-    /// Every action the core returned, in order.
-    var actions: [LifecycleAction] = []
-    var timers: [TimerID: (deadline: Instant, sequence: Int)] = [:]
-    var sequence = 0
-    var launches: [String: Int] = [:]
-    /// Apps that do not exit on SIGTERM.
-    var stubborn: Set<String> = []
+    private(set) var simulator: Simulator
 
-    init(_ policy: Policy) {
-        core = Lifecycle(policy: policy)
+    init(_ policy: Policy, stubborn: Set<String> = []) {
+        var facts: [String: AppFacts] = [:]
+        for app in policy.apps {
+            facts[app.name] = AppFacts(
+                onFetch: .never, onPush: .never, onExpiration: .ignore,
+                launchTime: app.readiness == .notify ? nil : .zero,
+                onTerminate: stubborn.contains(app.name) ? .ignore : .exit)
+        }
+        simulator = Simulator(scenario: Scenario(name: "harness", policy: policy, facts: facts))
     }
 
     static func seconds(_ value: Double) -> Instant {
         Instant(sinceOrigin: .milliseconds(Int64(value * 1000)))
     }
 
+    /// The core under test; setting it continues from a core restored from a checkpoint.
+    var core: Lifecycle {
+        get { simulator.lifecycle }
+        set { simulator.continueFrom(newValue) }
+    }
+
+    /// The virtual time now.
+    var now: Instant { simulator.now }
+
     /// Fires the due timers up to `seconds`, then delivers `event` at that time; returns every
     /// action produced by the event and the runtime's answers to it.
     @discardableResult
     mutating func send(_ event: LifecycleEvent, at seconds: Double? = nil) throws(LifecycleError) -> [LifecycleAction] {
         if let seconds { advance(to: seconds) }
-        let out = try core.handle(event, at: now)
-        return carryOut(out)
+        let before = simulator.trace.count
+        if case .failure(let error) = simulator.send(event) { throw error }
+        return Self.actions(in: simulator.trace[before...])
     }
 
     /// Fires every timer due at or before `seconds`, in order, and moves the clock there.
     mutating func advance(to seconds: Double) {
-        let end = Self.seconds(seconds)
-        while let next = timers.min(by: {
-            ($0.value.deadline, $0.value.sequence) < ($1.value.deadline, $1.value.sequence)
-        }),
-            next.value.deadline <= end
-        {
-            timers[next.key] = nil
-            now = max(now, next.value.deadline)
-            let out = (try? core.handle(.timerFired(next.key), at: now)) ?? []
-            _ = carryOut(out)
-        }
-        now = max(now, end)
+        simulator.advance(to: Self.seconds(seconds))
     }
 
-    private mutating func carryOut(_ out: [LifecycleAction]) -> [LifecycleAction] {
-        var all = out
-        actions += out
-        for action in out {
-            switch action {
-            case .armTimer(let id, let deadline):
-                sequence += 1
-                timers[id] = (deadline, sequence)
-            case .cancelTimer(let id):
-                timers[id] = nil
-            case .spawn(let app, let launch, _, _):
-                launches[app] = launch
-                if let more = try? core.handle(.launched(app: app, launch: launch), at: now) {
-                    all += carryOut(more)
-                }
-            case .terminate(let app, _) where !stubborn.contains(app):
-                let event = LifecycleEvent.processExited(app: app, launch: launches[app] ?? 0, end: .exited(code: 0))
-                if let more = try? core.handle(event, at: now) {
-                    all += carryOut(more)
-                }
-            default:
-                break
-            }
+    /// Every action the core returned, in order.
+    var actions: [LifecycleAction] { Self.actions(in: simulator.trace[...]) }
+
+    private static func actions(in trace: ArraySlice<TraceEntry>) -> [LifecycleAction] {
+        trace.compactMap { entry in
+            guard case .action(let action) = entry.kind else { return nil }
+            return action
         }
-        return all
+    }
+
+    /// The last launch number of each app that was launched.
+    var launches: [String: Int] {
+        var launches: [String: Int] = [:]
+        for launch in simulator.record.launches { launches[launch.app] = launch.launch }
+        return launches
     }
 
     func state(_ app: String) -> AppState? { core.state(of: app) }
@@ -122,8 +114,15 @@ struct Harness {
         }
     }
 
+    /// Makes the watchdog's scans of `app` find `outcome` from now on (they find it in the
+    /// foreground until then).
+    mutating func scans(_ app: String, find outcome: ScanOutcome) {
+        simulator.apply(ScenarioStep(time: now, verb: .scan(app: app, outcome: outcome)))
+    }
+
+    /// The deadline of `app`'s timer of `kind`, if armed.
     func deadline(_ app: String, _ kind: TimerID.Kind) -> Instant? {
-        timers[TimerID(app: app, kind: kind)]?.deadline
+        core.armedTimers().first { $0.timer == TimerID(app: app, kind: kind) }?.deadline
     }
 }
 

@@ -11,10 +11,8 @@ import WardenCore
     /// A not-running fetch app is launched passively into background at its interval, with a fetch window.
     @Test func fetchWakeLaunchesAStoppedAppPassively() throws {
         var harness = Harness(Policy(apps: [Self.fetcher()]))
-        let start = harness.core.start(at: .zero)
-        #expect(start == [.armTimer(TimerID(app: "news", kind: .fetchWake), deadline: seconds(900))])
         _ = try harness.send(.footprint(app: "news", bytes: 0), at: 0)
-        harness.timers[TimerID(app: "news", kind: .fetchWake)] = (seconds(900), 0)
+        #expect(harness.actions.first == .armTimer(TimerID(app: "news", kind: .fetchWake), deadline: seconds(900)))
         harness.advance(to: 900)
         #expect(harness.actions.contains(.spawn(app: "news", launch: 1, reason: .fetch, restore: false)))
         #expect(harness.state("news") == .background)
@@ -202,8 +200,7 @@ import WardenCore
     /// A push to an app being stopped (reset: SIGTERM sent, not yet exited) wakes nothing and
     /// publishes nothing after its `terminating`; it waits for the next launch.
     @Test func aPushToAnAppBeingStoppedWakesNothingAndWaitsForItsNextLaunch() throws {
-        var harness = Harness(Policy(apps: [Self.chat]))
-        harness.stubborn = ["chat"]
+        var harness = Harness(Policy(apps: [Self.chat]), stubborn: ["chat"])
         try harness.send(.open(app: "chat"), at: 0)
         try harness.send(.ready(app: "chat"), at: 0)
         try harness.send(.reset(app: "chat"), at: 1)

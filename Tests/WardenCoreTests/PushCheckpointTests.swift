@@ -60,11 +60,8 @@ import WardenCore
         let shift: Duration = .seconds(7200)
         var restored = Harness(policy)
         restored.core = Lifecycle(policy: policy, checkpoint: checkpoint, at: taken + shift)
-        restored.now = taken + shift
-        for (index, armed) in restored.core.armedTimers().enumerated() {
-            restored.timers[armed.timer] = (armed.deadline, index)
-        }
-        #expect(restored.timers[TimerID(app: "chat", kind: .pushSlot)]?.deadline == Harness.seconds(3600) + shift)
+        restored.advance(to: 20 + 7200)
+        #expect(restored.deadline("chat", .pushSlot) == Harness.seconds(3600) + shift)
 
         let start = 20 + 7200.0
         let again = try restored.send(.push(target: .app("chat"), payload: payload("a"), id: nil), at: start + 1)

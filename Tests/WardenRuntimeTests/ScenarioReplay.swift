@@ -8,18 +8,18 @@ import WardenTesting
 
 /// Plays a scenario against the daemon in virtual time, the way `Simulator` plays it against the
 /// core alone: the same steps at the same times, the apps answering fetch and push windows and
-/// expiration calls as their facts say, and, under the memory model, a memory sample after every
-/// change of what is in memory. What the daemon journaled and launched is then checked against
-/// the scenario's `[expect]` keys, as the simulator checks its record.
+/// expiration calls as their facts say (`AppFacts.reactions`). Under the memory model the fake
+/// driver plays the device, and the daemon's own memory watch measures it after every change of
+/// what is in memory, as the kernel's notifications make it measure. What the daemon journaled
+/// and launched is then checked against the scenario's `[expect]` keys, as the simulator checks
+/// its record.
 struct ScenarioReplay {
     /// Something a simulated app does at a given time.
     enum AppDoing: Sendable {
         /// The process of an immediate app begins to run.
         case start(app: String, launch: Int)
-        /// A notify app calls `ready`.
-        case ready(app: String, launch: Int)
-        case completeFetch(app: String, launch: Int, result: CompletionResult)
-        case completePush(app: String, launch: Int, result: CompletionResult)
+        /// The app makes a call by itself (`ready`, or an `AppReaction`).
+        case call(app: String, launch: Int, event: LifecycleEvent)
     }
 
     let scenario: Scenario
@@ -33,7 +33,6 @@ struct ScenarioReplay {
     var refusals: [String] = []
     var launchesSeen = 0
     var lastEntryID: Int64 = 0
-    var memoryChangesSeen = 0
 
     /// The scenario's policy with a command for every app (the fake launcher runs none).
     static func daemonPolicy(of scenario: Scenario) -> Policy {
@@ -70,7 +69,6 @@ struct ScenarioReplay {
                 _ = try? await bed.daemon.perform(.footprint(app: app.name, bytes: bytes))
             }
         }
-        memoryChangesSeen = -1
         await observe()
         let checks = scenario.expectations.states.enumerated().sorted {
             ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
@@ -159,7 +157,7 @@ struct ScenarioReplay {
             case .id(let id): taskID = id
             case .name(let name):
                 guard let task = tasks[app]?.first(where: { $0.name == name }) else {
-                    return LifecycleError(.notFound, "\(app) has no open task named \"\(name)\".")
+                    return .noOpenTask(named: name, of: app)
                 }
                 taskID = task.id
             }
@@ -169,14 +167,10 @@ struct ScenarioReplay {
             }
             return refusal
         case .crash(let app):
-            guard bed.launcher.crash(app) else {
-                return LifecycleError(.conflict, "\(app) is not running, so it cannot crash.")
-            }
+            guard bed.launcher.crash(app) else { return .notRunning(app, toDo: "crash") }
             return nil
         case .exit(let app):
-            guard bed.launcher.exit(app) else {
-                return LifecycleError(.conflict, "\(app) is not running, so it cannot exit.")
-            }
+            guard bed.launcher.exit(app) else { return .notRunning(app, toDo: "exit") }
             return nil
         case .scan(let app, let outcome):
             bed.driver.setScanOutcome(outcome, of: app)
@@ -202,15 +196,9 @@ struct ScenarioReplay {
         case .start(let app, let launch):
             guard currentLaunch(of: app) == launch else { return }
             bed.launcher.start(app)
-        case .ready(let app, let launch):
+        case .call(let app, let launch, let event):
             guard currentLaunch(of: app) == launch else { return }
-            await send(.ready(app: app))
-        case .completeFetch(let app, let launch, let result):
-            guard currentLaunch(of: app) == launch else { return }
-            await send(.completeFetch(app: app, result: result))
-        case .completePush(let app, let launch, let result):
-            guard currentLaunch(of: app) == launch else { return }
-            await send(.completePush(app: app, result: result))
+            await send(event)
         }
     }
 
@@ -242,7 +230,8 @@ struct ScenarioReplay {
                     await send(.ready(app: launch.app))
                     acted = true
                 } else {
-                    doings.schedule(.ready(app: launch.app, launch: launch.launch), at: now + delay)
+                    doings.schedule(
+                        .call(app: launch.app, launch: launch.launch, event: .ready(app: launch.app)), at: now + delay)
                 }
             }
             launchesSeen = launches.count
@@ -252,34 +241,18 @@ struct ScenarioReplay {
                 guard case .message(let message) = entry.event, let launch = currentLaunch(of: entry.app) else {
                     continue
                 }
-                let facts = scenario.facts(of: entry.app)
-                switch message {
-                case .fetchStart:
-                    if case .complete(let result, let delay) = facts.onFetch {
-                        doings.schedule(.completeFetch(app: entry.app, launch: launch, result: result), at: now + delay)
-                    }
-                case .pushPayload(_, _, let window):
-                    // A payload handed over in the foreground opens no window: nothing to complete.
-                    if window > .zero, case .complete(let result, let delay) = facts.onPush {
-                        doings.schedule(.completePush(app: entry.app, launch: launch, result: result), at: now + delay)
-                    }
-                case .expirationWarning(let ids, _):
-                    guard facts.onExpiration == .endTasks else { continue }
-                    for id in ids {
-                        await send(.endTask(app: entry.app, taskID: id))
+                for case .call(let call, let delay) in scenario.facts(of: entry.app).reactions(
+                    to: message, of: entry.app)
+                {
+                    if delay == .zero {
+                        await send(call)
                         acted = true
+                    } else {
+                        doings.schedule(.call(app: entry.app, launch: launch, event: call), at: now + delay)
                     }
-                    tasks[entry.app]?.removeAll { ids.contains($0.id) }
-                default:
-                    continue
+                    // An ended task no longer answers to its name.
+                    if case .endTask(_, let id) = call { tasks[entry.app]?.removeAll { $0.id == id } }
                 }
-            }
-            if scenario.memory != nil, bed.driver.memoryChanges != memoryChangesSeen,
-                let device = bed.driver.deviceMemory()
-            {
-                memoryChangesSeen = bed.driver.memoryChanges
-                await send(.memorySample(available: device.available, total: device.total))
-                acted = true
             }
             if !acted { return }
         }
