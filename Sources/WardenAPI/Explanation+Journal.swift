@@ -61,7 +61,7 @@ extension Explanation {
         var sentences: [String]
         if let figures = report.figures {
             sentences = [
-                "Killed for memory at level \(report.level.rawValue): \(size(figures.availableBytes)) available of \(size(figures.totalBytes)), below the critical threshold of \(size(figures.criticalBytes)) (warning below \(size(figures.warningBytes)))."
+                "Killed for memory at level \(report.level.rawValue): \(size(figures.availableBytes)) available of \(size(figures.totalBytes)), below the critical threshold of \(size(figures.criticalBytes)) in force."
             ]
         } else {
             sentences = [
@@ -69,7 +69,9 @@ extension Explanation {
             ]
         }
         sentences.append(
-            "It was in the \(report.band) band and gave back \(size(report.footprint)); the killer takes the \(report.band) band first."
+            report.band == .overFairShare
+                ? "It was over its fair share and gave back \(size(report.footprint)); the killer takes an app over its fair share first."
+                : "It was in the \(report.band) band and gave back \(size(report.footprint)); the killer takes the \(report.band) band first."
         )
         if report.others.isEmpty {
             sentences.append("No other app was a candidate.")

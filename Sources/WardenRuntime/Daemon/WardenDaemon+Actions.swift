@@ -50,6 +50,7 @@ extension WardenDaemon {
             case .scan(let app):
                 followUps.append(.scanResult(app: app, outcome: await scan(app)))
             case .journal(let journalRecord):
+                logMemoryDecision(journalRecord)
                 journal.append(
                     NewJournalEntry(
                         app: journalRecord.app, event: AppEvent(journalRecord.kind),
@@ -66,6 +67,30 @@ extension WardenDaemon {
             followUps += remeasure()
         }
         return reply
+    }
+
+    /// Logs a change of the pressure level and a kill for memory with the figures that decided
+    /// them: what was available, the thresholds, what the victim gives back.
+    func logMemoryDecision(_ record: JournalRecord) {
+        let size = DurationFormat.sizeString
+        switch record.kind {
+        case .system(.pressureChanged(let from, let to, let figures)):
+            let measured =
+                figures.map {
+                    ": \(size($0.availableBytes)) available of \(size($0.totalBytes)) (warning below \(size($0.warningBytes)), critical below \(size($0.criticalBytes)))"
+                } ?? ""
+            logger.notice("Memory pressure \(from.rawValue) → \(to.rawValue)\(measured).")
+        case .memoryKill(let report):
+            let measured =
+                report.figures.map {
+                    "; \(size($0.availableBytes)) available of \(size($0.totalBytes)), critical below \(size($0.criticalBytes))"
+                } ?? ""
+            logger.notice(
+                "Killing app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(size(report.footprint))\(measured)."
+            )
+        default:
+            break
+        }
     }
 
     // MARK: Signals for messages

@@ -51,7 +51,10 @@ extension WardenDaemon {
         case .exited(let status): return .crashed(description: "exited with status \(status)")
         case .signaled(let signal):
             if processes.signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
-            if signal == SIGKILL, let kill = oomKill(of: app) { return .oomKilled(kill) }
+            if signal == SIGKILL, let kill = oomKill(of: app) {
+                logger.notice("App \"\(app)\": \(kill.sentence)")
+                return .oomKilled(kill)
+            }
             return .crashed(description: "ended by signal \(signal)")
         }
     }
