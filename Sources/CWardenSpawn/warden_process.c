@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,12 @@
 #endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
+#endif
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
 #endif
 #ifndef SYS_process_mrelease
 #define SYS_process_mrelease 448
@@ -66,6 +73,27 @@ int warden_send_signal(pid_t pid, int pidfd, int signal_number) {
 int warden_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
 int warden_process_mrelease(int pidfd) { return (int)syscall(SYS_process_mrelease, pidfd, 0); }
+
+long warden_page_out(int pidfd, const unsigned long *starts, const unsigned long *lengths, size_t count) {
+    struct iovec vectors[256];
+    long total = 0;
+    size_t done = 0;
+    while (done < count) {
+        size_t batch = count - done < 256 ? count - done : 256;
+        for (size_t index = 0; index < batch; index++) {
+            vectors[index].iov_base = (void *)starts[done + index];
+            vectors[index].iov_len = lengths[done + index];
+        }
+        long advised;
+        do {
+            advised = syscall(SYS_process_madvise, pidfd, vectors, batch, MADV_PAGEOUT, 0);
+        } while (advised < 0 && errno == EINTR);
+        if (advised < 0) return total > 0 ? total : -1;
+        total += advised;
+        done += batch;
+    }
+    return total;
+}
 
 int warden_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

@@ -107,6 +107,10 @@ struct PropertyReader {
         text(key, legacy: legacy).flatMap { Int64($0) }
     }
 
+    func number(_ key: String) -> Double? {
+        text(key).flatMap { Double($0) }
+    }
+
     func bool(_ key: String, legacy: String? = nil) -> Bool? {
         text(key, legacy: legacy).flatMap { Bool($0) }
     }
@@ -194,17 +198,22 @@ extension AppMessage {
 
 extension MemoryFigures {
     var properties: [String: String] {
-        [
+        var properties = [
             "availableBytes": String(availableBytes), "totalBytes": String(totalBytes),
             "warningBytes": String(warningBytes), "criticalBytes": String(criticalBytes),
         ]
+        if let swapHeadroomBytes { properties["swapHeadroomBytes"] = String(swapHeadroomBytes) }
+        if let stallPercent { properties["stallPercent"] = String(stallPercent) }
+        return properties
     }
 
     init?(_ reader: PropertyReader) {
         guard let available = reader.integer("availableBytes"), let total = reader.integer("totalBytes"),
             let warning = reader.integer("warningBytes"), let critical = reader.integer("criticalBytes")
         else { return nil }
-        self.init(availableBytes: available, totalBytes: total, warningBytes: warning, criticalBytes: critical)
+        self.init(
+            availableBytes: available, totalBytes: total, warningBytes: warning, criticalBytes: critical,
+            swapHeadroomBytes: reader.integer("swapHeadroomBytes"), stallPercent: reader.number("stallPercent"))
     }
 }
 

@@ -6,8 +6,10 @@ public struct AppInfo: Codable, Sendable, Equatable {
     /// `unknown`, `foreground`, `background`, `terminating`.
     public var status: Status
     public var pids: [Int32]
-    /// What a kill would give back, bytes.
+    /// What a kill would give back, bytes; 0 when not running.
     public var footprintBytes: Int64
+    /// How much of the footprint is in swap since the app was compressed, bytes.
+    public var swappedBytes: Int64
     /// Kill band name (`suspended`, `idle-background`, …), nil when not running.
     public var band: Band?
     /// Background-task budget left, milliseconds; nil when no budget runs.
@@ -21,7 +23,7 @@ public struct AppInfo: Codable, Sendable, Equatable {
 
     public init(
         name: String, state: State, status: Status, pids: [Int32] = [], footprintBytes: Int64 = 0,
-        band: Band? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
+        swappedBytes: Int64 = 0, band: Band? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
         openTasks: [TaskInfo] = [], heldResources: [String] = [], forceQuit: Bool = false,
         hasPreservedState: Bool = false
     ) {
@@ -30,6 +32,7 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.status = status
         self.pids = pids
         self.footprintBytes = footprintBytes
+        self.swappedBytes = swappedBytes
         self.band = band
         self.timeRemainingMillis = timeRemainingMillis
         self.nextWakeMillis = nextWakeMillis
@@ -37,6 +40,32 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.heldResources = heldResources
         self.forceQuit = forceQuit
         self.hasPreservedState = hasPreservedState
+    }
+}
+
+extension AppInfo {
+    private enum CodingKeys: String, CodingKey {
+        case name, state, status, pids, footprintBytes, swappedBytes, band, timeRemainingMillis, nextWakeMillis
+        case openTasks, heldResources, forceQuit, hasPreservedState
+    }
+
+    /// Decodes an app; `swappedBytes`, which daemons before compression do not send, is 0 when absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            state: try container.decode(State.self, forKey: .state),
+            status: try container.decode(Status.self, forKey: .status),
+            pids: try container.decode([Int32].self, forKey: .pids),
+            footprintBytes: try container.decode(Int64.self, forKey: .footprintBytes),
+            swappedBytes: try container.decodeIfPresent(Int64.self, forKey: .swappedBytes) ?? 0,
+            band: try container.decodeIfPresent(Band.self, forKey: .band),
+            timeRemainingMillis: try container.decodeIfPresent(Int64.self, forKey: .timeRemainingMillis),
+            nextWakeMillis: try container.decodeIfPresent(Int64.self, forKey: .nextWakeMillis),
+            openTasks: try container.decode([TaskInfo].self, forKey: .openTasks),
+            heldResources: try container.decode([String].self, forKey: .heldResources),
+            forceQuit: try container.decode(Bool.self, forKey: .forceQuit),
+            hasPreservedState: try container.decode(Bool.self, forKey: .hasPreservedState))
     }
 }
 

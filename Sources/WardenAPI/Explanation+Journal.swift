@@ -61,7 +61,7 @@ extension Explanation {
         var sentences: [String]
         if let figures = report.figures {
             sentences = [
-                "Killed for memory at level \(report.level.rawValue): \(size(figures.availableBytes)) available of \(size(figures.totalBytes)), below the critical threshold of \(size(figures.criticalBytes)) in force."
+                "Killed for memory at level \(report.level.rawValue): \(size(figures.availableBytes)) available of \(size(figures.totalBytes))\(swapClause(figures)), below the critical threshold of \(size(figures.criticalBytes)) in force."
             ]
         } else {
             sentences = [
@@ -80,6 +80,13 @@ extension Explanation {
             sentences.append("Not chosen: \(other.app) (\(other.band), \(size(other.footprint))): \(other.reason).")
         }
         return sentences
+    }
+
+    /// ", and swap could still free 200MiB (stall 12.5%)" where the device has swap.
+    public static func swapClause(_ figures: MemoryFigures) -> String {
+        guard let headroom = figures.swapHeadroomBytes else { return "" }
+        let stall = figures.stallPercent.map { " (memory stall \($0)%)" } ?? ""
+        return ", and swap could still free \(DurationFormat.sizeString(headroom))\(stall)"
     }
 
     private static func list(_ names: [String]) -> String {

@@ -66,9 +66,22 @@ public protocol CgroupDriver: Sendable {
 
     /// The group's memory pressure, where the host reports it per group.
     func memoryPressure(of group: AppGroup) async throws(CgroupError) -> PressureStall?
+
+    /// Pushes the (frozen) group's memory out to swap (`MemoryCompression`) and returns how
+    /// much of what it is charged is in swap then, in bytes.
+    ///
+    /// - Throws: `CgroupError` with code `missingController` where the kernel offers no way.
+    func compress(_ group: AppGroup) async throws(CgroupError) -> Int64
 }
 
 extension CgroupDriver {
+    /// Compresses the group with `process_madvise(MADV_PAGEOUT)` on each of its processes, for
+    /// drivers without a better way, and returns its swap from its memory statistics.
+    public func compress(_ group: AppGroup) async throws(CgroupError) -> Int64 {
+        _ = try MemoryCompression.pageOut(pids: try await processes(in: group))
+        return Int64(clamping: try await memoryStatistics(of: group).swap)
+    }
+
     /// Kills the group without releasing memory early, for drivers that cannot.
     public func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError) {
         try await kill(group)

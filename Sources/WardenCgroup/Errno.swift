@@ -39,6 +39,10 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     public static let noSuchDevice = Errno(rawValue: ENODEV)
     /// `EOPNOTSUPP`: operation not supported.
     public static let notSupported = Errno(rawValue: EOPNOTSUPP)
+    /// `EAGAIN`: try again (`memory.reclaim` reclaimed less than asked).
+    public static let tryAgain = Errno(rawValue: EAGAIN)
+    /// `ENOSYS`: the kernel has no such system call.
+    public static let noSuchSystemCall = Errno(rawValue: ENOSYS)
 
     /// Whether this error means the thing asked about has vanished, which is normal for a group
     /// or process that ends while it is being read or killed.

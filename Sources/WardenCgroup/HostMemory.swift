@@ -8,13 +8,16 @@ public struct HostMemory: Sendable, Hashable {
     public var swapTotal: UInt64
     /// `SwapFree`: unused swap space.
     public var swapFree: UInt64
+    /// `AnonPages`: anonymous memory in RAM, what swap could take.
+    public var anon: UInt64
 
     /// Makes host figures from their parts.
-    public init(total: UInt64, available: UInt64, swapTotal: UInt64 = 0, swapFree: UInt64 = 0) {
+    public init(total: UInt64, available: UInt64, swapTotal: UInt64 = 0, swapFree: UInt64 = 0, anon: UInt64 = 0) {
         self.total = total
         self.available = available
         self.swapTotal = swapTotal
         self.swapFree = swapFree
+        self.anon = anon
     }
 
     /// Parses the text of `/proc/meminfo` ("MemTotal:  24731708 kB" lines).
@@ -35,7 +38,7 @@ public struct HostMemory: Sendable, Hashable {
     public static func parse(bytes: UnsafeRawBufferPointer, path: String = "/proc/meminfo") throws(CgroupError)
         -> HostMemory
     {
-        var figures: (total: UInt64?, available: UInt64?, swapTotal: UInt64?, swapFree: UInt64?)
+        var figures: (total: UInt64?, available: UInt64?, swapTotal: UInt64?, swapFree: UInt64?, anon: UInt64?)
         var lineStart = 0
         var lineNumber = 0
         while lineStart < bytes.count {
@@ -55,8 +58,11 @@ public struct HostMemory: Sendable, Hashable {
             case .available: figures.available = value
             case .swapTotal: figures.swapTotal = value
             case .swapFree: figures.swapFree = value
+            case .anon: figures.anon = value
             }
-            if figures.total != nil, figures.available != nil, figures.swapTotal != nil, figures.swapFree != nil {
+            if figures.total != nil, figures.available != nil, figures.swapTotal != nil, figures.swapFree != nil,
+                figures.anon != nil
+            {
                 break
             }
         }
@@ -67,16 +73,17 @@ public struct HostMemory: Sendable, Hashable {
             throw .malformed("memory figures", path: path, detail: "the key \"MemAvailable\" is missing")
         }
         return HostMemory(
-            total: total, available: available, swapTotal: figures.swapTotal ?? 0, swapFree: figures.swapFree ?? 0)
+            total: total, available: available, swapTotal: figures.swapTotal ?? 0, swapFree: figures.swapFree ?? 0,
+            anon: figures.anon ?? 0)
     }
 
     /// The keys of `/proc/meminfo` that are read.
     private enum Key {
-        case total, available, swapTotal, swapFree
+        case total, available, swapTotal, swapFree, anon
 
         /// The key a line starts with ("MemTotal:"), if it is one of these.
         init?(_ line: UnsafeRawBufferPointer) {
-            for key in [Key.total, .available, .swapTotal, .swapFree] where key.matches(line) {
+            for key in [Key.total, .available, .swapTotal, .swapFree, .anon] where key.matches(line) {
                 self = key
                 return
             }
@@ -89,6 +96,7 @@ public struct HostMemory: Sendable, Hashable {
             case .available: "MemAvailable"
             case .swapTotal: "SwapTotal"
             case .swapFree: "SwapFree"
+            case .anon: "AnonPages"
             }
         }
 

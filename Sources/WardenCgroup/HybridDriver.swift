@@ -205,6 +205,14 @@ public struct HybridDriver: CgroupDriver {
         }
     }
 
+    /// Compresses through the cgroup2 driver where it holds the memory controller; with v1
+    /// memory, through `process_madvise` on each process.
+    public func compress(_ group: AppGroup) async throws(CgroupError) -> Int64 {
+        if !memoryFromV1, let unified { return try await unified.compress(group) }
+        _ = try MemoryCompression.pageOut(pids: try await processes(in: group))
+        return Int64(clamping: try await memoryStatistics(of: group).swap)
+    }
+
     public func memoryStatistics(of group: AppGroup) async throws(CgroupError) -> MemoryStatistics {
         if memoryFromV1, let memoryPath = group.memoryPath {
             let pairs = try await libcgroup.statistics(controller: "memory", in: v1Path(group.name))

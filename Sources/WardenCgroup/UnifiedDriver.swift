@@ -170,6 +170,23 @@ public struct UnifiedDriver: CgroupDriver {
         try files.remove(rootDirectory)
     }
 
+    /// Compresses through `memory.reclaim` where cgroup2 holds the memory controller, asking for
+    /// all the group is charged; else as any driver (`process_madvise`).
+    public func compress(_ group: AppGroup) async throws(CgroupError) -> Int64 {
+        guard layout.memorySource == .unified else {
+            _ = try MemoryCompression.pageOut(pids: try await processes(in: group))
+            return Int64(clamping: try await memoryStatistics(of: group).swap)
+        }
+        let directory = try directory(of: group)
+        let charged = try await memoryStatistics(of: group).current
+        do {
+            try MemoryCompression.reclaim(directory: directory, bytes: Int64(clamping: charged))
+        } catch  where error.code == .missingController {
+            _ = try MemoryCompression.pageOut(pids: try await processes(in: group))
+        }
+        return Int64(clamping: try await memoryStatistics(of: group).swap)
+    }
+
     public func memoryStatistics(of group: AppGroup) async throws(CgroupError) -> MemoryStatistics {
         let directory = try directory(of: group)
         if layout.memorySource == .unified {

@@ -7,13 +7,16 @@ public struct AppMemoryOverrides: Sendable, Equatable {
     public var backgroundLimit: MemoryThreshold?
     /// `fair_share`: above it, the app is killed first under critical pressure.
     public var fairShare: MemoryThreshold?
+    /// `compress_suspended`: whether the app's memory is pushed to swap once it is frozen.
+    public var compressSuspended: Bool?
 
     public init(
         foregroundLimit: MemoryThreshold? = nil, backgroundLimit: MemoryThreshold? = nil,
-        fairShare: MemoryThreshold? = nil
+        fairShare: MemoryThreshold? = nil, compressSuspended: Bool? = nil
     ) {
         self.foregroundLimit = foregroundLimit
         self.backgroundLimit = backgroundLimit
         self.fairShare = fairShare
+        self.compressSuspended = compressSuspended
     }
 }

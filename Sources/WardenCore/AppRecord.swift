@@ -102,6 +102,8 @@ struct AppRecord: Sendable, Equatable, Codable {
     var groupLimits: GroupMemoryLimits?
     /// Whether the footprint was above `memory_high` when last measured: crossing it warns the app.
     var isAboveHigh = false
+    /// How much of the footprint the last compression left in swap; reset by each launch.
+    var swappedBytes: Int64 = 0
 
     // MARK: Status
 
@@ -233,6 +235,7 @@ struct AppRecord: Sendable, Equatable, Codable {
         believedStatus = .unknown
         groupLimits = nil
         isAboveHigh = false
+        swappedBytes = 0
         if !everInForeground {
             lastUsed = now
         }

@@ -20,6 +20,8 @@ public struct AppSnapshot: Sendable, Equatable {
     public var launch: Int
     /// What killing the app would give back, in bytes (the last measurement).
     public var footprint: Int64
+    /// How much of the footprint is in swap since the app was last compressed, in bytes.
+    public var swappedBytes: Int64
     /// The kill band (rule 9) while the app runs; nil when it does not.
     public var band: KillBand?
     /// What is left of the background-task budget; nil in the foreground or when not running.
@@ -44,6 +46,7 @@ public struct AppSnapshot: Sendable, Equatable {
         status: AppStatus,
         launch: Int,
         footprint: Int64,
+        swappedBytes: Int64 = 0,
         band: KillBand?,
         taskTimeRemaining: Duration?,
         nextFetchWake: Instant?,
@@ -60,6 +63,7 @@ public struct AppSnapshot: Sendable, Equatable {
         self.status = status
         self.launch = launch
         self.footprint = footprint
+        self.swappedBytes = swappedBytes
         self.band = band
         self.taskTimeRemaining = taskTimeRemaining
         self.nextFetchWake = nextFetchWake

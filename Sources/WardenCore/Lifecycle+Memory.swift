@@ -5,9 +5,9 @@ extension Lifecycle {
 
     /// The level a memory sample of `available` bytes out of `total` would lead to, without
     /// taking it.
-    public func memoryLevel(afterSampleOf available: Int64, total: Int64) -> PressureLevel {
+    public func memoryLevel(afterSampleOf available: Int64, total: Int64, swap: SwapFigures? = nil) -> PressureLevel {
         var tracker = memoryTracker
-        return tracker.update(available: available, total: total)
+        return tracker.update(available: available, total: total, swap: swap)
     }
 
     /// Whether nothing the apps run can grow: every app suspended (frozen) or not running. The
@@ -58,7 +58,10 @@ extension Lifecycle {
 
     /// A memory sample: the level follows the thresholds with hysteresis; while critical, each
     /// sample kills one victim. A new device size resolves the apps' bounds again.
-    mutating func memorySample(available: Int64, total: Int64, at now: Instant, _ out: inout [LifecycleAction]) {
+    mutating func memorySample(
+        available: Int64, total: Int64, swap: SwapFigures?, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        deviceHasSwap = (swap?.total ?? 0) > 0
         if deviceMemory != total {
             deviceMemory = total
             for index in records.indices {
@@ -67,9 +70,9 @@ extension Lifecycle {
             }
         }
         // The thresholds this sample is compared with: those in force at the level before it.
-        let figures = memoryTracker.figures(available: available, total: total)
+        let figures = memoryTracker.figures(available: available, total: total, swap: swap)
         let previous = memoryTracker.level
-        let level = memoryTracker.update(available: available, total: total)
+        let level = memoryTracker.update(available: available, total: total, swap: swap)
         journalLevelChange(from: previous, figures: figures, at: now, &out)
         react(to: level, figures: figures, at: now, &out)
         levelChanged(from: previous, available: available, &out)
@@ -194,6 +197,27 @@ extension Lifecycle {
     /// The state-change reason of an OOM kill.
     static func oomSentence(_ kill: OOMKill) -> String {
         kill.isAtOwnLimit ? "killed by the kernel at its memory limit" : "killed by the kernel's OOM killer"
+    }
+
+    // MARK: Compression
+
+    /// Whether a suspended app's memory is pushed out to swap once frozen: where the device has
+    /// swap, unless the app's or the global `compress_suspended` says no.
+    func compressesWhenSuspended(_ index: Int) -> Bool {
+        deviceHasSwap && (appPolicies[index].memory.compressSuspended ?? policy.memory.compressSuspended)
+    }
+
+    /// The runtime pushed a frozen app's memory out to swap: the footprint stays what a kill
+    /// gives back, and says how much of it is swapped.
+    mutating func compressed(
+        _ app: String, launch: Int, swappedBytes: Int64, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning else { return }
+        records[index].swappedBytes = max(0, swappedBytes)
+        decide(
+            index,
+            "Compressed after suspension: \(DurationFormat.sizeString(max(0, swappedBytes))) of its memory in swap.",
+            at: now, &out)
     }
 
     // MARK: The killer

@@ -242,6 +242,9 @@ extension Lifecycle {
         }
         out.append(.freeze(app: records[index].name, guardPaths: guardPaths(of: index)))
         setState(index, .suspended, because: reason, at: now, &out)
+        if compressesWhenSuspended(index) {
+            out.append(.compress(app: records[index].name, launch: records[index].launch))
+        }
     }
 
     /// The paths of the shared resources the app's policy lists, guarded when it is frozen.

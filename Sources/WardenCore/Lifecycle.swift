@@ -32,6 +32,8 @@ public struct Lifecycle: Sendable {
     var deviceMemory: Int64?
     /// Whether the killer has journaled, while the level holds, that nobody may be killed.
     var reportedNoVictim = false
+    /// Whether the last memory sample said the device has swap (then suspended apps are compressed).
+    var deviceHasSwap = false
 
     /// A core for `policy` whose device tokens come from `tokenSource` (the daemon passes
     /// `.systemRandom`; the default keeps simulations reproducible).
@@ -134,8 +136,11 @@ public struct Lifecycle: Sendable {
         case .heldAtSuspension(let app, let resource): heldAtSuspension(app, resource: resource, at: now, &out)
         case .footprint(let app, let bytes): try footprint(app, bytes: bytes, at: now, &out)
         case .oomKilled(let app, let launch, let kill): oomKilled(app, launch: launch, kill: kill, at: now, &out)
+        case .compressed(let app, let launch, let bytes):
+            compressed(app, launch: launch, swappedBytes: bytes, at: now, &out)
         case .pressure(let level): pressure(level, at: now, &out)
-        case .memorySample(let available, let total): memorySample(available: available, total: total, at: now, &out)
+        case .memorySample(let available, let total, let swap):
+            memorySample(available: available, total: total, swap: swap, at: now, &out)
         case .scanResult(let app, let outcome): scanResult(app, outcome: outcome, at: now, &out)
         case .observedFrozen(let app, let frozen): observedFrozen(app, frozen: frozen, at: now, &out)
         case .policyChanged(let newPolicy, let restartChanged):

@@ -8,6 +8,10 @@ public enum LifecycleAction: Sendable, Equatable {
     /// hold: if one of its processes has one open or locked, the runtime does not freeze and
     /// reports `LifecycleEvent.heldAtSuspension`.
     case freeze(app: String, guardPaths: [ResourcePath])
+    /// Push the frozen app's memory out to swap (cgroup v2 `memory.reclaim`, else
+    /// `process_madvise(MADV_PAGEOUT)`), off the runtime's way: a thaw never waits for it. The
+    /// runtime answers with `LifecycleEvent.compressed`.
+    case compress(app: String, launch: Int)
     /// Thaw the app's group.
     case thaw(app: String)
     /// Send SIGTERM to the app's processes; the core arms the termination grace and kills after it.

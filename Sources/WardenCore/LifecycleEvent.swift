@@ -47,13 +47,17 @@ public enum LifecycleEvent: Sendable, Equatable {
     /// A pressure level reported directly (a PSI trigger, a kernel pressure event, a
     /// scenario's `pressure` step). `critical` kills exactly one victim.
     case pressure(PressureLevel)
+    /// The memory of launch `launch` of `app` was pushed out to swap after it was frozen: how
+    /// much of its footprint is now in swap.
+    case compressed(app: String, launch: Int, swappedBytes: Int64)
     /// The kernel's OOM killer killed a process of launch `launch` of `app` while the app's
     /// main process still runs (a group the kernel does not kill whole): the app is terminated,
     /// `memoryLimit` when the kill was at its own limit, else `kernelOOMKill`.
     case oomKilled(app: String, launch: Int, kill: OOMKill)
     /// A memory sample: the core derives the level from the `[memory]` thresholds with
-    /// enter/exit hysteresis and, while critical, kills one victim per sample.
-    case memorySample(available: Int64, total: Int64)
+    /// enter/exit hysteresis and, while critical, kills one victim per sample. `swap`, where the
+    /// device has swap: what swap can still take and the device's memory stall.
+    case memorySample(available: Int64, total: Int64, swap: SwapFigures? = nil)
     /// The result of a watchdog scan the core asked for with `Action.scan`.
     case scanResult(app: String, outcome: ScanOutcome)
     /// The process, or its cgroup, was found frozen or thawed behind appwarden's back.
@@ -77,7 +81,8 @@ extension LifecycleEvent {
             .launched(let app, _), .heldAtSuspension(let app, _), .footprint(let app, _), .scanResult(let app, _),
             .observedFrozen(let app, _):
             app
-        case .processExited(let app, _, _), .spawnFailed(let app, _, _), .oomKilled(let app, _, _):
+        case .processExited(let app, _, _), .spawnFailed(let app, _, _), .oomKilled(let app, _, _),
+            .compressed(let app, _, _):
             app
         case .push(let target, _, _):
             if case .app(let app) = target { app } else { nil }

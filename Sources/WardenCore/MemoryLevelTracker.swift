@@ -2,6 +2,12 @@
 /// available < warningEnter and left when available >= warningExit; critical likewise with
 /// criticalEnter/criticalExit. Thresholds resolve against `total`.
 ///
+/// On a device with swap, "available" is what could still be freed without killing: the
+/// available memory plus what swap can still take (`SwapFigures.headroom`), so that apps are
+/// killed only when the kernel could no longer make room; and the level is critical anyway while
+/// the memory available (without swap) is under `criticalEnter` and the device stalls on memory
+/// at least `stallCritical` of the time, since swapping has then stopped being cheap.
+///
 /// Critical implies warning: when critical ends but available memory is still below the
 /// warning exit threshold, the level becomes `warning`, not `normal`. A fall straight below
 /// the critical enter threshold goes from `normal` to `critical` in one sample. An exit
@@ -16,28 +22,42 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         self.level = .normal
     }
 
-    /// Takes a sample of available memory on a device with `total` bytes and returns the new level.
+    /// Takes a sample of available memory on a device with `total` bytes (and `swap`, where it
+    /// has swap) and returns the new level.
     @discardableResult
-    public mutating func update(available: Int64, total: Int64) -> PressureLevel {
+    public mutating func update(available: Int64, total: Int64, swap: SwapFigures? = nil) -> PressureLevel {
         let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
         let criticalExit = max(settings.criticalExit.bytes(ofTotal: total), criticalEnter)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)
         let warningExit = max(settings.warningExit.bytes(ofTotal: total), warningEnter)
+        let effective = Self.effectiveAvailable(available, swap: swap)
+        let thrashing = isThrashing(available: available, swap: swap, criticalEnter: criticalEnter)
 
-        let critical = level == .critical ? available < criticalExit : available < criticalEnter
+        let critical = thrashing || (level == .critical ? effective < criticalExit : effective < criticalEnter)
         if critical {
             level = .critical
         } else {
-            let warning = level >= .warning ? available < warningExit : available < warningEnter
+            let warning = level >= .warning ? effective < warningExit : effective < warningEnter
             level = warning ? .warning : .normal
         }
         return level
     }
 
+    /// What could still be freed without killing: `available`, plus what swap can still take.
+    public static func effectiveAvailable(_ available: Int64, swap: SwapFigures?) -> Int64 {
+        available + (swap?.headroom ?? 0)
+    }
+
+    /// Whether the device is short of memory and stalls on it at least `stallCritical`.
+    private func isThrashing(available: Int64, swap: SwapFigures?, criticalEnter: Int64) -> Bool {
+        guard let limit = settings.stallCritical, let stall = swap?.stallPercent else { return false }
+        return available < criticalEnter && stall >= limit
+    }
+
     /// Available memory and the thresholds the next sample is compared with, on a device with
     /// `total` bytes: while a level holds, its exit threshold (the one that ends it); otherwise
     /// its enter threshold.
-    public func figures(available: Int64, total: Int64) -> MemoryFigures {
+    public func figures(available: Int64, total: Int64, swap: SwapFigures? = nil) -> MemoryFigures {
         let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)
         let critical =
@@ -45,7 +65,8 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         let warning =
             level >= .warning ? max(settings.warningExit.bytes(ofTotal: total), warningEnter) : warningEnter
         return MemoryFigures(
-            availableBytes: available, totalBytes: total, warningBytes: warning, criticalBytes: critical)
+            availableBytes: available, totalBytes: total, warningBytes: warning, criticalBytes: critical,
+            swapHeadroomBytes: swap?.headroom, stallPercent: swap?.stallPercent)
     }
 
     /// The amounts of available memory at which the level can change on a device with `total`

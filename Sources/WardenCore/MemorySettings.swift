@@ -23,6 +23,14 @@ public struct MemorySettings: Sendable, Equatable {
     /// an app whose footprint is above it is killed before every other app, suspended ones
     /// included (rule 9, "the culprit first"); an app within it keeps the band order.
     public var fairShare: MemoryThreshold?
+    /// On a device with swap, the memory stall (PSI `full avg10` of the whole device, in
+    /// percent) from which the level is critical while the memory available without swap is
+    /// under `critical_enter`, however much swap is left (`stall_critical`, 40%): swapping has
+    /// then stopped being cheap. Nil: swap alone decides.
+    public var stallCritical: Double?
+    /// Where the device has swap, push a suspended app's memory out to swap right after it is
+    /// frozen (`compress_suspended`, true), so that more apps stay alive; per app too.
+    public var compressSuspended: Bool
 
     public init(
         warningEnter: MemoryThreshold = .percent(15),
@@ -32,7 +40,9 @@ public struct MemorySettings: Sendable, Equatable {
         killForeground: Bool = true,
         foregroundLimit: MemoryThreshold? = nil,
         backgroundLimit: MemoryThreshold? = nil,
-        fairShare: MemoryThreshold? = MemorySettings.defaultFairShare
+        fairShare: MemoryThreshold? = MemorySettings.defaultFairShare,
+        stallCritical: Double? = MemorySettings.defaultStallCritical,
+        compressSuspended: Bool = true
     ) {
         self.warningEnter = warningEnter
         self.warningExit = warningExit
@@ -42,7 +52,13 @@ public struct MemorySettings: Sendable, Equatable {
         self.foregroundLimit = foregroundLimit
         self.backgroundLimit = backgroundLimit
         self.fairShare = fairShare
+        self.stallCritical = stallCritical
+        self.compressSuspended = compressSuspended
     }
+
+    /// The built-in stall at which a short device with swap is critical: 40% of the time stalled
+    /// is thrashing by any measure (systemd-oomd's default limit for a unit is 60% for 30 s).
+    public static let defaultStallCritical = 40.0
 
     /// The built-in fair share: 40% of the device's memory, above the third of the device that a
     /// legitimate foreground app (a map loading tiles, a game loading a level) may take, and

@@ -33,10 +33,11 @@ extension PolicyValidator {
     static let memoryKeys =
         [
             "warning_enter", "warning_exit", "critical_enter", "critical_exit", "kill_foreground", "warning_interval",
+            "stall_critical",
         ] + appMemoryKeys
 
     /// The keys of `[memory]` that an app's `[apps.NAME.memory]` table may set for itself.
-    static let appMemoryKeys = ["foreground_limit", "background_limit", "fair_share"]
+    static let appMemoryKeys = ["foreground_limit", "background_limit", "fair_share", "compress_suspended"]
 
     /// The keys a timing section takes.
     static func keys(ofSection section: String) -> [String] {
@@ -112,7 +113,7 @@ extension PolicyValidator {
             } else if isApp && Self.memoryKeys.contains(key) {
                 report(
                     value,
-                    "key \"\(value.dottedKey)\" cannot be set for one app; only \"warning_interval\", \"foreground_limit\", \"background_limit\" and \"fair_share\" can be set in [\(table.dottedKey)], the other memory settings apply to the whole device."
+                    "key \"\(value.dottedKey)\" cannot be set for one app; only \"warning_interval\", \"foreground_limit\", \"background_limit\", \"fair_share\" and \"compress_suspended\" can be set in [\(table.dottedKey)], the other memory settings apply to the whole device."
                 )
             } else if isApp {
                 reportUnknown(value, known: ["warning_interval"] + Self.appMemoryKeys, place: "[\(table.dottedKey)]")
@@ -179,8 +180,12 @@ extension PolicyValidator {
                 }
             } else if key == "kill_foreground" {
                 if let flag = bool(value) { memory.killForeground = flag }
+            } else if key == "compress_suspended" {
+                if let flag = bool(value) { memory.compressSuspended = flag }
             } else if let field = Self.boundFields.first(where: { $0.key == key }) {
                 memory[keyPath: field.global] = bound(value, allowingNone: true)
+            } else if key == "stall_critical" {
+                memory.stallCritical = stallShare(value)
             } else if key != "warning_interval" {
                 reportUnknown(value, known: Self.memoryKeys, place: "[\(table.dottedKey)]")
             }
@@ -222,6 +227,9 @@ extension PolicyValidator {
             guard let value = memory[field.key] else { continue }
             overrides[keyPath: field.app] = bound(value, allowingNone: false)
         }
+        if let value = memory["compress_suspended"] {
+            overrides.compressSuspended = bool(value)
+        }
         return overrides
     }
 
@@ -244,6 +252,22 @@ extension PolicyValidator {
             return nil
         }
         return threshold
+    }
+
+    /// `stall_critical`: a percentage above zero (`"40%"`), or `"none"`.
+    private mutating func stallShare(_ value: LocatedValue) -> Double? {
+        let text = value.string?.trimmingBlanks() ?? ""
+        if text == "none" { return nil }
+        if text.hasSuffix("%"), let percent = Double(String(text.dropLast()).trimmingBlanks()), percent > 0,
+            percent <= 100
+        {
+            return percent
+        }
+        report(
+            value,
+            "key \"\(value.dottedKey)\" must be a percentage of time above 0% and at most 100%, such as \"40%\", or \"none\"."
+        )
+        return MemorySettings.defaultStallCritical
     }
 
     /// Reports when `low` is above `high`; thresholds of different kinds (a size and a

@@ -14,6 +14,11 @@ public struct Scenario: Sendable {
     public var memory: Int64?
     /// Memory used by things outside the apps (`reserved`, default 0).
     public var reserved: Int64
+    /// Swap in bytes (`swap`, under the memory model); nil for none.
+    public var swap: Int64?
+    /// How many bytes of swapped memory one byte of RAM holds, for swap compressed in RAM
+    /// (`zram_ratio`); nil for swap on a disk.
+    public var zramRatio: Double?
     /// When the run ends (`until`); nil: the last step or `at` time, whichever is later.
     public var until: Instant?
     /// The steps, in file order (never decreasing in time).
@@ -29,6 +34,8 @@ public struct Scenario: Sendable {
         file: String? = nil,
         memory: Int64? = nil,
         reserved: Int64 = 0,
+        swap: Int64? = nil,
+        zramRatio: Double? = nil,
         until: Instant? = nil,
         steps: [ScenarioStep] = [],
         facts: [String: AppFacts] = [:],
@@ -39,6 +46,8 @@ public struct Scenario: Sendable {
         self.file = file
         self.memory = memory
         self.reserved = reserved
+        self.swap = swap
+        self.zramRatio = zramRatio
         self.until = until
         self.steps = steps
         self.facts = facts

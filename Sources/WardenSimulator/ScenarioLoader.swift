@@ -28,7 +28,7 @@ public enum ScenarioLoader {
     }
 
     /// The keys of `[scenario]`.
-    public static let scenarioKeys = ["name", "policy", "memory", "reserved", "until", "steps"]
+    public static let scenarioKeys = ["name", "policy", "memory", "reserved", "swap", "zram_ratio", "until", "steps"]
     /// The tables of a scenario file's root.
     public static let rootKeys = ["scenario", "policy", "apps", "expect"]
 

@@ -55,6 +55,21 @@ struct ScenarioReader {
                 "key \"scenario.reserved\" (\(DurationFormat.sizeString(reserved))) must be less than the device memory "
                     + "(\(DurationFormat.sizeString(memory))).")
         }
+        let swap = size(header["swap"], example: "512MiB", allowZero: false)
+        if swap != nil, memory == nil, let value = header["swap"] {
+            report(value, "key \"scenario.swap\" needs the memory model: set scenario.memory too.")
+        }
+        var zramRatio: Double?
+        if let value = header["zram_ratio"] {
+            let number = value.float
+            if let number, number >= 1, swap != nil {
+                zramRatio = number
+            } else if number == nil || number! < 1 {
+                report(value, "key \"scenario.zram_ratio\" must be a number of at least 1, such as 2.5.")
+            } else {
+                report(value, "key \"scenario.zram_ratio\" needs swap: set scenario.swap too.")
+            }
+        }
         var until: Instant?
         if let value = header["until"] {
             if let text = value.string, let duration = DurationFormat.parse(text), duration >= .zero {
@@ -141,8 +156,8 @@ struct ScenarioReader {
 
         guard let policy else { return nil }
         return Scenario(
-            name: name, policy: policy, file: file, memory: memory, reserved: reserved, until: until, steps: steps,
-            facts: facts, expectations: expectations)
+            name: name, policy: policy, file: file, memory: memory, reserved: reserved, swap: swap,
+            zramRatio: zramRatio, until: until, steps: steps, facts: facts, expectations: expectations)
     }
 
     private func defaultName() -> String {

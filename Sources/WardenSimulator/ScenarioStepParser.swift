@@ -18,7 +18,7 @@ public struct ScenarioStepParser: Sendable {
     /// The operator verbs and simulation facts, in the order messages list them.
     public static let verbs = [
         "open", "home", "overlay", "overlay-end", "lock", "unlock", "force-quit", "reset", "push",
-        "footprint", "pressure", "scan",
+        "footprint", "pressure", "scan", "stall",
     ]
 
     /// The app calls, written after the app's name.
@@ -94,6 +94,14 @@ public struct ScenarioStepParser: Sendable {
             let level = try choice(
                 of: word, from: &words, as: "level", PressureLevel.allCases.map(\.rawValue), example: "critical")
             return .event(.pressure(PressureLevel(rawValue: level)!))
+        case "stall":
+            guard let text = words.next(), text.hasSuffix("%"), let percent = Double(text.dropLast()), percent >= 0,
+                percent <= 100
+            else {
+                throw ScenarioStepError("\"stall\" needs a percentage from 0% to 100%, as in \"stall 45%\".")
+            }
+            try noMore(word, &words)
+            return .stall(percent: percent)
         case "scan":
             let app = try app(for: word, from: &words, rest: false, example: "scan mail background")
             let outcome = try choice(

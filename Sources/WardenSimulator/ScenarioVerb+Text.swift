@@ -9,6 +9,7 @@ extension ScenarioVerb: CustomStringConvertible {
         case .crash(let app): "\(app) crash"
         case .exit(let app): "\(app) exit"
         case .scan(let app, let outcome): "scan \(app) \(outcome.rawValue)"
+        case .stall(let percent): "stall \(percent)%"
         }
     }
 

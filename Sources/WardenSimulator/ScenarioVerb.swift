@@ -18,12 +18,16 @@ public enum ScenarioVerb: Sendable, Equatable {
     case exit(app: String)
     /// What the watchdog's next scans of the app find.
     case scan(app: String, outcome: ScanOutcome)
+    /// The device's memory stall (PSI `full avg10`, in percent) that memory samples report from
+    /// now on, under the memory model with swap.
+    case stall(percent: Double)
 
     /// The app the step is about, if it names one.
     public var app: String? {
         switch self {
         case .event(let event): event.app
         case .endTask(let app, _), .crash(let app), .exit(let app), .scan(let app, _): app
+        case .stall: nil
         }
     }
 }

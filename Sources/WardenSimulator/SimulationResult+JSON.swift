@@ -87,7 +87,8 @@ extension LifecycleAction {
     /// The app the action concerns, when there is one.
     var app: String? {
         switch self {
-        case .spawn(let app, _, _, _), .freeze(let app, _), .thaw(let app), .terminate(let app, _),
+        case .spawn(let app, _, _, _), .freeze(let app, _), .thaw(let app), .compress(let app, _),
+            .terminate(let app, _),
             .kill(let app, _), .setOOMScore(let app, _, _), .setMemoryLimits(let app, _), .deliver(let app, _),
             .publishStatus(let app, _),
             .scan(let app), .deleteRestorationState(let app):

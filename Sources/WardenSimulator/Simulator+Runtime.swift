@@ -8,6 +8,10 @@ extension Simulator {
             if case .footprint(let app, let bytes) = event, let index = appIndex[app] {
                 if apps[index].launch != nil {
                     bytesInMemory += bytes - apps[index].footprint
+                    // A footprint that shrinks below what is swapped takes it along.
+                    let swapped = min(apps[index].swapped, bytes)
+                    bytesSwapped -= apps[index].swapped - swapped
+                    apps[index].swapped = swapped
                     memoryChanged = true
                 }
                 apps[index].footprint = bytes
@@ -50,6 +54,10 @@ extension Simulator {
             return dispatch(.processExited(app: app, launch: launch, end: end), what: what)
         case .scan(let app, let outcome):
             if let index = appIndex[app] { apps[index].scanOutcome = outcome }
+            return .success([])
+        case .stall(let percent):
+            stallPercent = percent
+            memoryChanged = true
             return .success([])
         }
     }
@@ -97,7 +105,8 @@ extension Simulator {
                 return
             }
             memoryChanged = false
-            _ = dispatch(.memorySample(available: memory - scenario.reserved - bytesInMemory, total: memory), what: nil)
+            _ = dispatch(
+                .memorySample(available: availableMemory ?? memory, total: memory, swap: swapFigures), what: nil)
         }
     }
 
@@ -133,6 +142,14 @@ extension Simulator {
             }
         case .thaw(let app):
             if let index = index(of: app) { apps[index].isFrozen = false }
+        case .compress(let app, let launch):
+            // What is left of swap takes what is in RAM of the frozen app's footprint.
+            guard let index = index(of: app), apps[index].launch == launch, let swap = scenario.swap else { return }
+            let moved = max(0, min(swap - bytesSwapped, apps[index].footprint - apps[index].swapped))
+            apps[index].swapped += moved
+            bytesSwapped += moved
+            memoryChanged = memoryChanged || moved > 0
+            pending.append(.compressed(app: app, launch: launch, swappedBytes: apps[index].swapped))
         case .terminate(let app, _), .kill(let app, _):
             // SIGTERM and SIGKILL both end a simulated process at once, by that signal; an app
             // that ignores SIGTERM runs on until it is killed.
@@ -248,6 +265,8 @@ extension Simulator {
         apps[index].tasks = []
         apps[index].isFrozen = false
         bytesInMemory -= apps[index].footprint
+        bytesSwapped -= apps[index].swapped
+        apps[index].swapped = 0
         memoryChanged = true
     }
 

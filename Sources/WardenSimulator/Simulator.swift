@@ -46,6 +46,10 @@ public struct Simulator {
     var memoryChanged = false
     /// Σ footprints of the apps whose process runs.
     var bytesInMemory: Int64 = 0
+    /// Σ of what compression moved to swap of those footprints.
+    var bytesSwapped: Int64 = 0
+    /// The device's memory stall that samples report (`stall` steps).
+    var stallPercent: Double?
     var started = false
     /// The status notifier the core's `publishStatus` actions feed: read statuses from it, or
     /// add observers, which are called in registration order on every publication.
@@ -64,9 +68,20 @@ public struct Simulator {
         armedSequences = Array(repeating: .max, count: apps.count * TimerID.Kind.allCases.count)
     }
 
-    /// Memory available to apps under the memory model: memory − reserved − Σ footprints in memory.
+    /// Memory available to apps under the memory model: memory − reserved − Σ footprints in
+    /// memory, of which what compression moved to swap is left out, but for the RAM a compressed
+    /// copy takes (`zram_ratio`).
     public var availableMemory: Int64? {
-        scenario.memory.map { $0 - scenario.reserved - bytesInMemory }
+        let compressedCopies = scenario.zramRatio.map { Int64(Double(bytesSwapped) / $0) } ?? 0
+        return scenario.memory.map { $0 - scenario.reserved - (bytesInMemory - bytesSwapped) - compressedCopies }
+    }
+
+    /// What swap can still take, under the memory model with swap.
+    public var swapFigures: SwapFigures? {
+        guard let swap = scenario.swap else { return nil }
+        return SwapFigures(
+            free: max(0, swap - bytesSwapped), total: swap, swappable: bytesInMemory - bytesSwapped,
+            compressionRatio: scenario.zramRatio, stallPercent: stallPercent)
     }
 
     /// The lifecycle state the core holds for `app`.
@@ -204,6 +219,8 @@ struct SimulatedApp: Sendable {
     /// What the watchdog's scans find.
     var scanOutcome: ScanOutcome = .foreground
     var isFrozen = false
+    /// What compression moved of its footprint to swap.
+    var swapped: Int64 = 0
 
     init(name: String, facts: AppFacts, footprint: Int64) {
         self.name = name

@@ -75,6 +75,7 @@ public enum TraceText {
                     "process killed by the kernel's OOM killer (launch \(launch)\(kill.limit.map { ", at its limit of \(DurationFormat.sizeString($0))" } ?? ""))"
                 )
             }
+        case .compressed(let app, _, let bytes): (app, "compressed: \(DurationFormat.sizeString(bytes)) in swap")
         case .oomKilled(let app, let launch, let kill):
             (
                 app,
@@ -85,10 +86,11 @@ public enum TraceText {
         case .completePush(let app, let result): (app, "complete-push \(result.rawValue)")
         case .endTask(let app, let id): (app, "end-task \(id)")
         case .scanResult(let app, let outcome): (app, "scan found \(outcome.rawValue)")
-        case .memorySample(let available, let total):
+        case .memorySample(let available, let total, let swap):
             (
                 "",
                 "memory sample: \(DurationFormat.sizeString(available)) available of \(DurationFormat.sizeString(total))"
+                    + (swap.map { ", swap could free \(DurationFormat.sizeString($0.headroom))" } ?? "")
             )
         case .footprint(let app, let bytes): (app, "footprint \(DurationFormat.sizeString(bytes))")
         case .heldAtSuspension(let app, let resource): (app, "holds \(resource) at suspension")
@@ -126,6 +128,7 @@ public enum TraceText {
             let paths = guardPaths.map(\.path)
             return (app, paths.isEmpty ? "freeze" : "freeze (guarding \(paths.joined(separator: ", ")))")
         case .thaw(let app): return (app, "thaw")
+        case .compress(let app, _): return (app, "compress (push its memory to swap)")
         case .terminate(let app, let reason): return (app, "SIGTERM (\(reason.rawValue))")
         case .kill(let app, let reason): return (app, "SIGKILL (\(reason.rawValue))")
         case .deliver(let app, let message):

@@ -23,6 +23,7 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         case freeze(String)
         case thaw(String)
         case kill(String)
+        case compress(String)
         case remove(String)
         case removeRoot
     }
@@ -33,6 +34,8 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         var limits: MemoryLimits?
         var tasksMax: Int?
         var oom = GroupOOMState(kills: 0, limitHits: 0, limit: nil, peak: nil)
+        /// What compression moved of the app's footprint to swap.
+        var swapped: Int64 = 0
     }
 
     struct State {
@@ -41,6 +44,8 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         var footprints: [String: Int64] = [:]
         var tracked: Set<String> = []
         var device: (memory: Int64, reserved: Int64)?
+        var swap: (total: Int64, zramRatio: Double?)?
+        var stall: Double?
         var scanOutcomes: [String: ScanOutcome] = [:]
         var onKill: (@Sendable ([Int32]) -> Void)?
         /// Bumped whenever what is in memory changes (processes in groups, footprints).
@@ -121,6 +126,7 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
             let pids = wholeGroup ? group.pids : []
             if wholeGroup {
                 group.pids = []
+                group.swapped = 0
                 if !pids.isEmpty { state.memoryChanges += 1 }
             }
             state.groups[name] = group
@@ -137,6 +143,19 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
     /// device's memory is unknown and no memory samples are taken.
     public func setDeviceMemory(_ memory: Int64, reserved: Int64 = 0) {
         state.withLock { $0.device = (memory, reserved) }
+        memoryChanged()
+    }
+
+    /// Gives the modelled device `total` bytes of swap, compressed in RAM at `zramRatio` (nil:
+    /// swap on a disk); compression moves apps' footprints there.
+    public func setDeviceSwap(_ total: Int64, zramRatio: Double? = nil) {
+        state.withLock { $0.swap = (total, zramRatio) }
+        memoryChanged()
+    }
+
+    /// Sets the device's memory stall (PSI `full avg10`, percent) that swap figures report.
+    public func setStall(_ percent: Double?) {
+        state.withLock { $0.stall = percent }
         memoryChanged()
     }
 
@@ -177,6 +196,8 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
             var changed = false
             for name in state.groups.keys where state.groups[name]?.pids.contains(pid) == true {
                 state.groups[name]?.pids.removeAll { $0 == pid }
+                // An app whose processes are all gone takes its swap along.
+                if state.groups[name]?.pids.isEmpty == true { state.groups[name]?.swapped = 0 }
                 state.memoryChanges += 1
                 changed = true
             }
@@ -282,6 +303,7 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
             state.calls.append(.kill(group.name))
             let pids = state.groups[group.name]?.pids ?? []
             state.groups[group.name]?.pids = []
+            state.groups[group.name]?.swapped = 0
             if !pids.isEmpty { state.memoryChanges += 1 }
             return (pids, state.onKill)
         }
@@ -377,6 +399,46 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         return result
     }
 
+    public func swapFigures() -> SwapFigures? {
+        state.withLock { state in
+            guard let swap = state.swap, state.device != nil else { return nil }
+            let (resident, swapped) = Self.memoryInGroups(state)
+            return SwapFigures(
+                free: max(0, swap.total - swapped), total: swap.total, swappable: resident,
+                compressionRatio: swap.zramRatio, stallPercent: state.stall)
+        }
+    }
+
+    /// What the groups with processes hold in RAM and in swap.
+    private static func memoryInGroups(_ state: State) -> (resident: Int64, swapped: Int64) {
+        var resident: Int64 = 0
+        var swapped: Int64 = 0
+        for (name, group) in state.groups where !group.pids.isEmpty {
+            let footprint = state.footprints[name] ?? 0
+            let inSwap = min(group.swapped, footprint)
+            resident += footprint - inSwap
+            swapped += inSwap
+        }
+        return (resident, swapped)
+    }
+
+    public func compress(_ group: AppGroup) async throws(CgroupError) -> Int64 {
+        let swapped = try state.withLock { state throws(CgroupError) -> Int64 in
+            state.calls.append(.compress(group.name))
+            guard var found = state.groups[group.name] else { throw Self.missing(group.name) }
+            guard let swap = state.swap else { return found.swapped }
+            let (_, inSwap) = Self.memoryInGroups(state)
+            let footprint = state.footprints[group.name] ?? 0
+            let moved = max(0, min(swap.total - inSwap, footprint - found.swapped))
+            found.swapped += moved
+            state.groups[group.name] = found
+            if moved > 0 { state.memoryChanges += 1 }
+            return found.swapped
+        }
+        memoryChanged()
+        return swapped
+    }
+
     public func oomState(of name: String) -> GroupOOMState? {
         state.withLock { state in state.tracked.contains(name) ? state.groups[name]?.oom : nil }
     }
@@ -409,11 +471,9 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
     public func deviceMemory() -> (available: Int64, total: Int64)? {
         state.withLock { state in
             guard let device = state.device else { return nil }
-            var inMemory: Int64 = 0
-            for (name, group) in state.groups where !group.pids.isEmpty {
-                inMemory += state.footprints[name] ?? 0
-            }
-            return (device.memory - device.reserved - inMemory, device.memory)
+            let (resident, swapped) = Self.memoryInGroups(state)
+            let compressedCopies = state.swap?.zramRatio.map { Int64(Double(swapped) / $0) } ?? 0
+            return (device.memory - device.reserved - resident - compressedCopies, device.memory)
         }
     }
 }

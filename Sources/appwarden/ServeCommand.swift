@@ -90,7 +90,8 @@ struct ServeCommand: AsyncParsableCommand {
             notifier: notifier)
         let options = WardenDaemonOptions(
             policyPath: policy, socketPath: socket, stateDirectory: stateDirectory, cgroupRoot: cgroupRoot,
-            dryRun: dryRun, stopAppsOnExit: stopAppsOnExit, lockDirectory: lockDirectory, serving: serving)
+            dryRun: dryRun, stopAppsOnExit: stopAppsOnExit, lockDirectory: lockDirectory, serving: serving,
+            locksMemory: true)
         let daemon: WardenDaemon
         do {
             daemon = try await WardenDaemon.make(options: options, logger: logger)

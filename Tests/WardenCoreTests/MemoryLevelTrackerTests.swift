@@ -92,3 +92,49 @@ import WardenCore
         #expect(collapsed.boundaries(total: 1000 * mib) == [128 * mib, 64 * mib])
     }
 }
+
+/// The level on a device with swap: memory and swap together, and the stall.
+@Suite struct MemoryLevelWithSwapTests {
+    static let mib: Int64 = 1 << 20
+    static let gib: Int64 = 1 << 30
+
+    /// What swap could free counts with the available memory; a zram copy still takes RAM.
+    @Test func swapHeadroomCountsWhatMovingReallyFrees() {
+        let zram = SwapFigures(
+            free: 512 * Self.mib, total: 512 * Self.mib, swappable: 300 * Self.mib, compressionRatio: 2)
+        #expect(zram.headroom == 150 * Self.mib)
+        let disk = SwapFigures(free: 100 * Self.mib, total: 1 * Self.gib, swappable: 300 * Self.mib)
+        #expect(disk.headroom == 100 * Self.mib)
+        let full = SwapFigures(free: 0, total: 512 * Self.mib, swappable: 300 * Self.mib, compressionRatio: 3)
+        #expect(full.headroom == 0)
+    }
+
+    /// Memory short but swap left: normal; swap gone too: critical.
+    @Test func theLevelFollowsMemoryAndSwapTogether() {
+        var tracker = MemoryLevelTracker(settings: MemorySettings())
+        let short: Int64 = 20 * Self.mib  // under 5% of 1GiB
+        let roomy = SwapFigures(
+            free: 400 * Self.mib, total: 512 * Self.mib, swappable: 600 * Self.mib, compressionRatio: 2)
+        #expect(tracker.update(available: short, total: Self.gib, swap: roomy) == .normal)
+        let spent = SwapFigures(
+            free: 10 * Self.mib, total: 512 * Self.mib, swappable: 600 * Self.mib, compressionRatio: 2)
+        #expect(tracker.update(available: short, total: Self.gib, swap: spent) == .critical)
+        #expect(tracker.update(available: short, total: Self.gib) == .critical)
+    }
+
+    /// A device short of memory that stalls at least stall_critical is critical with swap left;
+    /// the stall alone, with memory to spare, is not.
+    @Test func aShortDeviceThatStallsIsCritical() {
+        var tracker = MemoryLevelTracker(settings: MemorySettings())
+        var swap = SwapFigures(
+            free: 400 * Self.mib, total: 512 * Self.mib, swappable: 600 * Self.mib, compressionRatio: 2,
+            stallPercent: 39)
+        #expect(tracker.update(available: 20 * Self.mib, total: Self.gib, swap: swap) == .normal)
+        swap.stallPercent = 45
+        #expect(tracker.update(available: 20 * Self.mib, total: Self.gib, swap: swap) == .critical)
+        var calm = MemoryLevelTracker(settings: MemorySettings())
+        #expect(calm.update(available: 500 * Self.mib, total: Self.gib, swap: swap) == .normal)
+        var unbounded = MemoryLevelTracker(settings: MemorySettings(stallCritical: nil))
+        #expect(unbounded.update(available: 20 * Self.mib, total: Self.gib, swap: swap) == .normal)
+    }
+}

@@ -153,4 +153,43 @@ import WardenTesting
         #expect(try #require(bed.nextWake) == bed.now)
         await bed.stop()
     }
+
+    /// On a device with swap a suspended app is compressed once frozen, beside the loop: its
+    /// footprint stays what a kill gives back and says how much of it is swapped; without swap,
+    /// or with `compress_suspended = false`, nothing is compressed.
+    @Test(arguments: [(true, true), (false, true), (true, false)])
+    func aSuspendedAppIsCompressedWhereTheDeviceHasSwap(hasSwap: Bool, compresses: Bool) async throws {
+        let policy = try PolicyLoader.parse(
+            """
+            [memory]
+            compress_suspended = \(compresses)
+            [apps.idle]
+            command = "/bin/idle"
+            [apps.idle.background]
+            grace = "1s"
+            [apps.front]
+            command = "/bin/front"
+            """, file: "compress.toml")
+        let bed = await WardenTestBed.start(policy: policy)
+        defer { bed.removeStateDirectory() }
+        bed.driver.setDeviceMemory(1024 * Self.mib)
+        if hasSwap { bed.driver.setDeviceSwap(512 * Self.mib, zramRatio: 2) }
+        bed.driver.setFootprint(200 * Self.mib, of: "idle")
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(to: .seconds(2))
+        let idle = try #require(await bed.daemon.app(named: "idle"))
+        #expect(idle.state == .suspended)
+        #expect(idle.footprintBytes == 200 * Self.mib)
+        let expected = hasSwap && compresses
+        #expect(bed.driver.calls.contains(.compress("idle")) == expected)
+        #expect(idle.swappedBytes == (expected ? 200 * Self.mib : 0))
+        let explanation = try await bed.daemon.explain(app: "idle").sentences
+        #expect(explanation.contains("Compressed after suspension: 200MiB of its memory in swap.") == expected)
+        if expected {
+            // What a kill gives back is unchanged; the RAM it held is not: a zram copy is half.
+            #expect(bed.driver.deviceMemory()?.available == (1024 - 100) * Self.mib)
+        }
+        await bed.stop()
+    }
 }

@@ -88,6 +88,10 @@ struct DaemonServeTests {
                 "got \(ready ?? "nothing")")
             #expect(ready?.contains("MAINPID=\(daemon.processIdentifier)\n") == true)
             #expect(await Self.answers(options.socketPath), "READY=1 came before the socket answered")
+            // The killer keeps its pages in RAM, as the peers do.
+            let status = try String(contentsOfFile: "/proc/\(daemon.processIdentifier)/status", encoding: .utf8)
+            let locked = try #require(DaemonMemory.parse(status: status)?.locked)
+            #expect(locked > 1 << 20, "VmLck of the served daemon: \(locked) bytes")
             let pings = (0..<3).map { _ in listener.receive(timeoutMilliseconds: 5_000) }
             #expect(pings == ["WATCHDOG=1\n", "WATCHDOG=1\n", "WATCHDOG=1\n"], "got \(pings)")
 

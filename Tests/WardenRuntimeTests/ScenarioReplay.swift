@@ -57,6 +57,9 @@ struct ScenarioReplay {
         if let memory = scenario.memory {
             bed.driver.setDeviceMemory(memory, reserved: scenario.reserved)
         }
+        if let swap = scenario.swap {
+            bed.driver.setDeviceSwap(swap, zramRatio: scenario.zramRatio)
+        }
         return ScenarioReplay(scenario: scenario, bed: bed)
     }
 
@@ -174,6 +177,9 @@ struct ScenarioReplay {
             return nil
         case .scan(let app, let outcome):
             bed.driver.setScanOutcome(outcome, of: app)
+            return nil
+        case .stall(let percent):
+            bed.driver.setStall(percent)
             return nil
         }
     }

@@ -1,6 +1,7 @@
 #ifndef APPWARDEN_PROCESS_H
 #define APPWARDEN_PROCESS_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /// How a reaped child ended.
@@ -33,6 +34,13 @@ int warden_pidfd_open(pid_t pid);
 /// Returns 0 or -1 with errno: ENOSYS before Linux 5.15, ESRCH once the process is reaped,
 /// EINVAL while it has no pending SIGKILL.
 int warden_process_mrelease(int pidfd);
+
+/// Asks the kernel to page out the ranges `starts[i]`..`starts[i] + lengths[i]` of the process
+/// `pidfd` refers to (process_madvise(2) with MADV_PAGEOUT, Linux 5.10+), 256 ranges a call.
+///
+/// Returns the bytes advised, or -1 with errno (ENOSYS before Linux 5.10, EPERM without
+/// CAP_SYS_NICE, ESRCH once the process is gone).
+long warden_page_out(int pidfd, const unsigned long *starts, const unsigned long *lengths, size_t count);
 
 /// Creates a close-on-exec, non-blocking eventfd (eventfd(2)); returns it or -1 with errno.
 int warden_eventfd(void);

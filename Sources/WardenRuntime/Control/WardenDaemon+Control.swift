@@ -65,7 +65,8 @@ extension WardenDaemon: WardenControl {
         AppInfo(
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
             pids: snapshot.state == .notRunning ? [] : await listedPids(of: snapshot),
-            footprintBytes: snapshot.footprint, band: snapshot.band.map(AppInfo.Band.init),
+            footprintBytes: snapshot.footprint, swappedBytes: snapshot.swappedBytes,
+            band: snapshot.band.map(AppInfo.Band.init),
             timeRemainingMillis: snapshot.taskTimeRemaining.map(\.milliseconds),
             nextWakeMillis: snapshot.nextFetchWake.map(wallMillis),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },

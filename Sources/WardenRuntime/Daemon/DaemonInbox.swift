@@ -40,6 +40,16 @@ final class DaemonInbox: Sendable {
         return true
     }
 
+    /// Counts work done beside the loop as pending until `finished()`, so that the inbox is not
+    /// idle while it runs; false once the inbox is closed.
+    func beginWork() -> Bool {
+        state.withLock { state in
+            guard !state.isClosed else { return false }
+            state.pending += 1
+            return true
+        }
+    }
+
     /// Counts a job as carried out; wakes those waiting for the inbox to be idle.
     func finished() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -26,6 +26,8 @@ extension WardenDaemon {
                 await spawn(app, launch: launch, reason: reason, restore: restore, followUps: &followUps)
             case .freeze(let app, let guardPaths):
                 await freeze(app, guardPaths: guardPaths, followUps: &followUps)
+            case .compress(let app, let launch):
+                compress(app, launch: launch)
             case .thaw(let app):
                 await thaw(app)
             case .terminate(let app, let reason):
@@ -77,13 +79,13 @@ extension WardenDaemon {
         case .system(.pressureChanged(let from, let to, let figures)):
             let measured =
                 figures.map {
-                    ": \(size($0.availableBytes)) available of \(size($0.totalBytes)) (warning below \(size($0.warningBytes)), critical below \(size($0.criticalBytes)))"
+                    ": \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)) (warning below \(size($0.warningBytes)), critical below \(size($0.criticalBytes)))"
                 } ?? ""
             logger.notice("Memory pressure \(from.rawValue) → \(to.rawValue)\(measured).")
         case .memoryKill(let report):
             let measured =
                 report.figures.map {
-                    "; \(size($0.availableBytes)) available of \(size($0.totalBytes)), critical below \(size($0.criticalBytes))"
+                    "; \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)), critical below \(size($0.criticalBytes))"
                 } ?? ""
             logger.notice(
                 "Killing app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(size(report.footprint))\(measured)."
@@ -241,6 +243,12 @@ extension WardenDaemon {
         {
             followUps.append(.footprint(app: app, bytes: bytes))
         }
+    }
+
+    /// Hands a frozen app to the compressor, beside the loop (never in a dry run).
+    func compress(_ app: String, launch: Int) {
+        guard let group = processes.groups[app], !options.dryRun else { return }
+        workers.compressor.enqueue(SuspendedCompressor.Request(app: app, launch: launch, group: group), inbox: inbox)
     }
 
     func thaw(_ app: String) async {

@@ -39,8 +39,8 @@ public actor WardenDaemon: Service {
     nonisolated let inbox = DaemonInbox()
     /// The daemon's Prometheus metrics (`GET /metrics`), on a registry of its own.
     public nonisolated let metrics: WardenMetrics
-    /// Runs the policy's hooks in the background.
-    public nonisolated let hooks: HookRunner
+    /// What runs beside the loop: the policy's hooks, the compression of suspended apps.
+    nonisolated let workers: DaemonWorkers
     /// The lifecycle core: the one source of every rule and setting.
     var lifecycle: Lifecycle
     /// The apps' groups and processes.
@@ -54,6 +54,9 @@ public actor WardenDaemon: Service {
     var phase: Phase
     /// The last kills and the warnings already logged.
     var history = DaemonHistory()
+
+    /// Runs the policy's hooks in the background.
+    public nonisolated var hooks: HookRunner { workers.hooks }
 
     /// The policy in force: the core's.
     var policy: Policy { lifecycle.policy }
@@ -73,8 +76,10 @@ public actor WardenDaemon: Service {
         self.phase = .ready(lock)
         let metrics = WardenMetrics()
         self.metrics = metrics
-        self.hooks = HookRunner(
-            logger: parts.logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options))
+        self.workers = DaemonWorkers(
+            hooks: HookRunner(
+                logger: parts.logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options)),
+            compressor: SuspendedCompressor())
     }
 
     /// Makes the daemon `appwarden serve` runs: loads the policy, takes the instance locks, opens
@@ -179,6 +184,7 @@ public actor WardenDaemon: Service {
         parts.launcher.report { [inbox] report in inbox.post(.process(report)) }
         parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
         await boot()
+        if options.locksMemory { lockMemory() }
         var failure: (any Error)?
         do {
             try await withGracefulShutdownHandler {
@@ -208,8 +214,9 @@ public actor WardenDaemon: Service {
         let parts = parts
         group.addTask { await parts.alarm.run(clock: parts.clock) { inbox.post(.wake) } }
         group.addTask { await parts.signals.run() }
-        let hooks = hooks
-        group.addTask { await hooks.run(clock: parts.clock) }
+        let workers = workers
+        group.addTask { await workers.hooks.run(clock: parts.clock) }
+        group.addTask { await workers.compressor.run(driver: parts.driver, inbox: inbox, logger: parts.logger) }
         if let store = parts.journal as? JournalStore {
             group.addTask { await self.pruneJournal(store) }
         }
@@ -240,6 +247,21 @@ public actor WardenDaemon: Service {
             }
             if phase.isRunning { rearmAlarm() }
             inbox.finished()
+        }
+    }
+
+    /// Locks the daemon's pages in RAM once start-up is done (the peers' way); a refusal is said
+    /// once in the log, and the daemon goes on unlocked.
+    private func lockMemory() {
+        switch DaemonMemory.lock() {
+        case .success:
+            let figures = DaemonMemory.figures()
+            logger.info(
+                "Memory locked in RAM: \((figures?.locked ?? 0) >> 20) MiB locked, \((figures?.anonymous ?? 0) >> 20) MiB anonymous."
+            )
+        case .failure(let error):
+            logger.warning(
+                "Could not lock the daemon's memory in RAM (mlockall): \(error); it may be swapped or evicted.")
         }
     }
 
@@ -277,7 +299,8 @@ public actor WardenDaemon: Service {
         timers.stop()
         parts.signals.stop()
         parts.launcher.stop()
-        hooks.stop()
+        workers.hooks.stop()
+        workers.compressor.stop()
         logShutdown(stoppedApps: options.stopAppsOnExit && driver != nil)
         if options.stopAppsOnExit, let driver {
             for (name, group) in processes.groups {

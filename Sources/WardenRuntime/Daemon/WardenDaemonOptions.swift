@@ -37,6 +37,9 @@ public struct WardenDaemonOptions: Sendable {
     /// listener, the service manager's notifications; nil serves nothing (tests and benchmarks
     /// that talk to the daemon directly).
     public var serving: DaemonServing?
+    /// Lock the daemon's memory in RAM once it has started (`DaemonMemory.lock`), as `serve`
+    /// does: measuring and killing then never wait for its own pages to be read back.
+    public var locksMemory: Bool
 
     /// Makes options; only the policy path is required.
     public init(
@@ -52,7 +55,8 @@ public struct WardenDaemonOptions: Sendable {
         freezerCheckSweeps: Int = 2,
         suspendedSampleSweeps: Int = 30,
         releasesMemoryOnKill: Bool = true,
-        serving: DaemonServing? = nil
+        serving: DaemonServing? = nil,
+        locksMemory: Bool = false
     ) {
         self.policyPath = policyPath
         self.socketPath = socketPath
@@ -67,6 +71,7 @@ public struct WardenDaemonOptions: Sendable {
         self.suspendedSampleSweeps = max(1, suspendedSampleSweeps)
         self.releasesMemoryOnKill = releasesMemoryOnKill
         self.serving = serving
+        self.locksMemory = locksMemory
     }
 
     /// The restoration directory of `app`.

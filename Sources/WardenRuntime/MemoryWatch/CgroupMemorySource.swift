@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import WardenCgroup
+public import WardenCore
 
 /// The apps' footprints from their groups' memory files (kept open by a `MemorySampler`) and
 /// the shared memory from appwarden's root group or the host.
@@ -11,6 +12,9 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
     private let driver: (any CgroupDriver)?
     private let logger: Logger
     private let meminfo = KeptOpenFile(path: "/proc/meminfo", capacity: 8192)
+    private let devicePressure = KeptOpenFile(path: "/proc/pressure/memory", capacity: 256)
+    /// The `mm_stat` of each zram device, when every swap device is one (read at the start).
+    private let zramStats: [KeptOpenFile]?
     private let deviceFiles: [(group: String, isV1: Bool, limit: KeptOpenFile, usage: KeptOpenFile)]
     /// The memory directory of each tracked group, and whether it is v1.
     private var memoryDirectories: [String: (path: String, isV1: Bool)] = [:]
@@ -21,6 +25,8 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
         self.logger = logger
         self.sampler = MemorySampler(logger: logger)
         self.deviceFiles = Self.deviceFiles(of: driver)
+        let swaps = (try? String(contentsOfFile: "/proc/swaps", encoding: .utf8)).map(SwapDevices.parse)
+        self.zramStats = swaps?.zramNames?.map { KeptOpenFile(path: "/sys/block/\($0)/mm_stat", capacity: 256) }
     }
 
     public func track(_ group: AppGroup) {
@@ -64,6 +70,31 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
             return (max(0, limit - usage), limit)
         }
         return host.map { (Int64(clamping: $0.available), Int64(clamping: $0.total)) }
+    }
+
+    /// The host's swap, when the device is the host: what is left of it, the anonymous memory
+    /// that could go there, zram's compression (measured once it holds 16 MiB, assumed before),
+    /// and the whole device's memory stall.
+    public func swapFigures() -> SwapFigures? {
+        guard let host = hostMemory(), host.swapTotal > 0 else { return nil }
+        for files in deviceFiles {
+            if let limit = files.limit.readNumber(), limit > 0, limit < Int64(clamping: host.total) { return nil }
+        }
+        var ratio: Double?
+        if let zramStats {
+            var data: UInt64 = 0
+            var memory: UInt64 = 0
+            for stat in zramStats {
+                guard let usage = stat.readText().flatMap(SwapDevices.zramUsage) else { continue }
+                data += usage.data
+                memory += usage.memory
+            }
+            ratio = data >= 16 << 20 && memory > 0 ? Double(data) / Double(memory) : SwapFigures.assumedZramRatio
+        }
+        let stall = devicePressure.readText().flatMap { try? PressureStall.parse($0, path: devicePressure.path) }
+        return SwapFigures(
+            free: Int64(clamping: host.swapFree), total: Int64(clamping: host.swapTotal),
+            swappable: Int64(clamping: host.anon), compressionRatio: ratio, stallPercent: stall?.full.avg10)
     }
 
     public func deviceUsageGroup() -> (group: String, limit: Int64)? {

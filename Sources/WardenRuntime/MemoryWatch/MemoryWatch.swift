@@ -18,7 +18,7 @@ struct MemoryWatch {
     var quiet = false
     /// When the last event other than a measurement was handled, since the clock's origin.
     var lastEvent: Duration = .zero
-    /// Whether the daemon's memory was trimmed since that event (`ResidentMemoryTrim`).
+    /// Whether the daemon's heap was trimmed since that event (`DaemonMemory.trimHeap`).
     var trimmed = false
     /// The v1 usage thresholds armed: the group and the usage marks.
     var thresholds: (group: String, marks: [UInt64])?

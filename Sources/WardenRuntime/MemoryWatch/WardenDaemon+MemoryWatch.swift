@@ -83,14 +83,16 @@ extension WardenDaemon {
             return
         }
         armUsageThresholds(total: device.total)
+        let swap = parts.memory.swapFigures()
+        let effective = MemoryLevelTracker.effectiveAvailable(device.available, swap: swap)
         let time = now()
-        memoryWatch.schedule.record(available: device.available, at: time)
-        if lifecycle.memoryLevel(afterSampleOf: device.available, total: device.total) == .critical {
+        memoryWatch.schedule.record(available: effective, at: time)
+        if lifecycle.memoryLevel(afterSampleOf: device.available, total: device.total, swap: swap) == .critical {
             for event in measureRunningApps(includingSuspended: false) { _ = await process(event) }
         }
-        _ = await process(.memorySample(available: device.available, total: device.total))
+        _ = await process(.memorySample(available: device.available, total: device.total, swap: swap))
         let wait = memoryWatch.schedule.interval(
-            available: device.available, total: device.total, level: lifecycle.memoryLevel, settings: policy.memory,
+            available: effective, total: device.total, level: lifecycle.memoryLevel, settings: policy.memory,
             quiet: quiet, at: time)
         memoryWatch.nextMeasurement = parts.clock.elapsed() + max(wait, .milliseconds(1))
     }
@@ -114,7 +116,8 @@ extension WardenDaemon {
     func remeasure() -> [LifecycleEvent] {
         var events = measureRunningApps(includingSuspended: false)
         if let device = parts.memory.deviceMemory() {
-            events.append(.memorySample(available: device.available, total: device.total))
+            events.append(
+                .memorySample(available: device.available, total: device.total, swap: parts.memory.swapFigures()))
         }
         return events
     }
@@ -177,13 +180,11 @@ extension WardenDaemon {
     /// back the memory it does not use.
     static let idleBeforeTrim = Duration.seconds(5)
 
-    /// Gives back free heap and the mappings of code start-up and past work touched, once per
-    /// quiet spell (`ResidentMemoryTrim`).
+    /// Gives back free heap, once per quiet spell (`DaemonMemory.trimHeap`); the code stays
+    /// mapped (and locked, in `serve`), for the next kill.
     private func trimResidentMemory() {
         memoryWatch.trimmed = true
-        guard let outcome = ResidentMemoryTrim.trim() else { return }
-        logger.debug(
-            "Idle: resident memory \(outcome.before >> 20) MiB → \(outcome.after >> 20) MiB (\(outcome.mappings) file mappings let go)."
-        )
+        guard let outcome = DaemonMemory.trimHeap() else { return }
+        logger.debug("Idle: resident memory \(outcome.before >> 20) MiB → \(outcome.after >> 20) MiB.")
     }
 }

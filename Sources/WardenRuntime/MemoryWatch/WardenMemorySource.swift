@@ -1,4 +1,5 @@
 public import WardenCgroup
+public import WardenCore
 
 /// Where the daemon measures memory: the apps' footprints, the memory the apps share, and what
 /// an app's group says of OOM kills.
@@ -24,10 +25,16 @@ public protocol WardenMemorySource: Sendable {
 
     /// What the measured group of app `name` says of OOM kills now; nil when it cannot be read.
     func oomState(of name: String) -> GroupOOMState?
+
+    /// What swap can still take and the device's memory stall, where the device has swap; nil
+    /// where it has none (or the device is a group with a limit of its own).
+    func swapFigures() -> SwapFigures?
 }
 
 extension WardenMemorySource {
     public func deviceUsageGroup() -> (group: String, limit: Int64)? { nil }
 
     public func oomState(of name: String) -> GroupOOMState? { nil }
+
+    public func swapFigures() -> SwapFigures? { nil }
 }

@@ -166,10 +166,12 @@ public final class WardenMetrics: Sendable {
         }
         for app in gone {
             gauge("appwarden_app_footprint_bytes", [("app", app)]).destroy()
+            gauge("appwarden_app_swapped_bytes", [("app", app)]).destroy()
             gauge("appwarden_app_band", [("app", app)]).destroy()
         }
         for app in running {
             gauge("appwarden_app_footprint_bytes", [("app", app.name)]).record(app.footprint)
+            gauge("appwarden_app_swapped_bytes", [("app", app.name)]).record(app.swappedBytes)
             if let band = app.band {
                 gauge("appwarden_app_band", [("app", app.name)]).record(band.rawValue)
             }

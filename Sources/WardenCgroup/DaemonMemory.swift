@@ -1,0 +1,64 @@
+import CWardenSpawn
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The daemon's own memory, kept where the killer needs it, as earlyoom, nohang and lmkd keep
+/// theirs: locked in RAM (`mlockall`), so that measuring and killing never wait for the
+/// daemon's own code or data to be read back from slow flash at the worst moment, and small by
+/// giving free heap back (`malloc_trim`), never by unmapping code.
+public enum DaemonMemory {
+    /// The figures of `/proc/self/status` that say what the daemon holds, in bytes.
+    public struct Figures: Sendable, Equatable {
+        /// `VmRSS`: resident in all.
+        public var resident: Int
+        /// `VmLck`: locked in RAM.
+        public var locked: Int
+        /// `RssAnon`: anonymous memory resident (heap, stacks): what the daemon costs the device.
+        public var anonymous: Int
+        /// `RssFile`: file pages resident (code, read-only data), shared with the page cache.
+        public var file: Int
+    }
+
+    /// Locks every page the daemon has and will have (`mlockall(MCL_CURRENT | MCL_FUTURE |
+    /// MCL_ONFAULT)`): pages are locked as they are first touched, so nothing that was never
+    /// used is pulled in. Needs `CAP_IPC_LOCK` or a large enough `RLIMIT_MEMLOCK`.
+    public static func lock() -> Result<Void, Errno> {
+        let onFault: Int32 = 4  // MCL_ONFAULT, Linux 4.4+
+        if mlockall(MCL_CURRENT | MCL_FUTURE | onFault) == 0 { return .success(()) }
+        return .failure(.current)
+    }
+
+    /// Gives free heap memory back to the kernel (`malloc_trim(0)`); returns the resident
+    /// memory before and after.
+    public static func trimHeap() -> (before: Int, after: Int)? {
+        guard let before = figures()?.resident else { return nil }
+        _ = warden_malloc_trim()
+        return (before, figures()?.resident ?? before)
+    }
+
+    /// This process's figures, from `/proc/self/status`.
+    public static func figures() -> Figures? {
+        guard case .success(let status) = Syscalls.readText("/proc/self/status") else { return nil }
+        return parse(status: status)
+    }
+
+    /// The figures of a `/proc/PID/status` text; nil when `VmRSS` is missing.
+    public static func parse(status: String) -> Figures? {
+        var values: [Substring: Int] = [:]
+        for line in status.split(separator: "\n") {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count >= 2, let key = fields.first, key.hasSuffix(":"), let kilobytes = Int(fields[1]) else {
+                continue
+            }
+            values[key.dropLast()] = kilobytes * 1024
+        }
+        guard let resident = values["VmRSS"] else { return nil }
+        return Figures(
+            resident: resident, locked: values["VmLck"] ?? 0, anonymous: values["RssAnon"] ?? 0,
+            file: values["RssFile"] ?? 0)
+    }
+}

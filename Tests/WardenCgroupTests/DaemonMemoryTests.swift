@@ -1,0 +1,42 @@
+import Testing
+
+@testable import WardenCgroup
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+@Suite("The daemon's own memory")
+struct DaemonMemoryFiguresTests {
+    /// The status figures that say what the daemon holds are read, in bytes.
+    @Test func theStatusFiguresAreRead() throws {
+        let status = """
+            Name:\tappwarden
+            VmPeak:\t  900000 kB
+            VmLck:\t   12000 kB
+            VmRSS:\t   18000 kB
+            RssAnon:\t    9000 kB
+            RssFile:\t    8500 kB
+            RssShmem:\t     500 kB
+            """
+        let figures = try #require(DaemonMemory.parse(status: status))
+        #expect(
+            figures
+                == DaemonMemory.Figures(
+                    resident: 18000 << 10, locked: 12000 << 10, anonymous: 9000 << 10, file: 8500 << 10))
+        #expect(DaemonMemory.parse(status: "Name:\tx\n") == nil)
+    }
+
+    /// Giving free heap back never lets go of the code: the pages the next kill runs stay
+    /// mapped (the daemon once unmapped its code to look small, and paid for it at the first
+    /// kill on a slow drive).
+    @Test func trimmingTheHeapKeepsTheCodeMapped() throws {
+        let before = try #require(DaemonMemory.figures())
+        let trimmed = try #require(DaemonMemory.trimHeap())
+        let after = try #require(DaemonMemory.figures())
+        #expect(trimmed.after <= trimmed.before + (1 << 20))
+        #expect(after.file > before.file - (1 << 20), "code was let go: \(before) → \(after)")
+    }
+}

@@ -1,0 +1,64 @@
+import Testing
+
+@testable import WardenCgroup
+
+/// The pure parsers behind OOM kills, swap and compression: the kernel's texts in, figures out.
+@Suite struct MemoryFilesParsingTests {
+    /// A v2 group's counters: a kill at its own limit shows as `oom` and `oom_kill` rising.
+    @Test func aV2GroupsOOMStateIsRead() throws {
+        let state = try GroupOOMState.parseV2(
+            events: "low 0\nhigh 3\nmax 12\noom 1\noom_kill 1\noom_group_kill 1\n", max: "100663296\n",
+            peak: "100663296\n", path: "/sys/fs/cgroup/a/leak")
+        #expect(state == GroupOOMState(kills: 1, limitHits: 1, limit: 100_663_296, peak: 100_663_296))
+        let before = GroupOOMState(kills: 0, limitHits: 0, limit: 100_663_296, peak: nil)
+        #expect(state.killedSince(before))
+        #expect(state.reachedLimitSince(before))
+        let unlimited = try GroupOOMState.parseV2(
+            events: "oom 0\noom_kill 1\n", max: "max\n", peak: nil, path: "/sys/fs/cgroup/a/leak")
+        #expect(unlimited.limit == nil)
+        #expect(!unlimited.reachedLimitSince(nil))
+    }
+
+    /// A v1 group's counters: `failcnt` counts the limit reached; the largest limit is none.
+    @Test func aV1GroupsOOMStateIsRead() throws {
+        let state = try GroupOOMState.parseV1(
+            oomControl: "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", failcnt: "57\n", limit: "100663296\n",
+            maxUsage: "100659200\n", path: "/sys/fs/cgroup/memory/a/leak")
+        #expect(state == GroupOOMState(kills: 2, limitHits: 57, limit: 100_663_296, peak: 100_659_200))
+        let unlimited = try GroupOOMState.parseV1(
+            oomControl: "oom_kill 0\n", failcnt: "0\n", limit: "9223372036854771712\n", maxUsage: nil,
+            path: "/sys/fs/cgroup/memory/a/idle")
+        #expect(unlimited.limit == nil)
+    }
+
+    /// `/proc/swaps` names zram devices; a swap file among them means swap on a disk.
+    @Test func swapDevicesTellZramFromADisk() {
+        let zram = SwapDevices.parse(
+            "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/zram0 partition\t524284\t\t0\t\t100\n")
+        #expect(zram.zramNames == ["zram0"])
+        let mixed = SwapDevices.parse(
+            "Filename Type Size Used Priority\n/dev/zram0 partition 524284 0 100\n/swapfile file 1048572 0 -2\n")
+        #expect(mixed.zramNames == nil)
+        #expect(SwapDevices.parse("Filename Type Size Used Priority\n").zramNames == nil)
+        let usage = SwapDevices.zramUsage(
+            mmStat: "  125829120  62914560  65011712        0  65011712      0      0      0      0\n")
+        #expect(usage?.data == 125_829_120 && usage?.memory == 65_011_712)
+    }
+
+    /// Only private, writable, anonymous ranges of a maps text are paged out: not code, not
+    /// file mappings, not shared memory.
+    @Test func onlyPrivateAnonymousRangesArePagedOut() {
+        let maps = """
+            55d0c0a00000-55d0c0a21000 r-xp 00000000 08:01 131 /usr/bin/ballast
+            55d0c0c21000-55d0c0c22000 rw-p 00021000 08:01 131 /usr/bin/ballast
+            55d0c1e3c000-55d0c1e5d000 rw-p 00000000 00:00 0 [heap]
+            7f1a2c000000-7f1a30000000 rw-p 00000000 00:00 0
+            7f1a30000000-7f1a30100000 rw-s 00000000 00:05 7 /dev/zero (deleted)
+            7ffd4a1e0000-7ffd4a201000 rw-p 00000000 00:00 0 [stack]
+            7ffd4a3f2000-7ffd4a3f4000 r-xp 00000000 00:00 0 [vdso]
+            """
+        let ranges = MemoryCompression.anonymousRanges(maps)
+        #expect(ranges.map(\.start) == [0x55d0_c1e3_c000, 0x7f1a_2c00_0000, 0x7ffd_4a1e_0000])
+        #expect(ranges.map(\.length) == [0x21000, 0x400_0000, 0x21000])
+    }
+}
