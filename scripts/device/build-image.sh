@@ -7,6 +7,11 @@
 # `mke2fs -d`, so no loop device and no mount of the image is needed. The kernel and initrd are
 # copied out beside it, to be booted directly with qemu's -kernel/-initrd.
 #
+# Packages come from the Debian archive this machine's apt uses: the first enabled "deb" source in
+# /etc/apt/sources.list and /etc/apt/sources.list.d/*.list and *.sources whose suites include a
+# release (not -updates, -security or -backports), preferring one whose downloaded Release file
+# says "Origin: Debian"; APPWARDEN_DEVICE_MIRROR overrides it.
+#
 # Output (printed on the last line): a directory holding rootfs.img, vmlinuz and initrd.img,
 # under $APPWARDEN_DEVICE_CACHE (default /var/cache/appwarden-device), named after a hash of
 # the package list and this script, so a second run reuses it.
@@ -16,7 +21,6 @@ set -euo pipefail
 
 cache_root="${APPWARDEN_DEVICE_CACHE:-/var/cache/appwarden-device}"
 suite=bookworm
-mirror="${APPWARDEN_DEVICE_MIRROR:-http://deb.debian.org/debian}"
 packages=(
   systemd systemd-sysv udev dbus kmod procps util-linux iproute2
   linux-image-amd64 python3
@@ -26,6 +30,60 @@ packages=(
 image_size=1536M
 # Bump when the image's configuration below changes, so cached images built before are not reused.
 layout_version=2
+
+# Prints the URI of the Debian archive this machine's apt configuration names (see above).
+apt_mirror() {
+  local sources=() file
+  [ -f /etc/apt/sources.list ] && sources+=(/etc/apt/sources.list)
+  for file in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [ -f "$file" ] && sources+=("$file")
+  done
+  [ "${#sources[@]}" -gt 0 ] || return 0
+  # One "URI SUITE" line per enabled deb source and suite, in the order apt reads them.
+  local candidates
+  candidates=$(for file in "${sources[@]}"; do
+    case "$file" in
+      *.sources)
+        awk 'BEGIN { RS = ""; FS = "\n" }
+          {
+            types = ""; uris = ""; suites = ""; enabled = "yes"
+            for (i = 1; i <= NF; i++) {
+              line = $i
+              if (line ~ /^#/) continue
+              split(line, kv, ":")
+              key = tolower(kv[1]); value = substr(line, length(kv[1]) + 2)
+              gsub(/^[ \t]+|[ \t]+$/, "", value)
+              if (key == "types") types = value
+              else if (key == "uris") uris = value
+              else if (key == "suites") suites = value
+              else if (key == "enabled") enabled = tolower(value)
+            }
+            if (enabled == "no" || (" " types " ") !~ / deb /) next
+            n = split(uris, u, /[ \t]+/); m = split(suites, s, /[ \t]+/)
+            for (a = 1; a <= n; a++) for (b = 1; b <= m; b++) print u[a], s[b]
+          }' "$file"
+        ;;
+      *)
+        awk '$1 == "deb" {
+            i = 2
+            if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+            if (i + 1 <= NF) print $i, $(i + 1)
+          }' "$file"
+        ;;
+    esac
+  done | awk '$2 !~ /[-\/]/')
+  [ -n "$candidates" ] || return 0
+  local uri suite_name list
+  while read -r uri suite_name; do
+    # apt keeps a source's Release file as URI-without-scheme, slashes as underscores.
+    list=$(echo "${uri%/}" | sed -e 's#^[a-z+]*://##' -e 's#/#_#g')
+    if grep -qsx 'Origin: Debian' /var/lib/apt/lists/"${list}_dists_${suite_name}_"{InRelease,Release}; then
+      echo "$uri"
+      return 0
+    fi
+  done <<<"$candidates"
+  echo "${candidates%% *}" | head -1
+}
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "build-image.sh needs root (debootstrap creates device files and chroots)." >&2
@@ -57,9 +115,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+mirror="${APPWARDEN_DEVICE_MIRROR:-$(apt_mirror)}"
+if [ -z "$mirror" ]; then
+  echo "build-image.sh found no Debian archive in this machine's apt sources (/etc/apt/sources.list," \
+    "/etc/apt/sources.list.d); name one with APPWARDEN_DEVICE_MIRROR=URI." >&2
+  exit 1
+fi
+
 started=$(date +%s)
 root="$work/root"
-echo "== debootstrap $suite (${#packages[@]} packages and their dependencies)" >&2
+echo "== debootstrap $suite from $mirror (${#packages[@]} packages and their dependencies)" >&2
 include=$(IFS=,; echo "${packages[*]}")
 nice -n 19 ionice -c3 debootstrap --variant=minbase --include="$include" "$suite" "$root" "$mirror" \
   >"$work/debootstrap.log" 2>&1 || {
