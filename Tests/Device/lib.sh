@@ -1,7 +1,9 @@
 # Shell functions for device jobs; sourced by each Tests/Device/*/job.sh inside the guest.
-# The guest mounts the host's binaries at /opt/appwarden/bin and the job folder at /job.
+# The guest mounts the job folder at /job (appwarden's Debian package in /job/packages) and the
+# test workload, ballast, at /opt/appwarden/bin.
 
 failures=0
+job_started_at=$(date +%s)
 
 # The guest's speed, measured: 200 fork+exec of /bin/true (the guest's slowest kind of work).
 # `slowdown` is the time they take here against 100 ms, what they take on an unloaded machine of
@@ -23,7 +25,7 @@ echo "== guest slowdown ${slowdown}x: 200 fork+exec take ${guest_ms} ms here, ${
 within() {
   echo $(($1 * slowdown + 10))
 }
-step() { echo "== $*"; }
+step() { echo "== $* (at $(($(date +%s) - job_started_at)) s)"; }
 pass() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
@@ -40,14 +42,28 @@ finish() {
   exit 1
 }
 
-# Installs the binaries, the policy given as $1 and contrib/appwarden.service, as an operator would.
+# Installs appwarden's package as an operator would, with apt, which takes the libraries it
+# depends on from the device's repository; prints apt's output to /job/out/apt.log. The package
+# enables and starts the service on its default policy. Succeeds when apt did.
+install_package() {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /job/packages/appwarden_*.deb \
+    >/job/out/apt.log 2>&1
+}
+
+# Installs the package, then the policy given as $1 in place of the default one, with the service
+# stopped, for the job to start; and ballast, the test workload, on the service's PATH.
 install_appwarden() {
-  ln -sf /opt/appwarden/bin/appwarden /usr/local/bin/appwarden
+  started=$(date +%s)
+  if install_package; then
+    echo "== appwarden's package installed with apt in $(($(date +%s) - started)) s"
+  else
+    cat /job/out/apt.log
+    fail "apt installs appwarden's package"
+    finish
+  fi
   ln -sf /opt/appwarden/bin/ballast /usr/local/bin/ballast
-  mkdir -p /etc/appwarden
+  systemctl stop appwarden
   cp "$1" /etc/appwarden/policy.toml
-  cp /job/appwarden.service /etc/systemd/system/appwarden.service
-  systemctl daemon-reload
 }
 
 # Waits for the daemon's socket to answer, for what takes $1 seconds at host speed.

@@ -5,9 +5,11 @@
 #
 # The job folder is copied to a fresh shared folder, mounted read-write at /job in the guest;
 # /job/job.sh runs as the unit device-job.service and its output lands in /job/out/log, printed
-# here when the machine has powered off. The host-built binaries (APPWARDEN_BIN_DIR, default
-# .build/debug: appwarden, ballast) are shared read-only at /opt/appwarden/bin and the Swift
-# runtime at the same path as on the host, so the binaries run unchanged.
+# here when the machine has powered off. The device has no Swift: appwarden comes as its Debian
+# package (APPWARDEN_DEB, default the newest .build-release/appwarden_*.deb that
+# scripts/package.sh built), copied to /job/packages for the job to install with apt, and the
+# test workload ballast, a static build too (scripts/build-static.sh ballast; APPWARDEN_BIN_DIR,
+# default .build-release's release folder), is shared read-only at /opt/appwarden/bin.
 #
 # The guest runs with KVM only where the CPU has hardware virtualization (vmx or svm) and no
 # paravirtual KVM module is in the way; otherwise with QEMU's software CPU (TCG), 10 to 40 times
@@ -41,16 +43,21 @@ command -v qemu-system-x86_64 >/dev/null 2>&1 || {
   echo "run.sh needs qemu-system-x86_64; install it with: apt-get install qemu-system-x86" >&2
   exit 2
 }
-bin_dir="${APPWARDEN_BIN_DIR:-.build/debug}"
-for tool in appwarden ballast; do
-  [ -x "$bin_dir/$tool" ] || {
-    echo "run.sh needs the built $tool in \"$bin_dir\"; build first (swift build) or set APPWARDEN_BIN_DIR." >&2
-    exit 2
-  }
-done
-swift_runtime=/opt/swift/usr/lib/swift/linux
-[ -d "$swift_runtime" ] || {
-  echo "run.sh shares the Swift runtime from \"$swift_runtime\", which does not exist here." >&2
+bin_dir="${APPWARDEN_BIN_DIR:-.build-release/$(uname -m)-unknown-linux-gnu/release}"
+[ -x "$bin_dir/ballast" ] || {
+  echo "run.sh needs ballast built in \"$bin_dir\"; build it with: bash scripts/build-static.sh ballast" \
+    "(or set APPWARDEN_BIN_DIR)." >&2
+  exit 2
+}
+if ldd "$bin_dir/ballast" | grep -q 'libswift'; then
+  echo "run.sh: \"$bin_dir/ballast\" loads the Swift runtime, which the device does not have;" \
+    "build it with: bash scripts/build-static.sh ballast" >&2
+  exit 2
+fi
+deb="${APPWARDEN_DEB:-$(ls -t .build-release/appwarden_*.deb 2>/dev/null | head -1)}"
+[ -n "$deb" ] && [ -f "$deb" ] || {
+  echo "run.sh needs appwarden's Debian package; build it with: bash scripts/package.sh" \
+    "(or set APPWARDEN_DEB)." >&2
   exit 2
 }
 
@@ -78,9 +85,10 @@ if [ -d "$job" ]; then
 else
   cp "$job" "$run/job/job.sh"
 fi
-# The shell functions every job sources, and the unit file the jobs install.
+# The shell functions every job sources, and the package the jobs install.
 cp Tests/Device/lib.sh "$run/job/lib.sh"
-cp contrib/appwarden.service "$run/job/appwarden.service"
+mkdir -p "$run/job/packages"
+cp "$deb" "$run/job/packages/"
 chmod +x "$run/job/job.sh"
 rm -rf "$run/job/out"
 
@@ -108,7 +116,7 @@ cpus="${APPWARDEN_DEVICE_CPUS:-2}"
 append="root=/dev/vda rw console=ttyS0 panic=-1 cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1 psi=1"
 append+=" systemd.show_status=false loglevel=4"
 
-echo "== booting ($(basename "$image"), ${accel[1]}, ${cpus} CPUs, ${memory} MiB, boot budget ${limit} s;" \
+echo "== booting ($(basename "$image"), $(basename "$deb"), ${accel[1]}, ${cpus} CPUs, ${memory} MiB, boot budget ${limit} s;" \
   "200 fork+exec take ${host_ms} ms on the host)" >&2
 started=$(date +%s)
 nice -n 19 ionice -c3 qemu-system-x86_64 \
@@ -116,7 +124,6 @@ nice -n 19 ionice -c3 qemu-system-x86_64 \
   -display none -monitor none -nic none -serial "file:$run/console.log" -no-reboot \
   -kernel "$image/vmlinuz" -initrd "$image/initrd.img" -append "$append" \
   -drive "file=$image/rootfs.img,if=virtio,format=raw,snapshot=on" \
-  -virtfs "local,path=$swift_runtime,mount_tag=swift,security_model=none,readonly=on" \
   -virtfs "local,path=$(realpath "$bin_dir"),mount_tag=bin,security_model=none,readonly=on" \
   -virtfs "local,path=$run/job,mount_tag=job,security_model=none" \
   >"$run/qemu.log" 2>&1 &
@@ -153,7 +160,7 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
   fi
   if [ $((now - started)) -ge "$limit" ]; then
     timed_out=1
-    echo "== stopping the machine after $((now - started)) s (limit $limit s; job started: ${job_started:+yes}${job_started:-no})" >&2
+    echo "== stopping the machine after $((now - started)) s (limit $limit s; job started: $([ -n "$job_started" ] && echo yes || echo no))" >&2
     kill -KILL "$qemu_pid" 2>/dev/null || true
     break
   fi
