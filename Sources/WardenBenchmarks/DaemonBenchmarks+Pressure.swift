@@ -171,56 +171,75 @@ extension DaemonBenchmarks {
             let daemon = try await workspace.startDaemon()
             do {
                 let device = try workspace.limitDevice(to: deviceLimit)
-                var times: [Double] = []
-                var victims: [String: Int] = [:]
-                var growerDied = 0
-                var noDeath = 0
-                let oomBefore = device.oomKills() ?? 0
-                for _ in 0..<rounds {
-                    var pids = try await suspendThree(daemon)
-                    _ = try await daemon.perform(.open(app: growth.app))
-                    let launched = await eventually(within: .seconds(10)) {
-                        await daemon.app(named: growth.app)?.pids.isEmpty == false
-                    }
-                    let growerPids = await daemon.app(named: growth.app)?.pids ?? []
-                    guard launched else { throw Failure("App \"\(growth.app)\" did not start within 10 s.") }
-                    for pid in growerPids { pids[pid] = growth.app }
-                    let critical = deviceLimit - criticalEnter
-                    let watch = DeathWatch(pids, usageFile: device.usageFile, marks: [critical])
-                    _ = await eventually(within: .seconds(30)) { !watch.deaths().isEmpty }
-                    for pid in growerPids { kill(pid, SIGKILL) }
-                    let deaths = watch.deaths()
-                    let crossed = watch.marksReached()[critical]
-                    watch.stop()
-                    guard let first = deaths.min(by: { $0.value < $1.value }) else {
-                        noDeath += 1
-                        continue
-                    }
-                    victims[first.key, default: 0] += 1
-                    if first.key == growth.app { growerDied += 1 }
-                    if let crossed, first.key != growth.app {
-                        times.append(seconds(first.value - crossed) * 1000)
-                    }
-                    _ = await eventually(within: .seconds(5)) {
-                        await daemon.app(named: growth.app)?.state == .notRunning
-                    }
-                }
-                times.sort()
-                let oomKills = (device.oomKills() ?? 0) - oomBefore
-                print(
-                    "daemon, foreground growing \(growth.mebibytesPerSecond) MiB/s: critical_enter crossed → "
-                        + "first victim dead p50 \(format(percentile(times, 0.5))) ms, "
-                        + "p99 \(format(percentile(times, 0.99))) ms, range \(format(times.first ?? .nan))–"
-                        + "\(format(times.last ?? .nan)) ms over \(times.count) of \(rounds) rounds; first victims "
-                        + describe(victims) + "; foreground app died first in \(growerDied) rounds"
-                        + "; kernel OOM kills in the device: \(oomKills)"
-                        + (noDeath > 0 ? "; \(noDeath) rounds without a death in 30 s" : ""))
+                let result = try await growingRounds(
+                    daemon, device: device, critical: deviceLimit - criticalEnter, growth: growth, rounds: rounds)
+                print("daemon, foreground growing \(growth.mebibytesPerSecond) MiB/s: " + result.description)
             } catch {
                 await daemon.stop()
                 throw error
             }
             await daemon.stop()
         }
+    }
+
+    /// What the rounds of a growing foreground app gave.
+    struct GrowingRounds: CustomStringConvertible {
+        /// From the crossing of `critical_enter` to the first victim's death, sorted, in ms.
+        var times: [Double] = []
+        var rounds = 0
+        var victims: [String: Int] = [:]
+        var growerDied = 0
+        var noDeath = 0
+        var oomKills = 0
+
+        var description: String {
+            "critical_enter crossed → first victim dead p50 \(format(percentile(times, 0.5))) ms, "
+                + "p99 \(format(percentile(times, 0.99))) ms, range \(format(times.first ?? .nan))–"
+                + "\(format(times.last ?? .nan)) ms over \(times.count) of \(rounds) rounds; first victims "
+                + describe(victims) + "; foreground app died first in \(growerDied) rounds"
+                + "; kernel OOM kills in the device: \(oomKills)"
+                + (noDeath > 0 ? "; \(noDeath) rounds without a death in 30 s" : "")
+        }
+    }
+
+    /// `rounds` rounds on a started daemon: the three apps suspended, the grower opened until
+    /// the first death (`critical`: the device usage at which `critical_enter` is crossed).
+    static func growingRounds(
+        _ daemon: WardenDaemon, device: Device, critical: Int64, growth: Growth, rounds: Int
+    ) async throws -> GrowingRounds {
+        var result = GrowingRounds(rounds: rounds)
+        let oomBefore = device.oomKills() ?? 0
+        for _ in 0..<rounds {
+            var pids = try await suspendThree(daemon)
+            _ = try await daemon.perform(.open(app: growth.app))
+            let launched = await eventually(within: .seconds(10)) {
+                await daemon.app(named: growth.app)?.pids.isEmpty == false
+            }
+            let growerPids = await daemon.app(named: growth.app)?.pids ?? []
+            guard launched else { throw Failure("App \"\(growth.app)\" did not start within 10 s.") }
+            for pid in growerPids { pids[pid] = growth.app }
+            let watch = DeathWatch(pids, usageFile: device.usageFile, marks: [critical])
+            _ = await eventually(within: .seconds(30)) { !watch.deaths().isEmpty }
+            for pid in growerPids { kill(pid, SIGKILL) }
+            let deaths = watch.deaths()
+            let crossed = watch.marksReached()[critical]
+            watch.stop()
+            guard let first = deaths.min(by: { $0.value < $1.value }) else {
+                result.noDeath += 1
+                continue
+            }
+            result.victims[first.key, default: 0] += 1
+            if first.key == growth.app { result.growerDied += 1 }
+            if let crossed, first.key != growth.app {
+                result.times.append(seconds(first.value - crossed) * 1000)
+            }
+            _ = await eventually(within: .seconds(5)) {
+                await daemon.app(named: growth.app)?.state == .notRunning
+            }
+        }
+        result.times.sort()
+        result.oomKills = (device.oomKills() ?? 0) - oomBefore
+        return result
     }
 
     /// The same device and growth without appwarden: which process the kernel kills, and when.

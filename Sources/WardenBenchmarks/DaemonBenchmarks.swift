@@ -24,12 +24,13 @@ enum DaemonBenchmarks {
     static let criticalEnter: Int64 = 64 << 20
 
     /// Runs the daemon benchmarks and prints their figures (`serve`: only the figures of a served
-    /// daemon, `runs` times; `onlyPressure`: only the pressure ones); skips with a note when the
+    /// daemon, `runs` times; `onlyPressure`: only the pressure ones; `crowd`: only the pressure
+    /// figures beside that many more suspended apps); skips with a note when the
     /// host cannot. `rounds` is the number of rounds of each pressure benchmark, `kernelRounds`
     /// those of the kernel's OOM killer alone at each growth rate.
     static func run(
-        only selection: String? = nil, runs: Int = 3, onlyPressure: Bool = false, rounds: Int = 20,
-        kernelRounds: Int = 3
+        only selection: String? = nil, runs: Int = 3, onlyPressure: Bool = false, crowd: Int? = nil,
+        rounds: Int = 20, kernelRounds: Int = 3
     ) async throws {
         guard getuid() == 0, (try? CgroupLayout.read())?.freezeSource == .unified else {
             print("daemon benchmarks skipped: they need root and a cgroup2 mount with cgroup.freeze")
@@ -39,6 +40,10 @@ enum DaemonBenchmarks {
             print(
                 "daemon benchmarks skipped: no ballast executable next to WardenBenchmarks or in APPWARDEN_BALLAST "
                     + "(build it with `swift build -c release --product ballast`)")
+            return
+        }
+        if let crowd {
+            try await crowded(ballast: ballast, crowd: crowd, rounds: rounds)
             return
         }
         if !onlyPressure {

@@ -1,13 +1,13 @@
 // Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|pressure|all]`;
 // `WardenBenchmarks daemon serve [RUNS]` takes only the served daemon's figures, `pressure [ROUNDS]` only
-// the pressure → kill figures.
+// the pressure → kill figures, `pressure [ROUNDS] crowd [N]` those beside N more suspended apps.
 #if canImport(Glibc)
     import Glibc
 #endif
 let arguments = CommandLine.arguments.dropFirst()
 let which = arguments.first ?? "all"
 guard ["core", "cgroup", "daemon", "pressure", "all"].contains(which) else {
-    print("usage: WardenBenchmarks [core|cgroup|daemon [serve [RUNS]]|pressure [ROUNDS]|all]")
+    print("usage: WardenBenchmarks [core|cgroup|daemon [serve [RUNS]]|pressure [ROUNDS [crowd [N]]]|all]")
     exit(2)
 }
 if which == "core" || which == "all" {
@@ -23,5 +23,10 @@ if which == "daemon" || which == "all" {
 }
 if which == "pressure" {
     let rounds = arguments.dropFirst().first.flatMap { Int($0) } ?? 20
-    try await DaemonBenchmarks.run(onlyPressure: true, rounds: max(1, rounds))
+    if arguments.dropFirst(2).first == "crowd" {
+        let crowd = arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1000
+        try await DaemonBenchmarks.run(crowd: max(1, crowd), rounds: max(1, rounds))
+    } else {
+        try await DaemonBenchmarks.run(onlyPressure: true, rounds: max(1, rounds))
+    }
 }
