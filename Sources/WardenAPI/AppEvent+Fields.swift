@@ -244,7 +244,8 @@ extension MemoryKillReport {
             [
                 "level": level.rawValue, "band": band.description, "footprintBytes": String(footprint),
                 "candidates": list,
-            ], uniquingKeysWith: { first, _ in first })
+            ].merging(unlisted > 0 ? ["unlistedCandidates": String(unlisted)] : [:], uniquingKeysWith: { $1 }),
+            uniquingKeysWith: { first, _ in first })
     }
 
     init?(_ reader: PropertyReader) {
@@ -259,7 +260,9 @@ extension MemoryKillReport {
                 PassedOver(app: candidate.app, band: $0, footprint: candidate.footprintBytes, reason: candidate.reason)
             }
         }
-        self.init(level: level, figures: MemoryFigures(reader), band: band, footprint: footprint, others: others)
+        self.init(
+            level: level, figures: MemoryFigures(reader), band: band, footprint: footprint, others: others,
+            unlisted: Int(reader.integer("unlistedCandidates") ?? 0))
     }
 }
 

@@ -79,6 +79,11 @@ extension Explanation {
         for other in report.others {
             sentences.append("Not chosen: \(other.app) (\(other.band), \(size(other.footprint))): \(other.reason).")
         }
+        if report.unlisted > 0 {
+            sentences.append(
+                "Not chosen either: \(report.unlisted) more \(report.unlisted == 1 ? "app" : "apps"), later in the kill order."
+            )
+        }
         return sentences
     }
 

@@ -267,20 +267,22 @@ extension Lifecycle {
     }
 
     /// The report of the kill of `records[victim]`: the others in kill order, then those that
-    /// may not be killed, each with `VictimRanking.whyNotChosen`.
+    /// may not be killed, each with `VictimRanking.whyNotChosen`, up to `MemoryKillReport.listedLimit`.
     private func killReport(_ victim: Int, figures: MemoryFigures?) -> MemoryKillReport {
         let killForeground = policy.memory.killForeground
         let candidates = killCandidates()
         let chosen = Self.candidate(records[victim])
         let eligible = VictimRanking.rank(candidates, killForeground: killForeground)
-        let others = eligible + candidates.filter { !VictimRanking.isEligible($0, killForeground: killForeground) }
+        let others = (eligible + candidates.filter { !VictimRanking.isEligible($0, killForeground: killForeground) })
+            .filter { $0.app != chosen.app }
         return MemoryKillReport(
             level: memoryTracker.level, figures: figures, band: chosen.band, footprint: chosen.footprint,
-            others: others.filter { $0.app != chosen.app }.map { candidate in
+            others: others.prefix(MemoryKillReport.listedLimit).map { candidate in
                 MemoryKillReport.PassedOver(
                     app: candidate.app, band: candidate.band, footprint: candidate.footprint,
                     reason: VictimRanking.whyNotChosen(candidate, victim: chosen, killForeground: killForeground))
-            })
+            },
+            unlisted: max(0, others.count - MemoryKillReport.listedLimit))
     }
 
     /// Why the killer chose the app at `index`, in words.

@@ -1,6 +1,7 @@
 /// Why the memory killer chose its victim (rule 9), for the journal and `explain`: the level
-/// and figures of the moment, the victim's band and footprint, and every other candidate with
-/// the reason it was passed over, in kill order.
+/// and figures of the moment, the victim's band and footprint, and the other candidates with the
+/// reason each was passed over, in kill order: the first `listedLimit` of them, and how many more
+/// there were (a device with a thousand apps would otherwise journal a thousand sentences per kill).
 public struct MemoryKillReport: Sendable, Equatable {
     public var level: PressureLevel
     /// Nil when the level was reported directly (PSI, a scenario step) rather than measured.
@@ -9,13 +10,22 @@ public struct MemoryKillReport: Sendable, Equatable {
     /// What the kill gives back, bytes.
     public var footprint: Int64
     public var others: [PassedOver]
+    /// The candidates after the first `listedLimit`, counted but not listed.
+    public var unlisted: Int
 
-    public init(level: PressureLevel, figures: MemoryFigures?, band: KillBand, footprint: Int64, others: [PassedOver]) {
+    /// How many of the other candidates a report lists.
+    public static let listedLimit = 20
+
+    public init(
+        level: PressureLevel, figures: MemoryFigures?, band: KillBand, footprint: Int64, others: [PassedOver],
+        unlisted: Int = 0
+    ) {
         self.level = level
         self.figures = figures
         self.band = band
         self.footprint = footprint
         self.others = others
+        self.unlisted = unlisted
     }
 
     /// A candidate that was not chosen, and why (`VictimRanking.whyNotChosen`).

@@ -154,7 +154,10 @@ public enum TraceText {
             case .decision(let text): return (record.app, "decided: \(text)")
             case .memoryKill(let report):
                 let others = report.others.map { "\($0.app) (\($0.reason))" }
-                return (record.app, "passed over: " + (others.isEmpty ? "nobody" : others.joined(separator: ", ")))
+                let more = report.unlisted > 0 ? ", and \(report.unlisted) more" : ""
+                return (
+                    record.app, "passed over: " + (others.isEmpty ? "nobody" : others.joined(separator: ", ")) + more
+                )
             case .system(let event): return (record.app, "device: \(event)")
             }
         case .deleteRestorationState(let app): return (app, "delete preserved state")

@@ -192,4 +192,27 @@ import WardenCore
         #expect(harness.terminations.last == "window memoryPressure")
         #expect(harness.deadline("window", .fetchWake) == nil)
     }
+
+    /// A kill's report lists the first `MemoryKillReport.listedLimit` other candidates, in kill
+    /// order, and counts the rest: with 25 suspended apps, the 20 largest after the victim.
+    @Test func aKillReportListsTheNextCandidatesAndCountsTheRest() throws {
+        let names = (0..<25).map { "app\($0)" }
+        var harness = Harness(Policy(apps: names.map { AppPolicy(name: $0) }))
+        for (index, name) in names.enumerated() {
+            try harness.send(.footprint(app: name, bytes: Int64(index + 1) * Self.mib), at: 0)
+            try harness.send(.open(app: name), at: Double(index + 1))
+        }
+        try harness.send(.home, at: 30)
+        harness.advance(to: 100)
+        #expect(names.allSatisfy { harness.state($0) == .suspended })
+        let actions = try harness.send(.pressure(.critical), at: 101)
+        let reports = actions.compactMap { action -> MemoryKillReport? in
+            guard case .journal(let record) = action, case .memoryKill(let report) = record.kind else { return nil }
+            return report
+        }
+        #expect(reports.count == 1)
+        #expect(reports.first?.others.map(\.app) == (4...23).reversed().map { "app\($0)" })
+        #expect(reports.first?.unlisted == 4)
+    }
+
 }

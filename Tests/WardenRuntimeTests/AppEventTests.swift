@@ -61,7 +61,10 @@ import WardenRuntime
             figures: MemoryFigures(availableBytes: 10, totalBytes: 100, warningBytes: 20, criticalBytes: 15),
             band: .suspended, footprint: 400,
             others: [PassedOver(app: "maps", band: .foreground, footprint: 900, reason: "foreground")])
+        var crowded = report
+        crowded.unlisted = 980
         let events: [AppEvent] = [
+            .memoryKill(crowded),
             .analytics(.appStart(cold: true, afterPassive: false)),
             .analytics(.appEnd(foregroundDuration: .milliseconds(1234))),
             .analytics(.appTerminated(reason: .memoryPressure)),
