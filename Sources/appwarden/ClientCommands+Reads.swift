@@ -49,7 +49,7 @@ struct StatusCommand: AsyncParsableCommand {
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1 ? cell : cell.padded(to: widths[column])
             }
             .joined(separator: "  ")
         }
@@ -166,5 +166,14 @@ enum EntryLine {
             ([Explanation.timestamp(entry.wallTimeMillis), "#\(entry.id)", entry.app, entry.kind, entry.name]
             + properties)
             .joined(separator: "  ")
+    }
+}
+
+extension String {
+    /// The string with spaces after it up to `width` characters (Foundation's `padding(toLength:)`
+    /// bridges every cell, which a table of a thousand apps feels).
+    func padded(to width: Int) -> String {
+        let count = self.count
+        return count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }

@@ -108,7 +108,7 @@ enum TopScreen {
             let text = values.enumerated().map { column, cell -> String in
                 let padded =
                     column == values.count - 1
-                    ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    ? cell : cell.padded(to: widths[column])
                 if row == 0 { return paint.bold(padded) }
                 return column == 1 ? paint.state(cell, padded: padded) : padded
             }
