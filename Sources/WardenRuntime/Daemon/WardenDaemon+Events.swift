@@ -27,7 +27,9 @@ extension WardenDaemon {
         await withCheckedContinuation { (answer: CheckedContinuation<Value?, Never>) in
             let posted = inbox.post(
                 .work { daemon in
-                    answer.resume(returning: await body(daemon))
+                    let value = await body(daemon)
+                    daemon.saveCheckpointIfDue()
+                    answer.resume(returning: value)
                 })
             if !posted { answer.resume(returning: nil) }
         }
@@ -45,7 +47,9 @@ extension WardenDaemon {
         inbox.post(.wake)
     }
 
-    /// Handles one event and every event its actions lead to, then saves the checkpoint.
+    /// Handles one event and every event its actions lead to; the checkpoint is saved once the
+    /// job that led to it is done (`saveCheckpointIfDue`), so that the footprints measured before
+    /// a memory sample do not each save it ahead of the kill that sample may bring.
     func process(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
         guard phase.isRunning else { return .failure(Self.stoppingError) }
         let actions: [LifecycleAction]
@@ -71,7 +75,7 @@ extension WardenDaemon {
         }
         journal.flush(logger: logger)
         if changed || !Self.isMeasurement(event) {
-            saveCheckpoint()
+            journal.checkpointDue = true
         }
         memoryWatchAfterEvent(event)
         return .success(reply)

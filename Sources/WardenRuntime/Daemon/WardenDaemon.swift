@@ -184,6 +184,7 @@ public actor WardenDaemon: Service {
         parts.launcher.report { [inbox] report in inbox.post(.process(report)) }
         parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
         await boot()
+        saveCheckpointIfDue()
         if options.locksMemory { lockMemory() }
         var failure: (any Error)?
         do {
@@ -232,6 +233,7 @@ public actor WardenDaemon: Service {
             switch job {
             case .event(let event, let answer):
                 let result = await process(event)
+                saveCheckpointIfDue()
                 answer?.resume(returning: result)
             case .work(let body):
                 await body(self)
@@ -245,7 +247,10 @@ public actor WardenDaemon: Service {
                 if phase.isRunning { await shutDown() }
                 done?.resume()
             }
-            if phase.isRunning { rearmAlarm() }
+            if phase.isRunning {
+                saveCheckpointIfDue()
+                rearmAlarm()
+            }
             inbox.finished()
         }
     }

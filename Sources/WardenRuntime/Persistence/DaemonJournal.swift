@@ -9,6 +9,8 @@ struct DaemonJournal {
     var subscribers = EventSubscribers()
     /// The entries of the event being carried out; nil outside an event (entries go in at once).
     private var batch: [NewJournalEntry]?
+    /// Whether an event changed the model since the checkpoint was last saved.
+    var checkpointDue = false
 
     init(store: any WardenJournal) {
         self.store = store

@@ -1,11 +1,18 @@
 import Logging
 import WardenCore
 
-/// Saving the model after every event, for a restarted daemon to continue from.
+/// Saving the model after every job that changed it, for a restarted daemon to continue from.
 extension WardenDaemon {
+    /// Saves the checkpoint when an event changed the model since it was last saved: after each
+    /// job, and before a caller hears the answer to its event.
+    func saveCheckpointIfDue() {
+        if journal.checkpointDue { saveCheckpoint() }
+    }
+
     /// Saves the core's checkpoint and the running apps' records, in one row: the one source
     /// a restarted daemon re-adopts from.
     func saveCheckpoint() {
+        journal.checkpointDue = false
         let now = now()
         let checkpoint = WardenCheckpoint(
             lifecycle: lifecycle.checkpoint(at: now),
