@@ -1,5 +1,3 @@
-public import WardenCore
-
 /// What the journal keeps of the core's inputs, so that `appwarden export` can write a day as a
 /// scenario: every user verb, app call, push and process end as a scenario step; the device's
 /// memory and the apps' footprints only at the moments they decided something (a level change,

@@ -1,5 +1,5 @@
 import Foundation
-public import WardenCore
+import WardenCore
 
 /// A window of the journal written as a scenario file (`appwarden export`): the policy in force
 /// inline, every input the journal kept as a step at its time from the start, and `[expect]`
