@@ -60,6 +60,8 @@ extension AppEvent {
             return Fields(kind: EventKind.status.rawValue, name: status.description)
         case .system(let event):
             return Fields(kind: EventKind.system.rawValue, name: event.name, properties: event.properties)
+        case .input(let input):
+            return Fields(kind: EventKind.input.rawValue, name: input.name, properties: input.properties)
         case .unknown(let kind, let name, let properties):
             return Fields(kind: kind, name: name, properties: properties)
         }
@@ -84,6 +86,7 @@ extension AppEvent {
             case .message: AppMessage(name: name, reader).map(AppEvent.message)
             case .status: AppStatus(name: name).map(AppEvent.status)
             case .system: SystemEvent(name: name, reader).map(AppEvent.system)
+            case .input: JournalInput(name: name, properties: properties).map(AppEvent.input)
             case nil: nil
             }
         self = decoded ?? .unknown(kind: kind, name: name, properties: properties)

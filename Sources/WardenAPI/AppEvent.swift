@@ -24,13 +24,16 @@ public enum AppEvent: Sendable, Equatable {
     case memoryKill(MemoryKillReport)
     /// Something that concerns no single app: pressure, the screen, the policy, the daemon.
     case system(SystemEvent)
+    /// An input of the core as `export` replays it: a step, the policy in force, or what a
+    /// replay cannot reproduce.
+    case input(JournalInput)
     /// A record this version does not know, kept as it was stored.
     case unknown(kind: String, name: String, properties: [String: String])
 }
 
 /// The kinds of journal entries.
 public enum EventKind: String, Sendable, Codable, CaseIterable {
-    case analytics, state, decision, message, status, system
+    case analytics, state, decision, message, status, system, input
 }
 
 extension AppEvent {
@@ -43,6 +46,7 @@ extension AppEvent {
         case .message: .message
         case .status: .status
         case .system: .system
+        case .input: .input
         case .unknown(let kind, _, _): EventKind(rawValue: kind)
         }
     }

@@ -50,13 +50,13 @@ extension Explanation {
                 "appwarden stopped at \(timestamp(entry.wallTimeMillis))"
                     + (leftRunning.isEmpty ? "." : ", leaving \(leftRunning.joined(separator: ", ")) running.")
             ]
-        case .analytics, .message, .status, .system(.pressureChanged), .unknown:
+        case .analytics, .message, .status, .system(.pressureChanged), .input, .unknown:
             return []
         }
     }
 
     /// The memory killer's choice in words: the figures, the band, every other candidate.
-    static func killSentences(_ report: MemoryKillReport) -> [String] {
+    public static func killSentences(_ report: MemoryKillReport) -> [String] {
         let size = DurationFormat.sizeString
         var sentences: [String]
         if let figures = report.figures {

@@ -1,13 +1,15 @@
-// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|pressure|all]`;
+// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|pressure|export|all]`;
 // `WardenBenchmarks daemon serve [RUNS]` takes only the served daemon's figures, `pressure [ROUNDS]` only
-// the pressure → kill figures, `pressure [ROUNDS] crowd [N]` those beside N more suspended apps.
+// the pressure → kill figures, `pressure [ROUNDS] crowd [N]` those beside N more suspended apps,
+// `export [RUNS]` a week's journal exported and replayed.
 #if canImport(Glibc)
     import Glibc
 #endif
 let arguments = CommandLine.arguments.dropFirst()
 let which = arguments.first ?? "all"
-guard ["core", "cgroup", "daemon", "pressure", "all"].contains(which) else {
-    print("usage: WardenBenchmarks [core|cgroup|daemon [serve [RUNS]]|pressure [ROUNDS [crowd [N]]]|all]")
+guard ["core", "cgroup", "daemon", "pressure", "export", "all"].contains(which) else {
+    print(
+        "usage: WardenBenchmarks [core|cgroup|daemon [serve [RUNS]]|pressure [ROUNDS [crowd [N]]]|export [RUNS]|all]")
     exit(2)
 }
 if which == "core" || which == "all" {
@@ -29,4 +31,8 @@ if which == "pressure" {
     } else {
         try await DaemonBenchmarks.run(onlyPressure: true, rounds: max(1, rounds))
     }
+}
+if which == "export" || which == "all" {
+    let runs = arguments.dropFirst().first.flatMap { Int($0) } ?? 3
+    try ExportBenchmarks.run(runs: max(1, runs))
 }

@@ -41,7 +41,7 @@ extension WardenApplication {
             handlers.withLock { $0.memoryWarning }?()
         case .message(.saveState):
             handlers.withLock { $0.saveState }?()
-        case .analytics, .stateChange, .decision, .memoryKill, .system, .unknown:
+        case .analytics, .stateChange, .decision, .memoryKill, .system, .input, .unknown:
             break
         }
     }

@@ -10,6 +10,13 @@ extension Lifecycle {
         return tracker.update(available: available, total: total, swap: swap)
     }
 
+    /// Whether a memory sample of these figures would decide nothing: the level normal before
+    /// and after it, and the device's size unchanged (a new size resolves the apps' limits again).
+    public func sampleDecidesNothing(available: Int64, total: Int64, swap: SwapFigures? = nil) -> Bool {
+        memoryLevel == .normal && deviceMemory == total
+            && memoryLevel(afterSampleOf: available, total: total, swap: swap) == .normal
+    }
+
     /// Whether nothing the apps run can grow: every app suspended (frozen) or not running. The
     /// memory watch then polls slowly (`MemoryPollingSchedule`) and sweeps nothing but the
     /// periodic check of suspended apps.

@@ -73,6 +73,13 @@ extension Lifecycle {
 
     /// The process of launch `launch` ended. An exit the core asked for completes a graceful
     /// termination; an unexpected one is recorded as `exited` or `crashed`.
+    /// Whether the end of launch `launch` of `app` is the app's own: its process runs and the
+    /// core asked for no termination of it. Ends that follow a kill or a SIGTERM are not.
+    public func endsOnItsOwn(_ app: String, launch: Int) -> Bool {
+        guard let index = indexByName[app] else { return false }
+        return records[index].launch == launch && records[index].isRunning && records[index].terminating == nil
+    }
+
     mutating func processExited(
         _ app: String, launch: Int, end: ProcessEnd, at now: Instant, _ out: inout [LifecycleAction]
     ) {

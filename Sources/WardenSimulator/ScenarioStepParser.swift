@@ -18,7 +18,7 @@ public struct ScenarioStepParser: Sendable {
     /// The operator verbs and simulation facts, in the order messages list them.
     public static let verbs = [
         "open", "home", "overlay", "overlay-end", "lock", "unlock", "force-quit", "reset", "push",
-        "footprint", "pressure", "scan", "stall",
+        "footprint", "pressure", "memory", "scan", "stall",
     ]
 
     /// The app calls, written after the app's name.
@@ -94,6 +94,8 @@ public struct ScenarioStepParser: Sendable {
             let level = try choice(
                 of: word, from: &words, as: "level", PressureLevel.allCases.map(\.rawValue), example: "critical")
             return .event(.pressure(PressureLevel(rawValue: level)!))
+        case "memory":
+            return .event(try parseMemorySample(&words))
         case "stall":
             guard let text = words.next(), text.hasSuffix("%"), let percent = Double(text.dropLast()), percent >= 0,
                 percent <= 100
@@ -198,6 +200,68 @@ public struct ScenarioStepParser: Sendable {
                 of: call, from: &words, as: "status", ["foreground", "background"], example: "background")
             return .event(.reportStatus(app: app, status: AppStatus(name: status)!))
         }
+    }
+
+    /// `memory AVAILABLE of TOTAL [swap FREE of TOTAL swappable SIZE [zram RATIO] [stall PERCENT%]]`:
+    /// one memory sample, as the daemon measured it.
+    private func parseMemorySample(_ words: inout Words) throws(ScenarioStepError) -> LifecycleEvent {
+        let example = "\"memory 28MiB of 600MiB\""
+        func size(_ word: Substring?, _ what: String) throws(ScenarioStepError) -> Int64 {
+            guard let word else {
+                throw ScenarioStepError("\"memory\" needs \(what), as in \(example).")
+            }
+            guard let bytes = DurationFormat.parseSize(String(word)), !word.hasPrefix("-") else {
+                throw ScenarioStepError(
+                    "the size \"\(word)\" must be a number followed by B, KiB, MiB, GiB or TiB, such as \"300MiB\".")
+            }
+            return bytes
+        }
+        func keyword(_ word: String) throws(ScenarioStepError) {
+            let next = words.next()
+            guard next.map(String.init) == word else {
+                let written = next.map { "\"\($0)\"" } ?? "nothing"
+                throw ScenarioStepError("\"memory\" expects \"\(word)\" where it found \(written), as in \(example).")
+            }
+        }
+        let available = try size(words.next(), "the available memory")
+        try keyword("of")
+        let total = try size(words.next(), "the device memory after \"of\"")
+        guard total > 0, available <= total else {
+            throw ScenarioStepError("the available memory must be at most the device memory, which must not be zero.")
+        }
+        guard let next = words.next() else { return .memorySample(available: available, total: total) }
+        guard next == "swap" else {
+            throw ScenarioStepError(
+                "\"memory\" does not take \"\(next)\"; after the device memory comes only \"swap FREE of TOTAL swappable SIZE\"."
+            )
+        }
+        let free = try size(words.next(), "the free swap after \"swap\"")
+        try keyword("of")
+        let swapTotal = try size(words.next(), "the swap size")
+        try keyword("swappable")
+        let swappable = try size(words.next(), "what could go to swap after \"swappable\"")
+        var swap = SwapFigures(free: free, total: swapTotal, swappable: swappable)
+        while let word = words.next() {
+            let value = words.next()
+            switch word {
+            case "zram":
+                guard let value, let ratio = Double(value), ratio >= 1 else {
+                    throw ScenarioStepError("\"zram\" needs a compression ratio of at least 1, such as \"zram 2.5\".")
+                }
+                swap.compressionRatio = ratio
+            case "stall":
+                guard let value, value.hasSuffix("%"), let percent = Double(value.dropLast()), percent >= 0,
+                    percent <= 100
+                else {
+                    throw ScenarioStepError("\"stall\" needs a percentage from 0% to 100%, as in \"stall 45%\".")
+                }
+                swap.stallPercent = percent
+            default:
+                throw ScenarioStepError(
+                    "\"memory\" does not take \"\(word)\"; after the swap come only zram and stall.")
+            }
+        }
+        return .memorySample(available: available, total: total, swap: swap)
     }
 
     private func parsePush(_ words: inout Words) throws(ScenarioStepError) -> ScenarioVerb {

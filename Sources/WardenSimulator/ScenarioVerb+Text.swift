@@ -43,6 +43,10 @@ extension ScenarioVerb: CustomStringConvertible {
         case .reportStatus(let app, let status): "\(app) report-status \(status)"
         case .footprint(let app, let bytes): "footprint \(app) \(DurationFormat.sizeString(bytes))"
         case .pressure(let level): "pressure \(level.rawValue)"
+        case .memorySample(let available, let total, let swap):
+            "memory \(DurationFormat.sizeString(available)) of \(DurationFormat.sizeString(total))"
+                + (swap.map { " swap \(DurationFormat.sizeString($0.free)) of \(DurationFormat.sizeString($0.total))" }
+                    ?? "")
         default: TraceText.event(event)
         }
     }

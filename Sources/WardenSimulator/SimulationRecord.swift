@@ -46,6 +46,33 @@ public struct SimulationRecord: Sendable, Equatable {
     }
 
     /// Every termination (`$AppTerminated`), in order.
+    /// A choice of the memory killer, with the figures and the candidates it passed over.
+    public struct MemoryKill: Sendable, Equatable {
+        public var time: Instant
+        public var app: String
+        public var report: MemoryKillReport
+    }
+
+    /// A change of the pressure level.
+    public struct LevelChange: Sendable, Equatable {
+        public var time: Instant
+        public var level: PressureLevel
+    }
+
+    /// A fetch or push window opened for an app (a wake, passive launch or not).
+    public struct Window: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable {
+            case fetch, push
+        }
+
+        public var time: Instant
+        public var app: String
+        public var kind: Kind
+    }
+
+    public internal(set) var memoryKills: [MemoryKill] = []
+    public internal(set) var levelChanges: [LevelChange] = []
+    public internal(set) var windows: [Window] = []
     public internal(set) var terminations: [Termination] = []
     /// Every analytics event except `$AppTerminated`, in order.
     public internal(set) var analytics: [Analytics] = []

@@ -123,11 +123,14 @@ extension Simulator {
             apps[index].launch = launch
             apps[index].tasks = []
             apps[index].isFrozen = false
+            apps[index].runsCode = false
+            apps[index].heldMessages = []
             bytesInMemory += apps[index].footprint
             memoryChanged = true
             // The process runs `launch_time` after every spawn, passive ones included.
             guard let delay = apps[index].facts.launchTime else { return }
             if delay == .zero {
+                apps[index].runsCode = true
                 pending.append(contentsOf: runningEvents(index, launch: launch))
             } else {
                 queue.schedule(.launched(app: index, launch: launch), at: now + delay)
@@ -159,6 +162,12 @@ extension Simulator {
             let signal: Int32 = if case .kill = action { 9 } else { 15 }
             pending.append(.processExited(app: app, launch: launch, end: .exited(code: 128 + signal)))
         case .deliver(let app, let message):
+            switch message {
+            case .fetchStart: record.windows.append(SimulationRecord.Window(time: now, app: app, kind: .fetch))
+            case .pushPayload(_, _, let window) where window > .zero:
+                record.windows.append(SimulationRecord.Window(time: now, app: app, kind: .push))
+            default: break
+            }
             guard let index = index(of: app) else { return }
             deliver(message, to: index)
         case .armTimer(let id, let deadline):
@@ -181,6 +190,11 @@ extension Simulator {
             let outcome = index(of: app).map { apps[$0].scanOutcome } ?? .error
             pending.append(.scanResult(app: app, outcome: outcome))
         case .journal(let journal):
+            if case .memoryKill(let report) = journal.kind {
+                record.memoryKills.append(SimulationRecord.MemoryKill(time: now, app: journal.app, report: report))
+            } else if case .system(.pressureChanged(_, let level, _)) = journal.kind {
+                record.levelChanges.append(SimulationRecord.LevelChange(time: now, level: level))
+            }
             if case .analytics(let event) = journal.kind {
                 if case .appTerminated(let reason) = event {
                     record.terminations.append(
@@ -195,8 +209,14 @@ extension Simulator {
     }
 
     /// What a simulated app does with a message on its event stream (`AppFacts.reactions`).
+    /// A process that does not run yet keeps the message and answers it once it runs, so a
+    /// window's answer counts from then; one that never runs answers nothing.
     mutating func deliver(_ message: AppMessage, to index: Int) {
         guard let launch = apps[index].launch else { return }
+        guard apps[index].runsCode else {
+            apps[index].heldMessages.append(message)
+            return
+        }
         for case .call(let call, let delay) in apps[index].facts.reactions(to: message, of: apps[index].name) {
             if delay == .zero {
                 pending.append(call)
@@ -262,6 +282,8 @@ extension Simulator {
     mutating func processEnded(_ index: Int) {
         guard apps[index].launch != nil else { return }
         apps[index].launch = nil
+        apps[index].runsCode = false
+        apps[index].heldMessages = []
         apps[index].tasks = []
         apps[index].isFrozen = false
         bytesInMemory -= apps[index].footprint
@@ -284,8 +306,15 @@ extension Simulator {
             _ = dispatch(.timerFired(id), what: nil)
         case .launched(let index, let launch):
             guard apps[index].launch == launch else { return }
+            apps[index].runsCode = true
             for event in runningEvents(index, launch: launch) {
                 _ = dispatch(event, what: nil)
+            }
+            // What reached the app before it ran is answered from now.
+            let held = apps[index].heldMessages
+            apps[index].heldMessages = []
+            for message in held where apps[index].launch == launch {
+                deliver(message, to: index)
             }
         case .call(let index, let launch, let event):
             guard apps[index].launch == launch else { return }

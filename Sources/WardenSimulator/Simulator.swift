@@ -4,7 +4,9 @@ public import WardenCore
 /// the simulated runtime produces, and carries out its actions in simulation.
 ///
 /// Processes "run" from `spawn` until they exit; SIGTERM and SIGKILL end them at once. Apps
-/// answer fetch and push windows and expiration calls as their `AppFacts` say. Timers live in
+/// answer fetch and push windows and expiration calls as their `AppFacts` say, counting from
+/// when their process runs (`launch_time` after the spawn): a process that never runs answers
+/// nothing. Timers live in
 /// a `DeadlineQueue`: those due at or before a step's time fire before it, in (deadline,
 /// insertion) order. With `Scenario.memory` set, every change of what is in memory sends a
 /// memory sample to the core, and each kill frees the victim's footprint and sends another,
@@ -214,6 +216,10 @@ struct SimulatedApp: Sendable {
     var footprint: Int64
     /// The launch number of the running process, nil when none runs.
     var launch: Int?
+    /// Whether the process of `launch` runs its own code yet (`launch_time` after its spawn).
+    var runsCode = false
+    /// Messages that reached the app before its process ran, answered once it runs.
+    var heldMessages: [AppMessage] = []
     /// Open tasks of the current launch, in the order they were begun.
     var tasks: [(id: Int, name: String)] = []
     /// What the watchdog's scans find.

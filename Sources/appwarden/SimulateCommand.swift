@@ -6,18 +6,26 @@ import WardenSimulator
 ///
 /// Exit status: 0 when every expectation holds, 1 when one does not (with a diff of expected
 /// against actual), 2 when the scenario is invalid (every problem, naming its step or key).
+/// With `--compare CANDIDATE`: 0 when both runs are valid, 2 when the scenario or the candidate is not.
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Replay a scenario in virtual time.",
         discussion: """
             Prints the trace (time, app, what happened and why), then the verdict. Exits 0 when \
-            every expectation holds, 1 with a diff when one does not, 2 when the scenario is invalid.
+            every expectation holds, 1 with a diff when one does not, 2 when the scenario is invalid. \
+            With --compare CANDIDATE it replays the scenario under its own policy and under the \
+            candidate policy file, and prints what would have been different: apps killed or spared \
+            (when, and why), terminations, fetch and push windows gained or lost, and the time at each \
+            pressure level; it exits 0 when both runs are valid, 2 when the scenario or the candidate is not.
             """
     )
 
     @Argument(help: "The scenario file (TOML).")
     var file: String
+
+    @Option(help: "A policy file to replay the scenario under as well, and compare.")
+    var compare: String?
 
     @Flag(help: "Print the run as JSON: the verdict, each check, the record and the trace.")
     var json = false
@@ -52,6 +60,10 @@ struct SimulateCommand: AsyncParsableCommand {
                 print(error.description, to: &standardError)
             }
             throw ExitCode(2)
+        }
+        if let compare {
+            try runComparison(scenario, candidatePath: compare)
+            return
         }
         var simulator = Simulator(scenario: scenario, tracing: json || !quiet)
         let result = simulator.run()

@@ -215,4 +215,17 @@ import WardenCore
         #expect(reports.first?.unlisted == 4)
     }
 
+    /// A sample decides nothing only while the level stays normal on a device of the same size:
+    /// the daemon skips the killer's candidates for it, and for no other.
+    @Test func onlyASampleThatKeepsTheLevelNormalOnTheSameDeviceDecidesNothing() throws {
+        var harness = Harness(Policy(apps: [AppPolicy(name: "mail")]))
+        #expect(!harness.core.sampleDecidesNothing(available: 900 * Self.mib, total: 1024 * Self.mib))
+        try harness.send(.memorySample(available: 900 * Self.mib, total: 1024 * Self.mib), at: 1)
+        #expect(harness.core.sampleDecidesNothing(available: 800 * Self.mib, total: 1024 * Self.mib))
+        #expect(!harness.core.sampleDecidesNothing(available: 800 * Self.mib, total: 2048 * Self.mib))
+        #expect(!harness.core.sampleDecidesNothing(available: 10 * Self.mib, total: 1024 * Self.mib))
+        try harness.send(.memorySample(available: 10 * Self.mib, total: 1024 * Self.mib), at: 2)
+        #expect(!harness.core.sampleDecidesNothing(available: 900 * Self.mib, total: 1024 * Self.mib))
+    }
+
 }

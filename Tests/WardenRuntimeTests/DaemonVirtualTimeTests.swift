@@ -134,6 +134,34 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// Where more apps are suspended than one check looks at, each check looks at the next ones
+    /// in turn: three suspended apps thawed behind the daemon's back, two per check, are frozen
+    /// again two at the first check and the third at the next.
+    @Test func suspendedGroupsAreCheckedInTurnWhenThereAreMany() async throws {
+        let names = ["one", "three", "two"]
+        let bed = try await Self.bed(
+            names.map { "[apps.\($0)]\ncommand = \"/bin/\($0)\"\n[apps.\($0).background]\ngrace = \"1s\"\n" }
+                .joined() + "[apps.awake]\ncommand = \"/bin/awake\"\n",
+            configure: {
+                $0.freezerCheckSweeps = 3
+                $0.suspendedSampleSweeps = 3
+                $0.suspendedChecksPerRound = 2
+            }, sampleInterval: .seconds(10))
+        defer { bed.removeStateDirectory() }
+        for name in names + ["awake"] { _ = try await bed.daemon.perform(.open(app: name)) }
+        await bed.advance(to: .seconds(2))
+        for name in names {
+            #expect(await bed.daemon.app(named: name)?.state == .suspended)
+            bed.driver.setFrozenBehindTheDaemon(false, name: name)
+        }
+        // The sweeps come every 10 s while `awake` runs; every third looks at suspended apps.
+        await bed.advance(to: .seconds(30))
+        #expect(names.map { bed.driver.isFrozen($0) } == [true, true, false])
+        await bed.advance(to: .seconds(60))
+        #expect(names.allSatisfy { bed.driver.isFrozen($0) })
+        await bed.stop()
+    }
+
     /// A running app frozen behind the daemon's back is thawed on the sweep that checks the
     /// freezer, and a suspended app thawed behind its back is frozen again on the sweep that
     /// also looks at suspended apps.

@@ -33,6 +33,10 @@ struct ScenarioReplay {
     var refusals: [String] = []
     var launchesSeen = 0
     var lastEntryID: Int64 = 0
+    /// The launch of each app whose process runs its own code (`launch_time` after its spawn).
+    var runsCode: [String: Int] = [:]
+    /// Messages that reached an app before its process ran, answered once it runs.
+    var heldMessages: [String: [AppMessage]] = [:]
 
     /// The scenario's policy with a command for every app (the fake launcher runs none).
     static func daemonPolicy(of scenario: Scenario) -> Policy {
@@ -202,10 +206,42 @@ struct ScenarioReplay {
         case .start(let app, let launch):
             guard currentLaunch(of: app) == launch else { return }
             bed.launcher.start(app)
+            await beginsToRun(app, launch: launch)
         case .call(let app, let launch, let event):
             guard currentLaunch(of: app) == launch else { return }
             await send(event)
+            if case .ready = event { await beginsToRun(app, launch: launch) }
         }
+    }
+
+    /// The process of `launch` of `app` runs: it answers what reached it before, from now.
+    mutating func beginsToRun(_ app: String, launch: Int) async {
+        runsCode[app] = launch
+        let held = heldMessages[app] ?? []
+        heldMessages[app] = nil
+        for message in held {
+            _ = await react(to: message, of: app, launch: launch)
+        }
+    }
+
+    /// Lets the app answer `message` as its facts say; returns whether it acted at once.
+    mutating func react(to message: AppMessage, of app: String, launch: Int) async -> Bool {
+        guard runsCode[app] == launch else {
+            heldMessages[app, default: []].append(message)
+            return false
+        }
+        var acted = false
+        for case .call(let call, let delay) in scenario.facts(of: app).reactions(to: message, of: app) {
+            if delay == .zero {
+                await send(call)
+                acted = true
+            } else {
+                doings.schedule(.call(app: app, launch: launch, event: call), at: now + delay)
+            }
+            // An ended task no longer answers to its name.
+            if case .endTask(_, let id) = call { tasks[app]?.removeAll { $0.id == id } }
+        }
+        return acted
     }
 
     func currentLaunch(of app: String) -> Int? {
@@ -223,6 +259,8 @@ struct ScenarioReplay {
             let launches = bed.launcher.launches
             for launch in launches[launchesSeen...] {
                 tasks[launch.app] = []
+                runsCode[launch.app] = nil
+                heldMessages[launch.app] = nil
                 let facts = scenario.facts(of: launch.app)
                 let isImmediate = scenario.policy.app(named: launch.app)?.readiness == .immediate
                 // The process runs `launch_time` after every spawn, passive ones included.
@@ -231,8 +269,11 @@ struct ScenarioReplay {
                 if isImmediate {
                     if delay != .zero {
                         doings.schedule(.start(app: launch.app, launch: launch.launch), at: now + delay)
+                    } else {
+                        runsCode[launch.app] = launch.launch
                     }
                 } else if delay == .zero {
+                    runsCode[launch.app] = launch.launch
                     await send(.ready(app: launch.app))
                     acted = true
                 } else {
@@ -247,18 +288,7 @@ struct ScenarioReplay {
                 guard case .message(let message) = entry.event, let launch = currentLaunch(of: entry.app) else {
                     continue
                 }
-                for case .call(let call, let delay) in scenario.facts(of: entry.app).reactions(
-                    to: message, of: entry.app)
-                {
-                    if delay == .zero {
-                        await send(call)
-                        acted = true
-                    } else {
-                        doings.schedule(.call(app: entry.app, launch: launch, event: call), at: now + delay)
-                    }
-                    // An ended task no longer answers to its name.
-                    if case .endTask(_, let id) = call { tasks[entry.app]?.removeAll { $0.id == id } }
-                }
+                if await react(to: message, of: entry.app, launch: launch) { acted = true }
             }
             if !acted { return }
         }

@@ -127,7 +127,7 @@ import WardenSimulator
     @Test func unknownVerbIsReported() {
         #expect(
             messages(steps: ["0s open mail", "1s home", "10s opne mail"]) == [
-                #"Scenario "test.toml", line 6: step 3 ("10s opne mail"): unknown verb "opne" (did you mean "open"?); expected one of open, home, overlay, overlay-end, lock, unlock, force-quit, reset, push, footprint, pressure, scan, stall, or an app's name followed by an app call."#
+                #"Scenario "test.toml", line 6: step 3 ("10s opne mail"): unknown verb "opne" (did you mean "open"?); expected one of open, home, overlay, overlay-end, lock, unlock, force-quit, reset, push, footprint, pressure, memory, scan, stall, or an app's name followed by an app call."#
             ])
     }
 

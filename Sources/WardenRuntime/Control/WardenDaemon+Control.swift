@@ -143,6 +143,7 @@ extension WardenDaemon: WardenControl {
                     + error.description)
         }
         let reply = try await perform(.policyChanged(newPolicy, restartChanged: restartChanged))
+        _ = await onLoop { daemon in daemon.recordPolicyInForce() }
         let message = "Reloaded the policy \"\(options.policyPath)\": \(newPolicy.apps.count) apps."
         guard case .policyChanged(let diff) = reply else { return ControlReplies.PolicyReloaded(message: message) }
         parts.logger.info("\(message) \(diff.sentences.joined(separator: " "))")

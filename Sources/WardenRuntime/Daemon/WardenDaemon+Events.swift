@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import WardenAPI
 public import WardenCore
@@ -53,12 +54,15 @@ extension WardenDaemon {
     func process(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
         guard phase.isRunning else { return .failure(Self.stoppingError) }
         let actions: [LifecycleAction]
+        let ownEnd = endsOnItsOwn(event)
+        let candidates = candidatesBefore(event)
         do {
             actions = try lifecycle.handle(event, at: now())
         } catch {
             return .failure(error)
         }
         journal.beginEvent()
+        recordInputs(of: event, actions: actions, endsOnItsOwn: ownEnd, candidates: candidates)
         metrics.count(accepted: event)
         var followUps: [LifecycleEvent] = []
         let reply = await execute(actions, followUps: &followUps)
@@ -66,7 +70,10 @@ extension WardenDaemon {
         while !followUps.isEmpty && phase.isRunning {
             let next = followUps.removeFirst()
             do {
+                let nextOwnEnd = endsOnItsOwn(next)
+                let nextCandidates = candidatesBefore(next)
                 let more = try lifecycle.handle(next, at: now())
+                recordInputs(of: next, actions: more, endsOnItsOwn: nextOwnEnd, candidates: nextCandidates)
                 changed = changed || !more.isEmpty
                 await execute(more, followUps: &followUps)
             } catch {
@@ -79,6 +86,55 @@ extension WardenDaemon {
         }
         memoryWatchAfterEvent(event)
         return .success(reply)
+    }
+
+    /// Whether `event` ends an app's process on its own, before the core has seen it.
+    private func endsOnItsOwn(_ event: LifecycleEvent) -> Bool {
+        guard case .processExited(let app, let launch, _) = event else { return false }
+        return lifecycle.endsOnItsOwn(app, launch: launch)
+    }
+
+    /// The footprints the killer ranks before a memory sample or a pressure event is handled
+    /// (a victim is no candidate afterwards); none for other events, nor for a sample that
+    /// decides nothing (the watch samples every 10 ms near a threshold).
+    private func candidatesBefore(_ event: LifecycleEvent) -> [KillCandidate] {
+        switch event {
+        case .memorySample(let available, let total, let swap):
+            return lifecycle.sampleDecidesNothing(available: available, total: total, swap: swap)
+                ? [] : lifecycle.killCandidates()
+        case .pressure(let level):
+            return lifecycle.memoryLevel == .normal && level == .normal ? [] : lifecycle.killCandidates()
+        default: return []
+        }
+    }
+
+    /// Journals what a replay of this moment needs (`JournalInput.inputs`), before the records
+    /// of what the core did with it.
+    private func recordInputs(
+        of event: LifecycleEvent, actions: [LifecycleAction], endsOnItsOwn: Bool, candidates: [KillCandidate]
+    ) {
+        var event = event
+        // A device token is the daemon's own random number: a replay knows the app instead.
+        if case .push(.token(let token), let payload, let id) = event,
+            case .app(let app) = lifecycle.deviceTokenOwner(token)
+        {
+            event = .push(target: .app(app), payload: payload, id: id)
+        }
+        let inputs = JournalInput.inputs(
+            for: event, actions: actions, endsOnItsOwn: endsOnItsOwn, candidates: candidates)
+        for input in inputs {
+            record(app: event.app ?? JournalEntry.systemApp, .input(input))
+        }
+    }
+
+    /// Journals the policy that comes into force now, read from its file, for `export`.
+    func recordPolicyInForce() {
+        let path = options.policyPath
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            logger.warning("Could not read the policy \"\(path)\" to journal it; an export will lack it.")
+            return
+        }
+        record(app: JournalEntry.systemApp, .input(.policy(path: path, text: text)))
     }
 
     /// Whether the event is a measurement, which changes nothing worth saving when the core

@@ -30,6 +30,10 @@ public struct WardenDaemonOptions: Sendable {
     /// when frozen and before every kill; elsewhere (memory sources that cannot measure the
     /// device between sweeps) on the same `n`th sweep.
     public var suspendedSampleSweeps: Int
+    /// How many suspended apps' groups one such check looks at, going on where the last one
+    /// stopped, so that a device with a thousand suspended apps costs an idle daemon no more than
+    /// one with a hundred (each of them is then looked at every tenth check).
+    public var suspendedChecksPerRound: Int = 100
     /// Hand the memory of apps killed for memory pressure back at once with `process_mrelease(2)`,
     /// instead of when their exit path gets to it (kernels before 5.15 only kill).
     public var releasesMemoryOnKill: Bool

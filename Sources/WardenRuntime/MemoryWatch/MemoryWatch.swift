@@ -12,6 +12,8 @@ struct MemoryWatch {
     var nextSweep: Duration?
     /// When suspended apps' groups are next checked for a thaw behind appwarden's back.
     var nextSuspendedCheck: Duration?
+    /// The last suspended app whose group that check looked at: the next check goes on after it.
+    var lastSuspendedChecked: String?
     /// How many sweeps have run.
     var sweeps = 0
     /// Whether the device was quiet (`WardenDaemon.deviceIsQuiet`) at the last measurement.

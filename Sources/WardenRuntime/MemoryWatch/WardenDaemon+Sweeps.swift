@@ -27,13 +27,21 @@ extension WardenDaemon {
 
     /// Finds groups frozen or thawed behind appwarden's back (a suspended app that runs, or a
     /// running app that is frozen) and tells the core, which freezes or thaws them again.
-    /// Suspended apps are looked at only if `includingSuspended`. Not in a dry run, where
-    /// suspended apps are never frozen.
+    /// Suspended apps are looked at only if `includingSuspended`, and then the next
+    /// `options.suspendedChecksPerRound` of them. Not in a dry run, where suspended apps are never frozen.
     func reconcileFreezer(includingSuspended: Bool) async {
         guard let driver, !options.dryRun else { return }
-        for (app, group) in processes.groups.sorted(by: { $0.key < $1.key }) {
+        let groups = processes.groups.sorted(by: { $0.key < $1.key })
+        var suspended = groups.filter { lifecycle.state(of: $0.key) == .suspended }.map(\.key)
+        if includingSuspended, suspended.count > options.suspendedChecksPerRound {
+            let start = memoryWatch.lastSuspendedChecked.map { last in suspended.firstIndex { $0 > last } ?? 0 } ?? 0
+            suspended = Array((suspended[start...] + suspended[..<start]).prefix(options.suspendedChecksPerRound))
+        }
+        if includingSuspended { memoryWatch.lastSuspendedChecked = suspended.last }
+        let checked = includingSuspended ? Set(suspended) : []
+        for (app, group) in groups {
             guard let state = lifecycle.state(of: app), state != .notRunning,
-                includingSuspended || state != .suspended,
+                state != .suspended || checked.contains(app),
                 let frozen = try? await driver.isFrozen(group), frozen != (state == .suspended)
             else { continue }
             logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")

@@ -13,6 +13,7 @@ extension WardenDaemon {
         let gone = await readopt()
         let adopted = processes.running.keys.sorted()
         record(app: JournalEntry.systemApp, .system(.daemonStarted(version: WardenVersion.current, readopted: adopted)))
+        recordPolicyInForce()
         logStartup(adopted: adopted)
         startMemoryWatch()
         await measure()

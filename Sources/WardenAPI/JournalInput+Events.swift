@@ -1,0 +1,111 @@
+public import WardenCore
+
+extension JournalInput {
+    /// The inputs to journal for `event`, which the core answered with `actions`: what a replay
+    /// needs to make the core decide the same. `endsOnItsOwn` says whether a process end is the
+    /// app's own (not one the core asked for with a termination or a kill); `candidates` are the
+    /// footprints the memory killer would rank now, journaled before a memory sample or a pressure
+    /// event that decided something.
+    ///
+    /// Timers, launches and answers to queries are left out: a replay plays them itself.
+    public static func inputs(
+        for event: LifecycleEvent, actions: [LifecycleAction], endsOnItsOwn: Bool,
+        candidates: @autoclosure () -> [KillCandidate]
+    ) -> [JournalInput] {
+        switch event {
+        case .memorySample, .pressure:
+            guard decides(actions) else { return [] }
+            let footprints = candidates().map { JournalInput.step("footprint \($0.app) \(exactSize($0.footprint))") }
+            return footprints + [.step(stepText(of: event))]
+        case .footprint:
+            return decides(actions) ? [.step(stepText(of: event))] : []
+        case .processExited(let app, _, let end):
+            guard endsOnItsOwn else { return [] }
+            switch end {
+            case .exited: return [.step("\(app) exit")]
+            case .crashed: return [.step("\(app) crash")]
+            case .oomKilled(let kill): return [.unreplayable("\(app): \(kill.sentence)")]
+            }
+        case .oomKilled(let app, _, let kill):
+            return [.unreplayable("\(app): \(kill.sentence)")]
+        case .spawnFailed(let app, _, let message):
+            return [.unreplayable("\(app) could not be launched: \(message)")]
+        case .heldAtSuspension(let app, let resource):
+            return [
+                .unreplayable(
+                    "\(app) held the shared resource \"\(resource)\" through one of its paths when it was to be suspended"
+                )
+            ]
+        case .observedFrozen(let app, let frozen):
+            return [.unreplayable("\(app) was found \(frozen ? "frozen" : "thawed") behind appwarden's back")]
+        case .timerFired, .launched, .compressed, .timeRemaining, .ready, .policyChanged:
+            return []
+        default:
+            return [.step(stepText(of: event))]
+        }
+    }
+
+    /// Whether the core's answer to a measurement decided something: a record in the journal
+    /// (a level change, a kill, a decision), a termination or a memory warning.
+    public static func decides(_ actions: [LifecycleAction]) -> Bool {
+        actions.contains { action in
+            switch action {
+            case .journal, .kill, .terminate: true
+            case .deliver(_, let message):
+                if case .memoryWarning = message { true } else { false }
+            default: false
+            }
+        }
+    }
+
+    /// How a scenario step writes `event`, without its time; sizes exactly, to the byte.
+    public static func stepText(of event: LifecycleEvent) -> String {
+        switch event {
+        case .open(let app): "open \(app)"
+        case .home: "home"
+        case .overlay: "overlay"
+        case .overlayEnd: "overlay-end"
+        case .lock: "lock"
+        case .unlock: "unlock"
+        case .forceQuit(let app): "force-quit \(app)"
+        case .reset(let app): "reset \(app)"
+        case .push(.app(let app), let payload, _): "push \(app) \(payload)"
+        case .push(.token(let token), let payload, _): "push \(token) \(payload)"
+        case .ready(let app): "\(app) ready"
+        case .beginTask(let app, let name): "\(app) begin-task \(name)"
+        case .endTask(let app, let id): "\(app) end-task \(id)"
+        case .timeRemaining(let app): "\(app) time-remaining"
+        case .completeFetch(let app, let result): "\(app) complete-fetch \(result.rawValue)"
+        case .completePush(let app, let result): "\(app) complete-push \(result.rawValue)"
+        case .setFetchInterval(let app, let interval): "\(app) set-fetch-interval \(interval)"
+        case .registerPush(let app): "\(app) register-push"
+        case .acquire(let app, let resource): "\(app) acquire \(resource)"
+        case .release(let app, let resource): "\(app) release \(resource)"
+        case .reportStatus(let app, let status): "\(app) report-status \(status)"
+        case .footprint(let app, let bytes): "footprint \(app) \(exactSize(bytes))"
+        case .pressure(let level): "pressure \(level.rawValue)"
+        case .scanResult(let app, let outcome): "scan \(app) \(outcome.rawValue)"
+        case .memorySample(let available, let total, let swap):
+            "memory \(exactSize(available)) of \(exactSize(total))" + (swap.map(swapText) ?? "")
+        default: "\(event)"
+        }
+    }
+
+    /// ` swap FREE of TOTAL swappable SIZE [zram RATIO] [stall PERCENT%]`.
+    static func swapText(_ swap: SwapFigures) -> String {
+        var text =
+            " swap \(exactSize(swap.free)) of \(exactSize(swap.total)) swappable \(exactSize(max(0, swap.swappable)))"
+        if let ratio = swap.compressionRatio { text += " zram \(ratio)" }
+        if let stall = swap.stallPercent { text += " stall \(stall)%" }
+        return text
+    }
+
+    /// A size as a step writes it without rounding: `300MiB`, `12KiB`, `1234567B`.
+    public static func exactSize(_ bytes: Int64) -> String {
+        let bytes = max(0, bytes)
+        if bytes > 0, bytes % (1 << 30) == 0 { return "\(bytes >> 30)GiB" }
+        if bytes > 0, bytes % (1 << 20) == 0 { return "\(bytes >> 20)MiB" }
+        if bytes > 0, bytes % (1 << 10) == 0 { return "\(bytes >> 10)KiB" }
+        return "\(bytes)B"
+    }
+}
