@@ -177,7 +177,7 @@ extension WardenDaemon: WardenControl {
             Health(
                 ok: daemon.phase.isRunning, version: WardenVersion.current, policy: options.policyPath,
                 apps: daemon.policy.apps.count, pressure: daemon.lifecycle.memoryLevel.rawValue,
-                cgroupLayout: layout, dryRun: options.dryRun)
+                cgroupLayout: layout, dryRun: options.dryRun, logDirectory: options.logDirectory)
         }
             ?? Health(
                 ok: false, version: WardenVersion.current, policy: options.policyPath, apps: 0,
