@@ -103,6 +103,29 @@ struct OperatorViewTests {
         }
     }
 
+    /// The last kills (what `top` and `GET /v1/device` show) are still there after a restart.
+    @Test func recentKillsAreRememberedAcrossARestart() async throws {
+        let policy = """
+            [apps.slow]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            readiness = "notify"
+            [apps.slow.launch]
+            timeout = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["slow"]) { harness in
+            let first = try await harness.start(stopAppsOnExit: true)
+            _ = try await first.perform(.open(app: "slow"))
+            #expect(try await eventually { try await first.terminationReasons(of: "slow") == ["launchTimeout"] })
+            let kills = await first.device().recentKills
+            #expect(kills.map(\.app) == ["slow"] && kills.map(\.reason) == ["launchTimeout"])
+            await first.stop()
+            let second = try await harness.start(stopAppsOnExit: true)
+            #expect(await second.device().recentKills == kills)
+            await second.stop()
+        }
+    }
+
     /// A refused reload is logged and journaled under `appwarden`, and its answer says once that
     /// the running policy stays in force.
     @Test func refusedReloadIsLoggedJournaledAndSaidOnce() async throws {

@@ -10,7 +10,8 @@ extension WardenDaemon {
         let now = now()
         let checkpoint = WardenCheckpoint(
             lifecycle: lifecycle.checkpoint(at: now),
-            running: processes.running.values.map(\.record).sorted { $0.app < $1.app })
+            running: processes.running.values.map(\.record).sorted { $0.app < $1.app },
+            recentKills: history.recentKills.isEmpty ? nil : history.recentKills)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
