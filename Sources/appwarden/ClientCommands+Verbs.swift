@@ -26,11 +26,12 @@ struct OpenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let window = DurationFormat.parse(settle) ?? .zero
-        // Whether the open launches the app, and the newest journal entry before it.
+        // Whether the open launches the app, and the newest journal entry before it. A read that
+        // is refused leaves the refusal to the open itself (an unknown app, a stopping daemon).
         var watched: Int64?
-        if window > .zero, try await client.call(ControlAPI.app, [app]).state == .notRunning {
+        if window > .zero, (try? await client.call(ControlAPI.app, [app]))?.state == .notRunning {
             let query = JournalQuery(limit: 1, newest: true).parameters
-            watched = try await client.call(ControlAPI.events, query: query).last?.id ?? 0
+            watched = (try? await client.call(ControlAPI.events, query: query))?.last?.id
         }
         let done = try await client.call(ControlAPI.open, [app])
         if let after = watched,

@@ -95,7 +95,7 @@ struct OperatorCommandLineTests {
                 let socket = ["--socket", harness.options.socketPath]
                 let follow = try AppwardenCommandLine.process(["logs", "talker", "--follow"] + socket)
                 let followed = harness.directory + "/followed.txt"
-                FileManager.default.createFile(atPath: followed, contents: nil)
+                _ = FileManager.default.createFile(atPath: followed, contents: nil)
                 follow.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: followed))
                 try follow.run()
                 defer {
