@@ -172,7 +172,7 @@ struct ControlServerCommandLineTests {
             #expect(wrong.error.contains("--kind must be one of"))
             let (status, body) = try await harness.request(.GET, "/v1/events?kind=nonsense")
             #expect(status == 400)
-            #expect(body.contains("\"kind\" must be one of"))
+            #expect(try ControlServerHarness.error(body).message.contains("\"kind\" must be one of"))
         }
     }
 }
