@@ -76,6 +76,7 @@ let package = Package(
             name: "appwarden",
             dependencies: [
                 "WardenCore", "WardenPolicy", "WardenSimulator", "WardenRuntime", "WardenClient", "WardenAPI",
+                "WardenCgroup",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

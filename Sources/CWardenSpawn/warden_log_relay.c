@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -171,6 +173,42 @@ int warden_log_relay_run(int read_fd, const char *path, long long max_size, int 
     return failed ? -1 : 0;
 }
 
+/// Names the relay "appwarden-relay" in /proc: its comm (`prctl(PR_SET_NAME)`) and its command
+/// line, whose memory (arg_start to arg_end in /proc/self/stat) it overwrites. Forked without an
+/// exec, it would otherwise show the daemon's command line, and `pidof appwarden` or
+/// `pkill -x appwarden` would take it for the daemon.
+static void name_relay(void) {
+    static const char name[] = "appwarden-relay";
+    static char stat_text[4096];
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t length;
+    while ((length = read(fd, stat_text, sizeof stat_text - 1)) < 0 && errno == EINTR) {
+    }
+    close(fd);
+    if (length <= 0) return;
+    stat_text[length] = '\0';
+    char *cursor = strrchr(stat_text, ')');
+    if (cursor == NULL) return;
+    // Fields are numbered from 1; the one after the comm's ')' is field 3. arg_start and
+    // arg_end are fields 48 and 49.
+    unsigned long long bounds[2] = {0, 0};
+    int field = 2;
+    for (cursor++; *cursor != '\0' && *cursor != '\n'; cursor++) {
+        if (*cursor == ' ') {
+            field++;
+        } else if ((field == 48 || field == 49) && *cursor >= '0' && *cursor <= '9') {
+            bounds[field - 48] = bounds[field - 48] * 10 + (unsigned long long)(*cursor - '0');
+        }
+    }
+    if (bounds[0] == 0 || bounds[1] <= bounds[0]) return;
+    char *arguments = (char *)(uintptr_t)bounds[0];
+    size_t size = (size_t)(bounds[1] - bounds[0]);
+    memset(arguments, 0, size);
+    memcpy(arguments, name, size - 1 < sizeof name - 1 ? size - 1 : sizeof name - 1);
+}
+
 int warden_log_relay_start(const struct warden_log_relay_request *request, int *write_fd, int *error_number) {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -212,6 +250,7 @@ int warden_log_relay_start(const struct warden_log_relay_request *request, int *
             }
         }
         setsid();
+        name_relay();
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

@@ -288,14 +288,16 @@ extension SystemEvent {
             (figures?.properties ?? [:]).merging(["from": from.rawValue, "to": to.rawValue]) { first, _ in first }
         case .screenLocked, .screenUnlocked: [:]
         case .policyReloaded(let added, let removed, let changed):
-            [
-                "added": added.joined(separator: ","), "removed": removed.joined(separator: ","),
-                "changed": changed.joined(separator: ","),
-            ]
+            Self.lists(["added": added, "removed": removed, "changed": changed])
         case .daemonStarted(let version, let readopted):
-            ["version": version, "readopted": readopted.joined(separator: ",")]
-        case .daemonStopped(let leftRunning): ["leftRunning": leftRunning.joined(separator: ",")]
+            Self.lists(["readopted": readopted]).merging(["version": version]) { first, _ in first }
+        case .daemonStopped(let leftRunning): Self.lists(["leftRunning": leftRunning])
         }
+    }
+
+    /// Lists of app names as comma-separated properties; an empty list is left out (it reads back as empty).
+    private static func lists(_ lists: [String: [String]]) -> [String: String] {
+        lists.filter { !$0.value.isEmpty }.mapValues { $0.joined(separator: ",") }
     }
 
     init?(name: String, _ reader: PropertyReader) {

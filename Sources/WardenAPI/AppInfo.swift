@@ -103,9 +103,13 @@ public struct Health: Codable, Sendable, Equatable {
     public var pressure: String
     public var cgroupLayout: String
     public var dryRun: Bool
+    /// The directory of the apps' log files (`APP.log` and its rotations `APP.log.1` …) on the
+    /// daemon's machine; nil where the daemon keeps none.
+    public var logDirectory: String?
 
     public init(
-        ok: Bool, version: String, policy: String, apps: Int, pressure: String, cgroupLayout: String, dryRun: Bool
+        ok: Bool, version: String, policy: String, apps: Int, pressure: String, cgroupLayout: String, dryRun: Bool,
+        logDirectory: String? = nil
     ) {
         self.ok = ok
         self.version = version
@@ -114,6 +118,7 @@ public struct Health: Codable, Sendable, Equatable {
         self.pressure = pressure
         self.cgroupLayout = cgroupLayout
         self.dryRun = dryRun
+        self.logDirectory = logDirectory
     }
 }
 

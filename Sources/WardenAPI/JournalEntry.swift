@@ -68,9 +68,11 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     }
 }
 
-/// A query of the journal: `GET /v1/events?app=&since=&sinceTime=&limit=&newest=`.
+/// A query of the journal: `GET /v1/events?app=&kind=&since=&sinceTime=&limit=&newest=`.
 public struct JournalQuery: Codable, Sendable, Equatable {
     public var app: String?
+    /// Only records of this kind.
+    public var kind: EventKind?
     /// Only records with an id greater than this.
     public var sinceID: Int64?
     /// Only records at or after this wall-clock time (ms since the epoch).
@@ -80,9 +82,11 @@ public struct JournalQuery: Codable, Sendable, Equatable {
     public var newest: Bool
 
     public init(
-        app: String? = nil, sinceID: Int64? = nil, sinceMillis: Int64? = nil, limit: Int = 1000, newest: Bool = false
+        app: String? = nil, kind: EventKind? = nil, sinceID: Int64? = nil, sinceMillis: Int64? = nil,
+        limit: Int = 1000, newest: Bool = false
     ) {
         self.app = app
+        self.kind = kind
         self.sinceID = sinceID
         self.sinceMillis = sinceMillis
         self.limit = limit
@@ -91,13 +95,20 @@ public struct JournalQuery: Codable, Sendable, Equatable {
 
     /// The names of the query parameters.
     public enum Parameter: String, Sendable, CaseIterable {
-        case app, since, sinceTime, limit, newest
+        case app, kind, since, sinceTime, limit, newest
+    }
+
+    /// Whether `entry` passes the query's filters (app, kind, since, sinceTime); the limit aside.
+    public func matches(_ entry: JournalEntry) -> Bool {
+        (app == nil || entry.app == app) && (kind == nil || entry.kind == kind?.rawValue)
+            && entry.id > (sinceID ?? 0) && entry.wallTimeMillis >= (sinceMillis ?? Int64.min)
     }
 
     /// The query as URL query parameters, as the server reads them.
     public var parameters: [(String, String)] {
         var result: [(String, String)] = []
         if let app { result.append((Parameter.app.rawValue, app)) }
+        if let kind { result.append((Parameter.kind.rawValue, kind.rawValue)) }
         if let sinceID { result.append((Parameter.since.rawValue, String(sinceID))) }
         if let sinceMillis { result.append((Parameter.sinceTime.rawValue, String(sinceMillis))) }
         result.append((Parameter.limit.rawValue, String(limit)))

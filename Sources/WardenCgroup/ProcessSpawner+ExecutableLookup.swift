@@ -1,6 +1,25 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 extension ProcessSpawner {
     /// The search path used when neither the request's environment nor appwarden's has `PATH`.
     public static let defaultSearchPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+    /// Finds the program an app's launch would execute, with the same search path as `spawn`: the
+    /// app's own `PATH`, else appwarden's, else `defaultSearchPath`.
+    ///
+    /// - Throws: `CgroupError` (`.notFound`) with a sentence naming the program and where it was looked for.
+    public static func locateExecutable(
+        _ executable: String, environment: [String: String], workingDirectory: String
+    ) throws(CgroupError) -> String {
+        let searchPath = environment["PATH"] ?? getenv("PATH").map { String(cString: $0) } ?? defaultSearchPath
+        return try resolveExecutable(
+            executable, searchPath: searchPath, workingDirectory: workingDirectory,
+            isExecutable: Syscalls.isExecutableFile)
+    }
 
     /// Finds the program to execute, as `execvp` would, but before the child exists.
     ///

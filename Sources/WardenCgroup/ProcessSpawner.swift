@@ -25,14 +25,8 @@ public struct ProcessSpawner: Sendable {
     ///   joined, or a step in the child that failed (with its errno).
     public func spawn(_ request: SpawnRequest) throws(CgroupError) -> SpawnedProcess {
         let workingDirectory = request.workingDirectory ?? Syscalls.currentDirectory() ?? "/"
-        let searchPath =
-            request.environment["PATH"] ?? getenv("PATH").map { String(cString: $0) } ?? Self.defaultSearchPath
-        let path = try Self.resolveExecutable(
-            request.executable,
-            searchPath: searchPath,
-            workingDirectory: workingDirectory,
-            isExecutable: Syscalls.isExecutableFile
-        )
+        let path = try Self.locateExecutable(
+            request.executable, environment: request.environment, workingDirectory: workingDirectory)
         if let adjustment = request.oomScoreAdj, !(-1000...1000).contains(adjustment) {
             throw CgroupError(
                 code: .malformed,

@@ -31,12 +31,14 @@ extension WardenConnection {
         try await send(endpoint, arguments, bytes: Array(body.text.utf8), query: query)
     }
 
-    /// The live journal (`ControlAPI.eventStream`), following the daemon across restarts.
+    /// The live journal (`ControlAPI.eventStream`) of the query's app and kind, following the daemon
+    /// across restarts.
     public func events(
         _ query: JournalQuery, onConnectionChange: @escaping @Sendable (ConnectionChange) -> Void = { _ in }
     ) -> WardenEventStream {
         var parameters: [(String, String)] = []
         if let app = query.app { parameters.append((JournalQuery.Parameter.app.rawValue, app)) }
+        if let kind = query.kind { parameters.append((JournalQuery.Parameter.kind.rawValue, kind.rawValue)) }
         return events(
             path: ControlAPI.eventStream.path([], query: parameters), since: query.sinceID,
             onConnectionChange: onConnectionChange)

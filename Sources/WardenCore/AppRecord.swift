@@ -52,6 +52,9 @@ struct AppRecord: Sendable, Equatable, Codable {
     /// Whether the app is opened again once its termination completes (a foreground app
     /// restarted by a policy reload).
     var reopenAfterExit = false
+    /// The policy entry the current launch was started with; nil before a launch and for a
+    /// launch restored from a checkpoint. Not saved.
+    var launchedWith: AppPolicy?
 
     // MARK: Foreground and use
 

@@ -14,7 +14,8 @@ public struct AppSnapshot: Sendable, Equatable {
 
     public var name: String
     public var state: AppState
-    /// The status last published to the status notifier's observers.
+    /// The status last published to the status notifier's observers while the app runs;
+    /// `unknown` once it is not running (its last publication was `terminating`).
     public var status: AppStatus
     /// The current launch number (0 before the first launch).
     public var launch: Int

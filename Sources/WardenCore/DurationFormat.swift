@@ -73,6 +73,13 @@ public enum DurationFormat {
         return text
     }
 
+    /// A time left or to wait, as a sentence says it: rounded up to whole seconds and printed in
+    /// its largest units (`"40m51s"` for 40m50.867s, `"1s"` for 200ms; zero is `"0s"`).
+    public static func roundedUp(_ duration: Duration) -> String {
+        let millis = max(0, duration.milliseconds)
+        return string(.seconds((millis + 999) / 1000))
+    }
+
     /// Parses a size such as `"512MiB"` into bytes; returns `nil` when the text is not one.
     public static func parseSize(_ text: String) -> Int64? {
         let trimmed = text.trimmingWhitespace()

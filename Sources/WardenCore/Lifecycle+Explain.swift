@@ -12,7 +12,7 @@ extension Lifecycle {
             return sentences
         }
         for task in record.tasks {
-            let left = record.budgetLeft(at: now).map { "\(DurationFormat.string($0)) of budget left" }
+            let left = record.budgetLeft(at: now).map { "\(DurationFormat.roundedUp($0)) of budget left" }
             sentences.append(
                 "Background task \(task.id) (\"\(task.name)\") is open"
                     + (left.map { ", \($0)." } ?? ", no budget runs in the foreground."))
@@ -51,7 +51,7 @@ extension Lifecycle {
         guard let wake = record.timers[.fetchWake] else {
             return ["No background fetch is planned yet (\(stretch))."]
         }
-        return ["Next background fetch in \(DurationFormat.string(max(.zero, wake - now))), after \(stretch)."]
+        return ["Next background fetch in \(DurationFormat.roundedUp(wake - now)), after \(stretch)."]
     }
 
     private func pushOutlook(_ record: AppRecord, at now: Instant) -> [String] {
@@ -65,7 +65,7 @@ extension Lifecycle {
         }
         if let held = pushRouter.coalescedPush(app: record.name) {
             let slot = pushRouter.nextSlot(app: record.name, now: now, settings: record.settings.push)
-            let when = slot.map { $0 > now ? "in \(DurationFormat.string($0 - now))" : "now" } ?? "at the next slot"
+            let when = slot.map { $0 > now ? "in \(DurationFormat.roundedUp($0 - now))" : "now" } ?? "at the next slot"
             sentences.append(
                 "A push\(held.id.map { " (\"\($0)\")" } ?? "") is held by the push throttle (\(record.settings.push.maxPerHour) wakes an hour); its next slot is \(when)."
             )

@@ -4,7 +4,9 @@ extension Lifecycle {
     /// not running; existing apps take their new settings, and fetches are planned again.
     /// A running app whose launch settings changed keeps its process unless `restartChanged`:
     /// then it is terminated gracefully (`policyChanged`) and, if it was in the foreground,
-    /// opened again once it has exited. The difference is journaled under `appwarden`, one
+    /// opened again once it has exited. A change an earlier reload left for the next launch
+    /// counts until that launch, so a later reload with `restartChanged` restarts the app. The
+    /// difference is journaled under `appwarden`, one
     /// decision per app, and is the event's reply.
     mutating func policyChanged(
         _ newPolicy: Policy, restartChanged: Bool, at now: Instant, _ out: inout [LifecycleAction]
@@ -13,7 +15,8 @@ extension Lifecycle {
         let diff = PolicyDiff(
             from: oldPolicy, to: newPolicy,
             running: { name in self.indexByName[name].map { self.records[$0].isRunning } ?? false },
-            restart: restartChanged)
+            restart: restartChanged,
+            launchedWith: { name in self.indexByName[name].flatMap { self.records[$0].launchedWith } })
         for sentence in diff.sentences {
             out.append(
                 .journal(

@@ -99,7 +99,9 @@ extension Lifecycle {
         return AppSnapshot(
             name: record.name,
             state: record.state,
-            status: record.publishedStatus,
+            // A termination's `terminating` is the last status published; once the process is
+            // gone the app has no status to show.
+            status: record.isRunning ? record.publishedStatus : .unknown,
             launch: record.launch,
             footprint: record.isRunning ? record.footprint : 0,
             swappedBytes: record.isRunning ? record.swappedBytes : 0,

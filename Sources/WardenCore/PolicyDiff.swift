@@ -58,8 +58,14 @@ public struct PolicyDiff: Sendable, Equatable {
     ]
 
     /// Compares two policies. `running` says which apps of the old policy run now; `restart`
-    /// whether running apps whose launch settings changed are restarted.
-    public init(from old: Policy, to new: Policy, running: (String) -> Bool, restart: Bool) {
+    /// whether running apps whose launch settings changed are restarted. `launchedWith` gives the
+    /// entry a running app's process was launched with, when known: its launch settings are
+    /// compared with that entry rather than the old policy's, so that a change an earlier reload
+    /// left for the next launch still counts until the app is launched again.
+    public init(
+        from old: Policy, to new: Policy, running: (String) -> Bool, restart: Bool,
+        launchedWith: (String) -> AppPolicy? = { _ in nil }
+    ) {
         let oldApps = Dictionary(old.apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let newNames = Set(new.apps.map(\.name))
         self.init()
@@ -69,7 +75,12 @@ public struct PolicyDiff: Sendable, Equatable {
                 added.append(app.name)
                 continue
             }
-            let keys = Self.changedKeys(before, app)
+            var keys = Self.changedKeys(before, app)
+            if running(app.name), let launched = launchedWith(app.name) {
+                let pending = Self.changedKeys(launched, app).filter(Self.launchKeys.contains)
+                keys = keys.filter { !Self.launchKeys.contains($0) || pending.contains($0) }
+                keys += pending.filter { !keys.contains($0) }
+            }
             guard !keys.isEmpty else { continue }
             let outcome: Outcome
             if !running(app.name) {

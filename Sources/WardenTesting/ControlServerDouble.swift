@@ -59,6 +59,11 @@ public actor ControlServerDouble: WardenControl {
         return reply
     }
 
+    /// Appends `event` to the double's journal, as the daemon journals what is not a core record.
+    public func record(app: String, _ event: AppEvent) {
+        append(app: app, event)
+    }
+
     private func append(app: String, _ event: AppEvent) {
         let entry = JournalEntry(
             id: Int64(journalEntries.count + 1), app: app,
@@ -87,10 +92,7 @@ public actor ControlServerDouble: WardenControl {
     }
 
     public func journal(_ query: JournalQuery) async throws -> [JournalEntry] {
-        let matching = journalEntries.filter { entry in
-            (query.app == nil || entry.app == query.app) && entry.id > (query.sinceID ?? 0)
-                && entry.wallTimeMillis >= (query.sinceMillis ?? 0)
-        }
+        let matching = journalEntries.filter(query.matches)
         return Array(query.newest ? matching.suffix(query.limit) : matching.prefix(query.limit))
     }
 

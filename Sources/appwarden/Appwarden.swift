@@ -13,7 +13,7 @@ struct Appwarden: AsyncParsableCommand {
             SimulateCommand.self, PolicyCommand.self, ServeCommand.self, OpenCommand.self, HomeCommand.self,
             OverlayCommand.self, OverlayEndCommand.self, LockCommand.self, UnlockCommand.self, ForceQuitCommand.self,
             ResetCommand.self, PushCommand.self, StatusCommand.self, WatchCommand.self, EventsCommand.self,
-            ExplainCommand.self, TopCommand.self, AppCommand.self, ExportCommand.self,
+            ExplainCommand.self, LogsCommand.self, TopCommand.self, AppCommand.self, ExportCommand.self,
         ]
     )
 }

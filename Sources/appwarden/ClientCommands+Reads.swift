@@ -73,14 +73,23 @@ struct ExplainCommand: AsyncParsableCommand {
     }
 }
 
-/// `appwarden events [--app APP] [--since ID|DURATION] [--limit N]`: the journal.
+/// `appwarden events [--app APP] [--kind KIND] [--since ID|DURATION] [--limit N]`: the journal.
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "events", abstract: "Print the event journal, oldest first.")
+        commandName: "events", abstract: "Print the newest entries of the event journal, oldest first.",
+        discussion: """
+            It prints the newest 1000 entries that match (--limit N for another number), oldest first, \
+            and says on standard error when older entries matched too.
+            """)
     @OptionGroup var client: ClientOptions
-    @Option(help: "Only this app's events.") var app: String?
+    @Option(help: "Only this app's events (\"appwarden\" for the device's own records).") var app: String?
+    @Option(help: "Only events of this kind: \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var kind: String?
     @Option(help: "Only events after this id (a number) or within this duration (\"10m\", \"2h\").") var since: String?
-    @Option(help: "At most this many events.") var limit: Int?
+    @Option(help: "At most this many events, the newest (default 1000).") var limit: Int?
+
+    /// How many entries are printed without `--limit`.
+    static let defaultLimit = 1000
 
     func validate() throws {
         if let since, Int64(since) == nil, DurationFormat.parse(since) == nil {
@@ -88,10 +97,14 @@ struct EventsCommand: AsyncParsableCommand {
                 "--since must be an event id such as 42 or a duration such as \"10m\", not \"\(since)\".")
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit).") }
+        if let kind, EventKind(rawValue: kind) == nil {
+            throw ValidationError(
+                "--kind must be one of \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(kind)\".")
+        }
     }
 
     func run() async throws {
-        var query = JournalQuery(app: app)
+        var query = JournalQuery(app: app, kind: kind.flatMap(EventKind.init(rawValue:)))
         if let since {
             if let id = Int64(since) {
                 query.sinceID = id
@@ -100,12 +113,19 @@ struct EventsCommand: AsyncParsableCommand {
                 query.sinceMillis = max(0, now - duration.milliseconds)
             }
         }
-        if let limit {
-            // The newest N, still printed oldest first.
-            query.limit = limit
-            query.newest = true
+        // The newest N, still printed oldest first; one more is asked for to tell whether older ones matched.
+        // The daemon answers at most 100,000 entries a call.
+        let shown = min(limit ?? Self.defaultLimit, 99_999)
+        query.limit = shown + 1
+        query.newest = true
+        var entries = try await client.call(ControlAPI.events, query: query.parameters)
+        if entries.count > shown {
+            entries.removeFirst(entries.count - shown)
+            let notice =
+                "appwarden: older events matched too; these are the newest \(shown). "
+                + "Narrow them with --since, --app or --kind, or raise --limit.\n"
+            FileHandle.standardError.write(Data(notice.utf8))
         }
-        let entries = try await client.call(ControlAPI.events, query: query.parameters)
         client.output(entries, text: entries.map(EntryLine.text).joined(separator: "\n"))
     }
 }
@@ -118,14 +138,24 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             When the daemon goes away (a restart) it says so on standard error, waits for the daemon to \
             come back and goes on after the last event it printed, so that no event is missed or printed \
-            twice. It exits 3 when no daemon answers within 10 seconds of starting.
+            twice. It exits 3 at once when the socket does not exist, and when no daemon answers on it \
+            within 10 seconds of starting (saying on standard error that it waits).
             """)
     @OptionGroup var client: ClientOptions
     @Option(help: "Only this app's events.") var app: String?
+    @Option(help: "Only events of this kind: \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var kind: String?
     @Option(help: "First replay the stored events after this id, then follow.") var since: Int64?
 
+    func validate() throws {
+        if let kind, EventKind(rawValue: kind) == nil {
+            throw ValidationError(
+                "--kind must be one of \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(kind)\".")
+        }
+    }
+
     func run() async throws {
-        try await follow(client, JournalQuery(app: app, sinceID: since))
+        try await follow(client, JournalQuery(app: app, kind: kind.flatMap(EventKind.init(rawValue:)), sinceID: since))
     }
 }
 
@@ -134,6 +164,18 @@ struct WatchCommand: AsyncParsableCommand {
 /// is back.
 func follow(_ client: ClientOptions, _ query: JournalQuery) async throws {
     let socket = client.socketPath
+    // A socket that does not exist is most often a wrong path: say so at once rather than wait.
+    guard FileManager.default.fileExists(atPath: socket) else {
+        throw ClientExit.unreachable(
+            socket,
+            WardenClientError(
+                .connection,
+                "no such socket file. Start appwarden serve, or name its socket with --socket or APPWARDEN_SOCKET."))
+    }
+    if (try? await WardenConnection(socketPath: socket, retry: .once).call(ControlAPI.health)) == nil {
+        FileHandle.standardError.write(
+            Data("appwarden: no daemon answers at \(socket) yet; waiting up to 10 seconds for one.\n".utf8))
+    }
     let stream = WardenConnection(socketPath: socket).events(query) { change in
         let line: String
         switch change {

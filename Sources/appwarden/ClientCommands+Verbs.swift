@@ -2,14 +2,89 @@ import ArgumentParser
 import Foundation
 import WardenAPI
 import WardenClient
+import WardenCore
 
 /// `appwarden open APP`: the user taps the app's icon.
-struct OpenCommand: AppVerbCommand {
+struct OpenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "open", abstract: "Open an app: launch it, or bring it back from background.")
+        commandName: "open", abstract: "Open an app: launch it, or bring it back from background.",
+        discussion: """
+            A launch is watched for --settle (1s by default): when the launch fails or the app's \
+            process ends within it, the command exits 1 and says why (with --json, as \
+            {"error": "launchFailed", "message": ...}).
+            """)
     @OptionGroup var client: ClientOptions
     @Argument(help: "The app.") var app: String
+    @Option(help: "How long a launch is watched for the app ending at once (\"1s\", \"500ms\"; \"0s\" not at all).")
+    var settle: String = "1s"
 
+    func validate() throws {
+        guard DurationFormat.parse(settle) != nil else {
+            throw ValidationError("--settle must be a duration such as \"1s\" or \"0s\", not \"\(settle)\".")
+        }
+    }
+
+    func run() async throws {
+        let window = DurationFormat.parse(settle) ?? .zero
+        // Whether the open launches the app, and the newest journal entry before it. A read that
+        // is refused leaves the refusal to the open itself (an unknown app, a stopping daemon).
+        var watched: Int64?
+        if window > .zero, (try? await client.call(ControlAPI.app, [app]))?.state == .notRunning {
+            let query = JournalQuery(limit: 1, newest: true).parameters
+            watched = (try? await client.call(ControlAPI.events, query: query))?.last?.id
+        }
+        let done = try await client.call(ControlAPI.open, [app])
+        if let after = watched,
+            let failure = try await LaunchWatch(client: client, app: app, after: after).failure(within: window)
+        {
+            throw ClientExit.refused(reason: "launchFailed", failure)
+        }
+        client.output(done, text: "")
+    }
+}
+
+/// Watches an app's journal after a launch for the app ending again: what `open` reports.
+struct LaunchWatch {
+    let client: ClientOptions
+    let app: String
+    /// The id of the newest journal entry before the launch.
+    let after: Int64
+
+    /// The sentence saying why the app is not running, when its process ended (or never
+    /// started) within `window`; nil when it is still running at the end of the window.
+    func failure(within window: Duration) async throws -> String? {
+        let connection = WardenConnection(socketPath: client.socketPath, retry: .once)
+        let (app, after) = (app, after)
+        return try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var decisions: [String] = []
+                // The open was accepted: a watch that cannot be made says nothing of the launch.
+                do {
+                    for try await entry in connection.events(JournalQuery(app: app, sinceID: after)) {
+                        switch entry.event {
+                        case .decision(let text):
+                            decisions.append(text)
+                        case .stateChange(_, .notRunning, let because):
+                            let reasons = decisions.isEmpty ? "" : " " + decisions.joined(separator: " ")
+                            return "\(app) did not stay running: it became notRunning because \(because).\(reasons)"
+                        default:
+                            continue
+                        }
+                    }
+                } catch {
+                    return nil
+                }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: window)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
 }
 
 /// `appwarden force-quit APP`: the user swipes the app away.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -72,7 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LoggingSystem.bootstrap { label in WardenLogHandler(label: label) }
+        let format = WardenLogHandler.format(journalStream: ProcessInfo.processInfo.environment["JOURNAL_STREAM"])
+        LoggingSystem.bootstrap { label in WardenLogHandler(label: label, format: format) }
         let logger = Logger(label: "appwarden")
         let groupID: gid_t?
         if let adminGroup {

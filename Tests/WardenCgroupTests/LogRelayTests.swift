@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WardenTesting
 
@@ -23,6 +24,38 @@ struct LogRelayTests {
         #expect(try child.waitAndReap() == .exited(0))
         let written = await eventually(within: .seconds(30)) { fileContains(log, lastLine + "\n") }
         #expect(written, "the relay never wrote \"\(lastLine)\"")
+    }
+
+    /// The relay is named "appwarden-relay" in /proc, its comm and its command line, so that it
+    /// is not taken for the process it was forked from (`pidof appwarden`).
+    @Test func relayIsNamedAsARelay() async throws {
+        let scratch = ScratchDirectory("relay-name")
+        defer { scratch.remove() }
+        let log = scratch.file("app.log")
+        let child = ChildGuard(
+            try ProcessSpawner().spawn(
+                SpawnRequest(
+                    executable: "/bin/sh", arguments: ["-c", "echo started; exec sleep 60"], standardOutputPath: log,
+                    standardErrorPath: log, logRotation: LogRotation(maxSize: 1 << 20, keep: 1))))
+        defer { withExtendedLifetime(child) {} }
+        #expect(await eventually(within: .seconds(30)) { fileContains(log, "started\n") })
+        // The relay is the process other than this one that has the log file open.
+        var relays: [Int32] = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), pid != getpid() else { continue }
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            if descriptors.contains(where: {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == log
+            }) {
+                relays.append(pid)
+            }
+        }
+        let relay = try #require(relays.first, "no process has \(log) open")
+        #expect(relays.count == 1)
+        let comm = try Syscalls.readText("/proc/\(relay)/comm").get()
+        #expect(comm == "appwarden-relay\n")
+        let commandLine = try Syscalls.readText("/proc/\(relay)/cmdline").get()
+        #expect(commandLine.split(separator: "\0").first == "appwarden-relay", "\(commandLine)")
     }
 
     /// Each line of standard output and error, and an unfinished last line, is written once,

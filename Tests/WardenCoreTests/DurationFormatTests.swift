@@ -36,4 +36,13 @@ struct DurationFormatTests {
         #expect(DurationFormat.string(.milliseconds(1500)) == "1.5s")
         #expect(DurationFormat.string(.milliseconds(500)) == "500ms")
     }
+
+    /// A time left in a sentence is rounded up to whole seconds, never shown to the millisecond.
+    @Test(
+        arguments: [
+            (2_450_867, "40m51s"), (200, "1s"), (0, "0s"), (-5, "0s"), (900_000, "15m"), (3_600_001, "1h0m1s"),
+        ] as [(Int64, String)])
+    func sentenceDurationsAreRoundedUpToWholeSeconds(millis: Int64, text: String) {
+        #expect(DurationFormat.roundedUp(.milliseconds(millis)) == text)
+    }
 }

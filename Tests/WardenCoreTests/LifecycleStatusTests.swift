@@ -108,4 +108,19 @@ import WardenCore
         #expect(harness.core.snapshots(at: seconds(70)).map(\.name) == ["news"])
         #expect(harness.core.snapshot(of: "nobody", at: seconds(70)) == nil)
     }
+
+    /// An app whose process is gone shows the status `unknown`, not the `terminating` its
+    /// termination published last; the notifier's publications still end with `terminating`.
+    @Test func anAppThatStoppedShowsNoStaleStatus() throws {
+        var harness = Harness(policy([AppPolicy(name: "mail", command: "/bin/mail")]))
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.processExited(app: "mail", launch: 1, end: .exited(code: 0)), at: 1)
+        #expect(harness.state("mail") == .notRunning)
+        #expect(harness.core.snapshot(of: "mail", at: harness.now)?.status == .unknown)
+        #expect(harness.statuses.last == "mail terminating")
+        try harness.send(.open(app: "mail"), at: 2)
+        try harness.send(.forceQuit(app: "mail"), at: 3)
+        #expect(harness.state("mail") == .notRunning)
+        #expect(harness.core.snapshots(at: harness.now).first?.status == .unknown)
+    }
 }

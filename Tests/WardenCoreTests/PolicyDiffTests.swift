@@ -80,4 +80,24 @@ import WardenCore
         #expect(harness.state("mail") == .active)
         #expect((harness.launches["mail"] ?? 0) == launchesBefore + 1)
     }
+
+    /// A change a plain reload left for the next launch is remembered: a later reload of the same
+    /// file with restarts asked for restarts the app, and once it has been launched again the
+    /// same reload changes nothing.
+    @Test func restartChangedAfterAPlainReloadRestartsTheApp() throws {
+        var harness = Harness(Self.before)
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.policyChanged(Self.after()), at: 1)
+        let launchesBefore = harness.launches["mail"] ?? 0
+        let out = try harness.send(.policyChanged(Self.after(), restartChanged: true), at: 2)
+        #expect(out.contains(.terminate(app: "mail", reason: .policyChanged)))
+        #expect(
+            out.contains(
+                .reply(
+                    .policyChanged(PolicyDiff(changed: [.init(name: "mail", keys: ["command"], outcome: .restarted)]))))
+        )
+        #expect((harness.launches["mail"] ?? 0) == launchesBefore + 1)
+        let again = try harness.send(.policyChanged(Self.after(), restartChanged: true), at: 3)
+        #expect(again.contains(.reply(.policyChanged(PolicyDiff()))))
+    }
 }

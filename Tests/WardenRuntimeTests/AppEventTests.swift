@@ -37,6 +37,19 @@ import WardenRuntime
                 == .init(kind: "decision", name: "decision", properties: ["text": "fetch skipped"]))
     }
 
+    /// A daemon record with no app to list leaves the list out (no empty `readopted=`) and
+    /// reads back with an empty list; a list with apps is written comma-separated.
+    @Test func emptyAppListsAreLeftOutOfDaemonRecords() {
+        let started = AppEvent.system(.daemonStarted(version: "1.0", readopted: []))
+        #expect(started.fields.properties == ["version": "1.0"])
+        #expect(AppEvent(kind: "system", name: "daemonStarted", properties: started.fields.properties) == started)
+        let stopped = AppEvent.system(.daemonStopped(leftRunning: ["mail", "maps"]))
+        #expect(stopped.fields.properties == ["leftRunning": "mail,maps"])
+        let reloaded = AppEvent.system(.policyReloaded(added: ["chat"], removed: [], changed: []))
+        #expect(reloaded.fields.properties == ["added": "chat"])
+        #expect(AppEvent(kind: "system", name: "policyReloaded", properties: ["added": "chat"]) == reloaded)
+    }
+
     /// Messages to apps map to kind "message" named after the message, with their details.
     @Test func messagesMapToMessageEntries() {
         #expect(

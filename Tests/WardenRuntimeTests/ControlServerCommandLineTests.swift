@@ -19,6 +19,14 @@ struct ControlServerCommandLineTests {
         #expect(result.error.contains(socket))
     }
 
+    /// `watch` on a socket that does not exist exits 3 at once and says there is no such socket.
+    @Test func watchOnAMissingSocketFailsAtOnce() async throws {
+        let socket = NSTemporaryDirectory() + "appwarden-no-such-\(getpid()).sock"
+        let result = try await AppwardenCommandLine.run(["watch", "--socket", socket])
+        #expect(result.code == 3)
+        #expect(result.error.contains(socket) && result.error.contains("no such socket file"), "\(result.error)")
+    }
+
     /// A usage error exits 2; `app` calls without an app name are usage errors with a sentence.
     @Test func usageErrorsExitWithTwo() async throws {
         #expect(try await AppwardenCommandLine.run(["push"]).code == 2)
@@ -122,6 +130,49 @@ struct ControlServerCommandLineTests {
                 await harness.double.accepted == [
                     .push(target: .app("mail"), payload: #"{"aps":{"content-available":1}}"#, id: "n-7")
                 ])
+        }
+    }
+
+    /// `events` prints the newest entries, oldest first, says on standard error when older ones
+    /// matched too, and `--kind` keeps only entries of that kind.
+    @Test func eventsPrintsTheNewestAndSaysWhenOlderOnesMatched() async throws {
+        try await ControlServerHarness.run { harness in
+            let environment = ["APPWARDEN_SOCKET": harness.socketPath]
+            for number in 1...1005 {
+                await harness.double.record(app: "mail", .decision("Decision \(number)."))
+            }
+            await harness.double.record(app: "maps", .system(.screenLocked))
+            // A thousand entries are more than a pipe holds: the output goes to a file.
+            let file = NSTemporaryDirectory() + "appwarden-events-\(getpid()).json"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            _ = FileManager.default.createFile(atPath: file, contents: nil)
+            let all = try AppwardenCommandLine.process(["events", "--json"], environment: environment)
+            let errors = Pipe()
+            all.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+            all.standardError = errors
+            try all.run()
+            all.waitUntilExit()
+            #expect(all.terminationStatus == 0)
+            let entries = try JSONDecoder().decode(
+                [JournalEntry].self, from: try Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(entries.map(\.id) == Array(7...1006))
+            let notice = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(notice.contains("older events matched too; these are the newest 1000"))
+            let two = try await AppwardenCommandLine.run(["events", "--limit", "2"], environment: environment)
+            #expect(
+                two.output.split(separator: "\n").map { $0.contains("#1005") || $0.contains("#1006") } == [true, true])
+            #expect(two.error.contains("the newest 2"))
+            let system = try await AppwardenCommandLine.run(
+                ["events", "--kind", "system", "--json"], environment: environment)
+            let systemEntries = try JSONDecoder().decode([JournalEntry].self, from: Data(system.output.utf8))
+            #expect(systemEntries.map(\.id) == [1006])
+            #expect(system.error.isEmpty)
+            let wrong = try await AppwardenCommandLine.run(["events", "--kind", "nonsense"], environment: environment)
+            #expect(wrong.code == 2)
+            #expect(wrong.error.contains("--kind must be one of"))
+            let (status, body) = try await harness.request(.GET, "/v1/events?kind=nonsense")
+            #expect(status == 400)
+            #expect(try ControlServerHarness.error(body).message.contains("\"kind\" must be one of"))
         }
     }
 }

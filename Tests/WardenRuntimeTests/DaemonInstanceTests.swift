@@ -59,11 +59,16 @@ struct DaemonInstanceTests {
                     let answer = try await ControlServerHarness.request(socketPath: socket, .GET, "/v1/apps")
                     #expect(answer.status == 200)
                 }
-                // The refused daemons wrote no journal and made no cgroup root.
+                // The refused daemons wrote no journal, left nothing in their state directories
+                // (the one refused for the cgroup root made none) and no lock file of their own.
                 for directory in ["/other-state", "/third-state"] {
-                    #expect(
-                        !FileManager.default.fileExists(atPath: harness.directory + directory + "/appwarden.sqlite"))
+                    let entries = (try? FileManager.default.contentsOfDirectory(atPath: harness.directory + directory))
+                    #expect(entries?.isEmpty ?? true, "\(directory): \(entries ?? [])")
                 }
+                #expect(!FileManager.default.fileExists(atPath: harness.directory + "/other-state"))
+                #expect(
+                    (try FileManager.default.contentsOfDirectory(atPath: harness.options.lockDirectory))
+                        == ["cgroup-\(harness.options.cgroupRoot).lock"])
                 let other = try CgroupDrivers.make(
                     layout: try CgroupLayout.read(), configuration: CgroupConfiguration(rootName: sameSocket.cgroupRoot)
                 )
@@ -76,6 +81,10 @@ struct DaemonInstanceTests {
             let next = try await harness.start()
             #expect(await next.app(named: "steady")?.pids == pids)
             await next.stop()
+            // A daemon that stopped leaves no lock file behind.
+            #expect(
+                ((try? FileManager.default.contentsOfDirectory(atPath: harness.options.lockDirectory)) ?? []).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: harness.options.stateDirectory + "/appwarden.lock"))
         }
     }
 }

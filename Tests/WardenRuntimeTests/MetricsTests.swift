@@ -206,6 +206,23 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// Every metric of the exposition has a `# HELP` line, right before its `# TYPE` line.
+    @Test func everyMetricHasAHelpLine() async throws {
+        let bed = await WardenTestBed.start(policy: try PolicyLoader.parse(Self.policy, file: "metrics.toml"))
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        await bed.settle()
+        let text = try #require(await bed.daemon.metricsExposition())
+        let lines = text.split(separator: "\n").map(String.init)
+        let typed = lines.indices.filter { lines[$0].hasPrefix("# TYPE ") }
+        #expect(typed.count >= 10)
+        for index in typed {
+            let name = lines[index].split(separator: " ")[2]
+            #expect(index > 0 && lines[index - 1].hasPrefix("# HELP \(name) "), "no help for \(name)")
+        }
+        await bed.stop()
+    }
+
     /// Per-app series exist while the app runs: an app that is not running has none, and an app
     /// removed from the policy loses its series at the next scrape; the others keep theirs.
     @Test func onlyRunningAppsHavePerAppGauges() async throws {

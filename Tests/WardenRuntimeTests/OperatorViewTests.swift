@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOHTTP1
 import Synchronization
 import Testing
 import WardenAPI
@@ -99,6 +100,64 @@ struct OperatorViewTests {
                     return info?.state == .active && info?.pids.isEmpty == false && info?.pids.contains(pid) == false
                 })
             #expect(try await daemon.terminationReasons(of: "steady") == ["policyChanged"])
+        }
+    }
+
+    /// The last kills (what `top` and `GET /v1/device` show) are still there after a restart.
+    @Test func recentKillsAreRememberedAcrossARestart() async throws {
+        let policy = """
+            [apps.slow]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            readiness = "notify"
+            [apps.slow.launch]
+            timeout = "1s"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["slow"]) { harness in
+            let first = try await harness.start(stopAppsOnExit: true)
+            _ = try await first.perform(.open(app: "slow"))
+            #expect(try await eventually { try await first.terminationReasons(of: "slow") == ["launchTimeout"] })
+            let kills = await first.device().recentKills
+            #expect(kills.map(\.app) == ["slow"] && kills.map(\.reason) == ["launchTimeout"])
+            await first.stop()
+            let second = try await harness.start(stopAppsOnExit: true)
+            #expect(await second.device().recentKills == kills)
+            await second.stop()
+        }
+    }
+
+    /// A refused reload is logged and journaled under `appwarden`, and its answer says once that
+    /// the running policy stays in force.
+    @Test func refusedReloadIsLoggedJournaledAndSaidOnce() async throws {
+        try await DaemonHarness.run(policy: Self.policy, apps: ["steady"]) { harness in
+            let lines = Mutex<[String]>([])
+            let logger = Logger(label: "appwarden") { label in
+                WardenLogHandler(label: label) { line in lines.withLock { $0.append(line) } }
+            }
+            let daemon = try await WardenDaemon.start(options: harness.options, logger: logger)
+            do {
+                try await ControlServerHarness.serve(daemon, on: harness.options.socketPath) {
+                    try "[apps.steady]\ncommand = 3\n".write(
+                        toFile: harness.options.policyPath, atomically: true, encoding: .utf8)
+                    let (status, body) = try await ControlServerHarness.request(
+                        socketPath: harness.options.socketPath, .POST, "/v1/policy/reload")
+                    #expect(status == 400)
+                    let message = try ControlServerHarness.error(body).message
+                    #expect(message.components(separatedBy: "stays in force").count == 2, "\(message)")
+                    #expect(message.contains("line 2"))
+                }
+                let journal = try await daemon.journal(JournalQuery(app: Lifecycle.systemJournalName))
+                #expect(
+                    journal.contains {
+                        ($0.properties["text"] ?? "").hasPrefix(
+                            "Policy reload refused; the running policy stays in force")
+                    })
+                #expect(lines.withLock { $0.contains { $0.contains("was not reloaded") && $0.contains("line 2") } })
+            } catch {
+                await daemon.stop()
+                throw error
+            }
+            await daemon.stop()
         }
     }
 

@@ -24,7 +24,7 @@ struct warden_log_relay_request {
 /// The relay is a grandchild (fork, fork, the middle one exits at once and is reaped), so
 /// it outlives the daemon and is never its child. Before reading it joins the groups given
 /// (appwarden gives none, so that the relay never counts as one of the app's processes),
-/// starts a session, ignores SIGTERM, keeps no descriptor but
+/// starts a session, names itself "appwarden-relay" (its comm and command line), ignores SIGTERM, keeps no descriptor but
 /// the pipe's read end and the log file, and then appends every line it reads to `path`,
 /// prefixed with an RFC 3339 UTC time with milliseconds ("2026-11-23T00:56:19.042Z ").
 /// A line that would take the file past `max_size` first rotates PATH to PATH.1, PATH.1

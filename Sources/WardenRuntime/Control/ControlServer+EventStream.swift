@@ -52,7 +52,7 @@ extension ControlServer {
                     }
                     for await event in events {
                         switch event {
-                        case .entry(let entry) where entry.id > lastID:
+                        case .entry(let entry) where entry.id > lastID && query.matches(entry):
                             try await writer.write(Self.serverSentEvent(entry))
                         case .entry:
                             continue

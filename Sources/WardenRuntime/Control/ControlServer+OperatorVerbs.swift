@@ -48,6 +48,9 @@ extension ControlServer {
                 return Self.json(try await self.control.reloadPolicy(restartChanged: restart == "true"))
             } catch let error as LifecycleError {
                 throw ControlServerFailure(error)
+            } catch let error as WardenDaemonError {
+                // The daemon's sentence already says that the running policy stays in force.
+                throw ControlServerFailure.invalid(error.message)
             } catch {
                 throw ControlServerFailure.invalid("The policy was not reloaded and stays in force: \(error)")
             }

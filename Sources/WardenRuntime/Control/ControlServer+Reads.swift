@@ -53,8 +53,8 @@ extension ControlServer {
         }
     }
 
-    /// The journal query of `GET /v1/events` and `/v1/events/stream`: `app`, `since` (an entry
-    /// id), `sinceTime` (ms since the epoch) and `limit`. An app's process reads only its own
+    /// The journal query of `GET /v1/events` and `/v1/events/stream`: `app`, `kind`, `since` (an
+    /// entry id), `sinceTime` (ms since the epoch), `limit` and `newest`. An app's process reads only its own
     /// app's entries; asking for none selects its own.
     static func journalQuery(_ request: Request, caller: ControlServerCaller) throws(ControlServerFailure)
         -> JournalQuery
@@ -69,6 +69,13 @@ extension ControlServer {
             try caller.requireApp(query.app ?? own, toDo: "read the events")
         case .denied(let sentence):
             throw .forbidden(sentence)
+        }
+        if let text = parameters[Substring(JournalQuery.Parameter.kind.rawValue)] {
+            guard let kind = EventKind(rawValue: String(text)) else {
+                let kinds = EventKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw .invalid("The query parameter \"kind\" must be one of \(kinds), not \"\(text)\".")
+            }
+            query.kind = kind
         }
         query.sinceID = try integer(
             parameters[Substring(JournalQuery.Parameter.since.rawValue)], named: "since", atLeast: 0)

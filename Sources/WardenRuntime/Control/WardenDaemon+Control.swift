@@ -138,9 +138,17 @@ extension WardenDaemon: WardenControl {
         do {
             newPolicy = try PolicyLoader.load(path: options.policyPath)
         } catch {
-            throw WardenDaemonError(
+            let refusal = WardenDaemonError(
                 "The policy \"\(options.policyPath)\" was not reloaded; the running policy stays in force:\n"
                     + error.description)
+            let problems = error.diagnostics.map(\.description).joined(separator: " ")
+            _ = await onLoop { daemon in
+                daemon.logger.warning("\(refusal.message.replacingOccurrences(of: "\n", with: " "))")
+                daemon.record(
+                    app: JournalEntry.systemApp,
+                    .decision("Policy reload refused; the running policy stays in force: \(problems)"))
+            }
+            throw refusal
         }
         let reply = try await perform(.policyChanged(newPolicy, restartChanged: restartChanged))
         _ = await onLoop { daemon in daemon.recordPolicyInForce() }
@@ -178,7 +186,7 @@ extension WardenDaemon: WardenControl {
             Health(
                 ok: daemon.phase.isRunning, version: WardenVersion.current, policy: options.policyPath,
                 apps: daemon.policy.apps.count, pressure: daemon.lifecycle.memoryLevel.rawValue,
-                cgroupLayout: layout, dryRun: options.dryRun)
+                cgroupLayout: layout, dryRun: options.dryRun, logDirectory: options.logDirectory)
         }
             ?? Health(
                 ok: false, version: WardenVersion.current, policy: options.policyPath, apps: 0,

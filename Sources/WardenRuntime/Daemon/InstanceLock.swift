@@ -6,18 +6,23 @@ import Synchronization
     import Musl
 #endif
 
-/// One daemon per device: exclusive `flock(2)` locks on a file in the state directory and on one
-/// named after the cgroup root (`<lock-dir>/cgroup-<root>.lock`), each holding the pid of the
+/// One daemon per device: exclusive `flock(2)` locks on one file named after the cgroup root
+/// (`<lock-dir>/cgroup-<root>.lock`) and one in the state directory, each holding the pid of the
 /// daemon that took it.
 ///
-/// A second daemon with the same state directory, or the same cgroup root, finds a lock taken and
-/// is refused before it touches anything. The locks go with the process (a daemon killed with
-/// SIGKILL leaves nothing to clean up); the files stay and are reused.
+/// A second daemon with the same cgroup root, or the same state directory, finds a lock taken and
+/// is refused before it touches anything: the cgroup root's lock is taken first, so a refused
+/// daemon creates no state directory. The locks go with the process (a daemon killed with
+/// SIGKILL leaves its files, which the next daemon reuses); a daemon that stops removes its lock
+/// files, so that files named after cgroup roots no longer used do not pile up.
 final class InstanceLock: Sendable {
-    private let descriptors: Mutex<[Int32]>
+    private let held: Mutex<[(path: String, descriptor: Int32)]>
+    /// The directories the locks made, removed again on release when they are still empty.
+    private let made: [String]
 
-    private init(descriptors: [Int32]) {
-        self.descriptors = Mutex(descriptors)
+    private init(held: [(path: String, descriptor: Int32)], made: [String]) {
+        self.held = Mutex(held)
+        self.made = made
     }
 
     /// Takes both locks, or none.
@@ -26,53 +31,84 @@ final class InstanceLock: Sendable {
     ///   file that cannot be opened.
     static func acquire(options: WardenDaemonOptions) throws(WardenDaemonError) -> InstanceLock {
         let files = [
-            (path: options.stateDirectory + "/appwarden.lock", what: "state directory \"\(options.stateDirectory)\""),
             (
                 path: options.lockDirectory + "/cgroup-\(options.cgroupRoot).lock",
-                what: "cgroup root \"\(options.cgroupRoot)\""
+                what: "cgroup root \"\(options.cgroupRoot)\"", parents: false
+            ),
+            (
+                path: options.stateDirectory + "/appwarden.lock",
+                what: "state directory \"\(options.stateDirectory)\"", parents: true
             ),
         ]
-        var taken: [Int32] = []
+        var taken: [(path: String, descriptor: Int32)] = []
+        var made: [String] = []
         for file in files {
             do {
-                taken.append(try lock(path: file.path, what: file.what))
+                let descriptor = try lock(path: file.path, what: file.what, parents: file.parents, made: &made)
+                taken.append((file.path, descriptor))
             } catch {
-                for descriptor in taken { close(descriptor) }
+                InstanceLock(held: taken, made: made).release()
                 throw error
             }
         }
-        return InstanceLock(descriptors: taken)
+        return InstanceLock(held: taken, made: made)
     }
 
-    /// Opens `path` (creating its directory), locks it and writes this process's pid into it.
-    private static func lock(path: String, what: String) throws(WardenDaemonError) -> Int32 {
+    /// Opens `path` (creating its directory, and with `parents` the directories above it), locks
+    /// it and writes this process's pid into it. A file removed by the daemon that held it while
+    /// this one waited to lock it is opened again, so that two daemons never hold locks on two
+    /// files of the same name.
+    private static func lock(
+        path: String, what: String, parents: Bool, made: inout [String]
+    ) throws(WardenDaemonError) -> Int32 {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        if !directory.isEmpty && mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw WardenDaemonError(
-                "The lock directory \"\(directory)\" cannot be created: \(String(cString: strerror(errno))).")
-        }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw WardenDaemonError(
-                "The lock file \"\(path)\" cannot be opened: \(String(cString: strerror(errno))).")
-        }
-        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let reason = errno
-            let holder = readPID(descriptor)
-            close(descriptor)
-            guard reason == EWOULDBLOCK else {
+        try makeDirectory(directory, parents: parents, made: &made)
+        while true {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
                 throw WardenDaemonError(
-                    "The lock file \"\(path)\" cannot be locked: \(String(cString: strerror(reason))).")
+                    "The lock file \"\(path)\" cannot be opened: \(String(cString: strerror(errno))).")
             }
-            let who = holder.map { "appwarden (pid \($0))" } ?? "another appwarden"
-            throw WardenDaemonError(
-                "\(who) already runs with the \(what) (lock \"\(path)\"); stop it first, or give this daemon "
-                    + "its own state directory, cgroup root and socket.")
+            if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                let reason = errno
+                let holder = readPID(descriptor)
+                close(descriptor)
+                guard reason == EWOULDBLOCK else {
+                    throw WardenDaemonError(
+                        "The lock file \"\(path)\" cannot be locked: \(String(cString: strerror(reason))).")
+                }
+                let who = holder.map { "appwarden (pid \($0))" } ?? "another appwarden"
+                throw WardenDaemonError(
+                    "\(who) already runs with the \(what) (lock \"\(path)\"); stop it first, or give this daemon "
+                        + "its own state directory, cgroup root and socket.")
+            }
+            guard let opened = FileIdentity.of(descriptor: descriptor), opened == FileIdentity.of(path: path) else {
+                // The daemon that held it removed the file as it stopped: lock the new one.
+                close(descriptor)
+                continue
+            }
+            let text = Array("\(getpid())\n".utf8)
+            _ = ftruncate(descriptor, 0)
+            _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            return descriptor
         }
-        let text = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        return descriptor
+    }
+
+    /// Creates `directory` (mode 0755) if it is missing, and with `parents` the missing ones
+    /// above it too; appends each one it made to `made`.
+    private static func makeDirectory(
+        _ directory: String, parents: Bool, made: inout [String]
+    ) throws(WardenDaemonError) {
+        guard !directory.isEmpty, access(directory, F_OK) != 0 else { return }
+        if parents, let slash = directory.lastIndex(of: "/"), slash > directory.startIndex {
+            try makeDirectory(String(directory[..<slash]), parents: true, made: &made)
+        }
+        if mkdir(directory, 0o755) == 0 {
+            made.append(directory)
+        } else if errno != EEXIST {
+            throw WardenDaemonError(
+                "The directory \"\(directory)\" cannot be created: \(String(cString: strerror(errno))).")
+        }
     }
 
     /// The pid written in a lock file, if it holds one.
@@ -84,13 +120,18 @@ final class InstanceLock: Sendable {
         return Int32(String(text.prefix { $0.isNumber }))
     }
 
-    /// Lets go of both locks (the next daemon may start).
+    /// Removes the lock files and lets go of the locks (the next daemon may start); the
+    /// directories the locks made go too when nothing else was put in them (a refused start).
     func release() {
-        let taken = descriptors.withLock { descriptors in
-            defer { descriptors.removeAll() }
-            return descriptors
+        let taken = held.withLock { held in
+            defer { held.removeAll() }
+            return held
         }
-        for descriptor in taken { close(descriptor) }
+        for lock in taken {
+            unlink(lock.path)
+            close(lock.descriptor)
+        }
+        for directory in made.reversed() { rmdir(directory) }
     }
 
     deinit {

@@ -155,19 +155,19 @@ extension WardenDaemon {
             environment["APPWARDEN_RESTORE"] = "1"
         }
         processes.signalsSent[app] = []
+        var group: AppGroup?
         do {
-            var group: AppGroup?
             if let driver {
                 // The previous launch's end, if reported from now on, must not release the new group.
                 if let previous = processes.running[app], previous.launch != launch {
                     processes.running[app] = nil
                 }
                 let created = try await driver.createGroup(named: app)
+                group = created
                 if let limits = processes.limits[app], !limits.isEmpty {
                     try await driver.setMemoryLimits(Self.kernelLimits(limits), of: created)
                 }
                 await boundTasks(app, to: appPolicy.tasksMax.count, of: created, with: driver)
-                group = created
                 processes.groups[app] = created
             }
             let log = options.logPath(of: app)
@@ -192,6 +192,10 @@ extension WardenDaemon {
             }
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")
+            // A launch that did not start leaves no group behind.
+            if let driver, let group, await empty(group, of: app, with: driver) {
+                processes.groups[app] = nil
+            }
             followUps.append(.spawnFailed(app: app, launch: launch, message: "\(error)"))
         }
     }

@@ -100,20 +100,21 @@ public actor WardenDaemon: Service {
         } catch {
             throw WardenDaemonError("The policy \"\(options.policyPath)\" cannot be used:\n\(error.description)")
         }
-        for directory in ["", "/logs", "/restoration"] {
-            let path = options.stateDirectory + directory
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw WardenDaemonError("The state directory \"\(path)\" cannot be created: \(error).")
-            }
-        }
         let lock = try InstanceLock.acquire(options: options)
         if ControlServer.SocketFile.isListening(path: options.socketPath) {
             lock.release()
             throw WardenDaemonError(
                 "A daemon already answers on the control socket \"\(options.socketPath)\"; stop it first or "
                     + "choose another socket.")
+        }
+        for directory in ["/logs", "/restoration"] {
+            let path = options.stateDirectory + directory
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                lock.release()
+                throw WardenDaemonError("The state directory \"\(path)\" cannot be created: \(error).")
+            }
         }
         let store: any WardenJournal
         if let journal {

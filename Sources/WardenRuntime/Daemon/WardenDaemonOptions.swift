@@ -83,8 +83,13 @@ public struct WardenDaemonOptions: Sendable {
         stateDirectory + "/restoration/" + app
     }
 
+    /// The directory of the apps' log files.
+    public var logDirectory: String {
+        stateDirectory + "/logs"
+    }
+
     /// The log file of `app`.
     public func logPath(of app: String) -> String {
-        stateDirectory + "/logs/" + app + ".log"
+        logDirectory + "/" + app + ".log"
     }
 }

@@ -189,7 +189,45 @@ public final class WardenMetrics: Sendable {
                     .record(threshold.bytes(ofTotal: device.total))
             }
         }
-        return registry.emitToString()
+        return Self.withHelp(registry.emitToString())
+    }
+
+    /// What each metric measures: the `# HELP` line written before its `# TYPE` line.
+    static let help: [String: String] = [
+        "appwarden_apps": "Apps of the policy by lifecycle state.",
+        "appwarden_app_footprint_bytes":
+            "What killing the app would give back: anonymous memory, shmem and swap of its group.",
+        "appwarden_app_swapped_bytes": "How much of the app's footprint compression left in swap.",
+        "appwarden_app_band":
+            "The app's kill band: 0 over-fair-share, 1 suspended, 2 idle-background, 3 background-window, "
+            + "4 background-task, 5 foreground.",
+        "appwarden_memory_pressure_level": "The memory pressure level: 0 normal, 1 warning, 2 critical.",
+        "appwarden_memory_available_bytes": "Available memory as last measured.",
+        "appwarden_memory_total_bytes": "Total memory of the device, or of appwarden's group where it has a limit.",
+        "appwarden_memory_threshold_bytes": "The memory thresholds of the policy, in bytes of available memory.",
+        "appwarden_terminations_total": "App terminations by reason.",
+        "appwarden_memory_kills_total": "Apps killed for memory pressure.",
+        "appwarden_memory_kill_latency_seconds":
+            "Time from the decision to kill an app for memory to the end of its process.",
+        "appwarden_fetch_wakes_total": "Background fetch windows by outcome.",
+        "appwarden_push_wakes_total": "Silent push windows by outcome.",
+        "appwarden_push_dispositions_total": "Pushes by what became of them.",
+        "appwarden_hook_runs_total": "Hook runs by hook and outcome.",
+        "appwarden_api_requests_total": "Control API requests by route and status.",
+    ]
+
+    /// The exposition with a `# HELP` line before each `# TYPE` line of a metric that has one.
+    static func withHelp(_ text: String) -> String {
+        var lines: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE "), let name = line.split(separator: " ").dropFirst(2).first,
+                let help = help[String(name)]
+            {
+                lines.append("# HELP \(name) \(help)")
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The level as the gauge shows it: 0 normal, 1 warning, 2 critical.

@@ -81,6 +81,10 @@ public final class JournalStore: Sendable {
             conditions.append("app = ?")
             arguments += [app]
         }
+        if let kind = query.kind {
+            conditions.append("kind = ?")
+            arguments += [kind.rawValue]
+        }
         if let sinceID = query.sinceID {
             conditions.append("id > ?")
             arguments += [sinceID]

@@ -1,7 +1,8 @@
+public import WardenAPI
 public import WardenCore
 
 /// What the daemon saves after every event so that a new daemon can re-adopt the apps: the
-/// core's checkpoint and the running apps with their processes and groups.
+/// core's checkpoint, the running apps with their processes and groups, and the last kills.
 public struct WardenCheckpoint: Codable, Sendable, Equatable {
     public var lifecycle: LifecycleCheckpoint
     /// The running apps, by name.
@@ -9,4 +10,7 @@ public struct WardenCheckpoint: Codable, Sendable, Equatable {
     /// Each app's device token, in checkpoints written before the core's push bookkeeping kept
     /// the tokens; read from such checkpoints, never written.
     public var deviceTokens: [String: String]? = nil
+    /// The last kills, oldest first, for `GET /v1/device` and `top` after a restart; absent from
+    /// checkpoints written before they were kept, and when there were none.
+    public var recentKills: [KillInfo]? = nil
 }

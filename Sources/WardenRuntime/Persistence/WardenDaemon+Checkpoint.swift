@@ -16,7 +16,8 @@ extension WardenDaemon {
         let now = now()
         let checkpoint = WardenCheckpoint(
             lifecycle: lifecycle.checkpoint(at: now),
-            running: processes.running.values.map(\.record).sorted { $0.app < $1.app })
+            running: processes.running.values.map(\.record).sorted { $0.app < $1.app },
+            recentKills: history.recentKills.isEmpty ? nil : history.recentKills)
         do {
             // The control API's encoder: Foundation's costs milliseconds per event with hundreds of apps.
             let json = String(decoding: try SortedJSONEncoder.encode(checkpoint), as: UTF8.self)

@@ -38,10 +38,7 @@ public final class WardenMemoryJournal: WardenJournal {
 
     public func entries(_ query: JournalQuery) -> [JournalEntry] {
         contents.withLock { contents in
-            let matching = contents.entries.filter { entry in
-                (query.app == nil || entry.app == query.app) && entry.id > (query.sinceID ?? 0)
-                    && entry.wallTimeMillis >= (query.sinceMillis ?? Int64.min)
-            }
+            let matching = contents.entries.filter(query.matches)
             let limit = max(0, query.limit)
             return Array(query.newest ? matching.suffix(limit) : matching.prefix(limit))
         }

@@ -51,6 +51,7 @@ extension WardenDaemon {
                 if let tokens = checkpoint.deviceTokens {
                     lifecycle.restoreDeviceTokens(tokens)
                 }
+                for kill in checkpoint.recentKills ?? [] { history.remember(kill) }
                 registered = checkpoint.running.map(\.app)
                 gone = await adopt(checkpoint.running)
             } catch {
