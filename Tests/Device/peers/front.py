@@ -1,8 +1,9 @@
 # The foreground app of the peers workloads: takes memory in STEP MiB steps (default 10), one every
 # INTERVAL seconds (default 0.2), until it holds TARGET MiB (argv[1]), then holds it; TARGET 0
 # grows without end (a runaway). Each page is half pseudo-random bytes and half zeros, so that zram
-# compresses it to about half, as an app's heap often compresses. Writes the MiB it holds to
-# /run/front.size after each step.
+# compresses it to about half, as an app's heap often compresses (one step's worth is made once and
+# copied: zram compresses each page alone and does not merge equal ones). Writes the MiB it holds
+# to /run/front.size after each step.
 import random
 import sys
 import time
@@ -24,9 +25,10 @@ def chunk(mib):
     return data
 
 
+template = bytes(chunk(step))
 held = []
 while target == 0 or len(held) * step < target:
-    held.append(chunk(step))
+    held.append(bytearray(template))
     with open("/run/front.size", "w") as f:
         f.write(str(len(held) * step))
     time.sleep(interval)
