@@ -207,6 +207,16 @@ t_start = time.time()
 if under_appwarden:
     write_policy()
     run("systemctl", "start", "appwarden")
+    group = "/sys/fs/cgroup/system.slice"
+    try:
+        protection = [open("%s/%s" % (where, name)).read().strip()
+                      for where in (group, group + "/appwarden.service") for name in ("memory.min", "memory.low")]
+        locked = [line.split(":")[1].strip() for line in open("/proc/%d/status" % killer_pid())
+                  if line.startswith(("VmRSS", "VmLck"))]
+        log("system.slice memory.min/low %s/%s, appwarden.service %s/%s; daemon VmRSS %s, VmLck %s"
+            % tuple(protection + locked))
+    except (OSError, TypeError) as error:
+        log("the daemon's protection could not be read:", error)
 oom_before = oom_kills()
 dmesg_before = len(run("dmesg").splitlines())
 total_mib = meminfo()["MemTotal"]
