@@ -212,8 +212,8 @@ if under_appwarden:
         protection = [open("%s/%s" % (where, name)).read().strip()
                       for where in (group, group + "/appwarden.service") for name in ("memory.min", "memory.low")]
         locked = [line.split(":")[1].strip() for line in open("/proc/%d/status" % killer_pid())
-                  if line.startswith(("VmRSS", "VmLck"))]
-        log("system.slice memory.min/low %s/%s, appwarden.service %s/%s; daemon VmRSS %s, VmLck %s"
+                  if line.startswith(("VmLck", "VmRSS"))]
+        log("system.slice memory.min/low %s/%s, appwarden.service %s/%s; daemon VmLck %s (locked mappings), VmRSS %s"
             % tuple(protection + locked))
     except (OSError, TypeError) as error:
         log("the daemon's protection could not be read:", error)
