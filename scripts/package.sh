@@ -9,6 +9,9 @@
 # become the package's Depends, computed by dpkg-shlibdeps. The package holds:
 #   /usr/bin/appwarden                               the daemon and its client, stripped
 #   /lib/systemd/system/appwarden.service            contrib/appwarden.service
+#   /lib/systemd/system/system.slice.d/appwarden.conf   contrib/system.slice.conf: the memory
+#                                                    protection the unit asks for, given to its
+#                                                    slice too, without which it would not hold
 #   /etc/appwarden/policy.toml                       policies/default.toml, a conffile
 #   /usr/share/man/man1/appwarden.1.gz               every command and subcommand, generated from
 #                                                    the command's own help by swift-argument-parser's
@@ -86,6 +89,7 @@ grep -q '^ExecStart=/usr/bin/appwarden serve' "$root/lib/systemd/system/appwarde
   echo "package.sh: contrib/appwarden.service does not start /usr/bin/appwarden." >&2
   exit 1
 }
+install -D -m 0644 contrib/system.slice.conf "$root/lib/systemd/system/system.slice.d/appwarden.conf"
 install -D -m 0644 policies/default.toml "$root/etc/appwarden/policy.toml"
 "$root/usr/bin/appwarden" policy check "$root/etc/appwarden/policy.toml" >&2
 

@@ -1,12 +1,16 @@
 // ballast: a small workload for tests and demos.
 //
-//   ballast --hold MIB [--touch-at-start] [--grow MIB --every DURATION] [--open PATH]
+//   ballast --hold MIB [--touch-at-start] [--compressible PERCENT] [--grow MIB --every DURATION] [--open PATH]
 //           [--lock PATH] [--fcntl-lock PATH] [--exit-after DURATION] [--crash-after DURATION]
 //           [--ready] [--begin-task NAME [--begin-when-backgrounded]] [--on-expiration end|ignore]
 //           [--fetch complete:RESULT:DELAY|never] [--push complete:RESULT:DELAY|never] [--register-push]
 //
 // It holds MIB mebibytes of anonymous memory and writes to every page of it, so all of it is
-// resident and charged to its cgroup. With --touch-at-start the memory is allocated and touched
+// resident and charged to its cgroup. Its pages are all but empty, so swap compressed in RAM (zram)
+// takes next to nothing for them; with --compressible PERCENT each page is filled with
+// pseudo-random bytes but for PERCENT of it, left zero, so that a compressor can shrink it to
+// about (100 - PERCENT)% and no further (--compressible 50: half-compressible pages, as an app's
+// heap often is). With --touch-at-start the memory is allocated and touched
 // before anything else, right after exec. It prints "ballast: ready" on standard output once
 // everything is set up, then runs until a timer ends it or it is killed.
 //
@@ -53,6 +57,7 @@ func parseMebibytes(_ text: String, flag: String) -> Int {
 struct Options {
     var holdMiB = 0
     var touchAtStart = false
+    var compressiblePercent = 100
     var growMiB = 0
     var growEveryMilliseconds: Int?
     var openPaths: [String] = []
@@ -74,6 +79,10 @@ struct Options {
             switch flag {
             case "--hold": holdMiB = parseMebibytes(value(flag), flag: flag)
             case "--touch-at-start": touchAtStart = true
+            case "--compressible":
+                let percent = parseMebibytes(value(flag), flag: flag)
+                guard percent <= 100 else { failUsage("--compressible needs a percentage from 0 to 100, not \(percent).") }
+                compressiblePercent = percent
             case "--grow": growMiB = parseMebibytes(value(flag), flag: flag)
             case "--every": growEveryMilliseconds = max(1, parseMilliseconds(value(flag), flag: flag))
             case "--open": openPaths.append(value(flag))
@@ -106,6 +115,13 @@ struct Ballast {
     private var regions: [(UnsafeMutableRawPointer, Int)] = []
     private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
     private(set) var totalMiB = 0
+    /// The bytes of each page filled with pseudo-random data when a region is added (0: none).
+    private let randomBytesPerPage: Int
+    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(getpid())
+
+    init(compressiblePercent: Int = 100) {
+        randomBytesPerPage = (pageSize * (100 - compressiblePercent) / 100) & ~7
+    }
 
     mutating func add(mebibytes: Int) {
         guard mebibytes > 0 else { return }
@@ -114,7 +130,26 @@ struct Ballast {
         guard let address, address != MAP_FAILED else { failUsage("could not map \(mebibytes) MiB.") }
         regions.append((address, length))
         totalMiB += mebibytes
+        if randomBytesPerPage > 0 { fill(address, length) }
         touch(address, length)
+    }
+
+    /// Writes pseudo-random words (xorshift64) over the first randomBytesPerPage bytes of each page.
+    private mutating func fill(_ address: UnsafeMutableRawPointer, _ length: Int) {
+        var x = state
+        var offset = 0
+        while offset < length {
+            var word = 0
+            while word < randomBytesPerPage {
+                x ^= x << 13
+                x ^= x >> 7
+                x ^= x << 17
+                address.storeBytes(of: x, toByteOffset: offset + word, as: UInt64.self)
+                word += 8
+            }
+            offset += pageSize
+        }
+        state = x
     }
 
     func touchAll() {
@@ -131,7 +166,7 @@ struct Ballast {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-var ballast = Ballast()
+var ballast = Ballast(compressiblePercent: options.compressiblePercent)
 if options.touchAtStart { ballast.add(mebibytes: options.holdMiB) }
 
 var heldDescriptors: [Int32] = []

@@ -5,6 +5,24 @@
 failures=0
 job_started_at=$(date +%s)
 
+# The device's configuration, which run.sh writes to /job/device.conf: swap=zram gives the device
+# a zram swap of half its RAM, set up as Debian's zram-tools does (lz4, priority 100; the
+# kernel's default swappiness, 60, is left as it is), swap=none leaves it without swap;
+# disk=emmc says the drive is throttled to eMMC-like speed (run.sh does that). The job's output
+# starts with what the device has.
+device_swap=$(sed -n 's/^swap=//p' /job/device.conf 2>/dev/null)
+device_disk=$(sed -n 's/^disk=//p' /job/device.conf 2>/dev/null)
+if [ "${device_swap:-none}" = zram ] && ! grep -q '^/dev/zram' /proc/swaps; then
+  modprobe zram num_devices=1
+  ram_kib=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+  grep -qw lz4 /sys/block/zram0/comp_algorithm && echo lz4 >/sys/block/zram0/comp_algorithm
+  echo "$((ram_kib / 2))K" >/sys/block/zram0/disksize
+  mkswap /dev/zram0 >/dev/null && swapon -p 100 /dev/zram0 || echo "FAIL: the zram swap could not be set up"
+fi
+echo "== device: swap ${device_swap:-none}$(awk 'NR > 1 { printf " (%s, %d MiB)", $1, $3 / 1024 }' /proc/swaps)," \
+  "compressor $(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/block/zram0/comp_algorithm 2>/dev/null || echo none)," \
+  "drive ${device_disk:-fast}, MemTotal $(awk '$1 == "MemTotal:" { print int($2 / 1024) }' /proc/meminfo) MiB"
+
 # The guest's speed, measured: 200 fork+exec of /bin/true (the guest's slowest kind of work).
 # `slowdown` is the time they take here against 100 ms, what they take on an unloaded machine of
 # the build host's kind (2 cores): a guest twice as slow, because qemu emulates the CPU or because

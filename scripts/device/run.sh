@@ -25,7 +25,18 @@
 # and prints the ratio. Whatever happens, qemu is killed if still running and the run folder is
 # removed on exit.
 #
+# The device comes in two memory configurations and two drives, chosen per job: a line
+# "# device-swap: zram" in job.sh gives it a zram swap of half its RAM (lz4, priority 100, as
+# Debian's zram-tools sets one up; the swap most small devices run with), "none" (the default)
+# no swap at all; "# device-disk: emmc" throttles its drive to eMMC-like speed (qemu's
+# throttling.bps-total, 20 MB/s read and write together), "fast" (the default) leaves it as fast
+# as the host's. APPWARDEN_DEVICE_SWAP and APPWARDEN_DEVICE_DISK override both lines. The choice
+# is written to /job/device.conf, and Tests/Device/lib.sh sets the swap up before the job's first
+# step; the job's output starts with the configuration.
+#
 # Environment: APPWARDEN_DEVICE_MEMORY (MiB, default 1024), APPWARDEN_DEVICE_CPUS (default 2),
+# APPWARDEN_DEVICE_SWAP (zram or none), APPWARDEN_DEVICE_DISK (emmc or fast),
+# APPWARDEN_DEVICE_DISK_BPS (the emmc drive's bytes per second, default 20000000),
 # APPWARDEN_DEVICE_KEEP=1 keeps the run folder (console log, job output) for inspection.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -113,17 +124,39 @@ limit=$boot_budget
 
 memory="${APPWARDEN_DEVICE_MEMORY:-1024}"
 cpus="${APPWARDEN_DEVICE_CPUS:-2}"
+swap_line=$(sed -n 's/^# device-swap: *\([a-z]*\).*/\1/p' "$run/job/job.sh" | head -1)
+disk_line=$(sed -n 's/^# device-disk: *\([a-z]*\).*/\1/p' "$run/job/job.sh" | head -1)
+swap="${APPWARDEN_DEVICE_SWAP:-${swap_line:-none}}"
+disk="${APPWARDEN_DEVICE_DISK:-${disk_line:-fast}}"
+case "$swap" in zram | none) ;; *)
+  echo "run.sh: the device's swap is \"zram\" or \"none\", not \"$swap\"." >&2
+  exit 2
+  ;;
+esac
+drive="file=$image/rootfs.img,if=virtio,format=raw,snapshot=on"
+case "$disk" in
+  fast) ;;
+  emmc)
+    disk_bps="${APPWARDEN_DEVICE_DISK_BPS:-20000000}"
+    drive+=",throttling.bps-total=$disk_bps"
+    ;;
+  *)
+    echo "run.sh: the device's drive is \"emmc\" or \"fast\", not \"$disk\"." >&2
+    exit 2
+    ;;
+esac
+printf 'swap=%s\ndisk=%s\n' "$swap" "$disk" >"$run/job/device.conf"
 append="root=/dev/vda rw console=ttyS0 panic=-1 cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1 psi=1"
 append+=" systemd.show_status=false loglevel=4"
 
-echo "== booting ($(basename "$image"), $(basename "$deb"), ${accel[1]}, ${cpus} CPUs, ${memory} MiB, boot budget ${limit} s;" \
+echo "== booting ($(basename "$image"), $(basename "$deb"), ${accel[1]}, ${cpus} CPUs, ${memory} MiB, swap $swap, drive $disk, boot budget ${limit} s;" \
   "200 fork+exec take ${host_ms} ms on the host)" >&2
 started=$(date +%s)
 nice -n 19 ionice -c3 qemu-system-x86_64 \
   -machine q35 "${accel[@]}" -smp "$cpus" -m "$memory" \
   -display none -monitor none -nic none -serial "file:$run/console.log" -no-reboot \
   -kernel "$image/vmlinuz" -initrd "$image/initrd.img" -append "$append" \
-  -drive "file=$image/rootfs.img,if=virtio,format=raw,snapshot=on" \
+  -drive "$drive" \
   -virtfs "local,path=$(realpath "$bin_dir"),mount_tag=bin,security_model=none,readonly=on" \
   -virtfs "local,path=$run/job,mount_tag=job,security_model=none" \
   >"$run/qemu.log" 2>&1 &

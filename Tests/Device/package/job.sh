@@ -35,6 +35,15 @@ check "systemd made the state directory /var/lib/appwarden" test -d /var/lib/app
 check "systemd made the runtime directory /run/appwarden, with the daemon's lock in it" \
   test -f /run/appwarden/cgroup-appwarden.lock
 check "the socket is /run/appwarden.sock" test -S /run/appwarden.sock
+service_group=/sys/fs/cgroup/system.slice/appwarden.service
+check "the unit's MemoryMin= (48M) is the service group's memory.min" test "$(cat $service_group/memory.min)" = 50331648
+check "the unit's MemoryLow= (64M) is the service group's memory.low" test "$(cat $service_group/memory.low)" = 67108864
+check "system.slice carries the same protection (the package's drop-in)" \
+  test "$(cat /sys/fs/cgroup/system.slice/memory.min) $(cat /sys/fs/cgroup/system.slice/memory.low)" = "50331648 67108864"
+check "no real-time priority unless asked for (CPUSchedulingPolicy= commented out)" \
+  test "$(chrt -p "$(systemctl show -p MainPID --value appwarden)" | sed -n '1s/.*policy: //p')" = SCHED_OTHER
+echo "the service's memory: $(($(cat $service_group/memory.current) >> 20)) MiB charged;" \
+  "daemon $(grep -E '^(VmRSS|VmLck)' /proc/"$(systemctl show -p MainPID --value appwarden)"/status | tr -s ' \n' ' ')"
 
 step "the policy, the manual page, the completions"
 check "/etc/appwarden/policy.toml is a conffile" sh -c \
@@ -80,6 +89,7 @@ check "the socket is gone" test ! -e /run/appwarden.sock
 check "the apps' scope (systemd 252 and 253) has ended, not failed" sh -c \
   '! systemctl is-active --quiet appwarden-apps.scope && ! systemctl is-failed --quiet appwarden-apps.scope'
 check "the executable and the unit are gone" test ! -e /usr/bin/appwarden -a ! -e /lib/systemd/system/appwarden.service
+check "system.slice's drop-in is gone with the package" test ! -e /lib/systemd/system/system.slice.d/appwarden.conf
 check "the edited policy is kept" grep -q '^\[apps.mail\]' "$policy"
 
 step "installed again: the edited policy stays in force"

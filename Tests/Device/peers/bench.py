@@ -1,0 +1,397 @@
+# One workload under one killer, measured from inside the device; run by job.sh, which resets the
+# device between runs. Prints one "row:" line of key=value figures (and the daemon's pressure and
+# kill lines under appwarden).
+#
+#   python3 bench.py WORKLOAD KILLER
+#
+# WORKLOAD: w1 (a legitimate foreground app grows to 340 MiB, about a third of the device, and
+# stops, beside four idle apps of 120 MiB), w2 (the foreground app grows without end), w3 (a day
+# of use: seven apps opened in turn, sent home, woken by fetches, with a reader that keeps the page
+# cache under pressure, for DAY_SECONDS, default 600). The idle apps' pages are half compressible
+# (ballast --compressible 50), and so are the foreground app's (front.py).
+# KILLER: appwarden (built-in defaults: the policy names only the apps), appwarden-nocompress
+# (the same with compress_suspended = false), earlyoom, nohang, systemd-oomd, kernel (no killer).
+# Under appwarden the apps are its apps; under the others they are services in apps.slice.
+#
+# Figures: the apps lost (killed by anyone but the workload), the cold launches that a kept app
+# would have saved (w3: opening an app that had been killed; w1 and w2: each lost idle app, the
+# launch its next opening costs), the foreground app's fate, when memory became short
+# (MemAvailable under 10% of MemTotal) after the foreground app started and the first kill after
+# that, the lowest MemAvailable, the kernel's OOM kills, the killer's major page faults from the
+# sample before the first kill to the sample after the last, the device's memory stall (PSI some
+# and full: the highest avg10 sampled and the stall time over the run) and the most swap used.
+# Samples are taken about once a second; in a slow guest less often.
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+workload, killer = sys.argv[1], sys.argv[2]
+ballast = "/opt/appwarden/bin/ballast"
+under_appwarden = killer.startswith("appwarden")
+day_seconds = int(os.environ.get("DAY_SECONDS", "600"))
+try:
+    slowdown = int(open("/job/out/speed").read().split()[0])
+except (OSError, ValueError, IndexError):
+    slowdown = 10
+
+
+def log(*words):
+    print("  [%s %s %5.0f s]" % (workload, killer, time.time() - t_start), *words, flush=True)
+
+
+def meminfo():
+    values = {}
+    for line in open("/proc/meminfo"):
+        key, rest = line.split(":", 1)
+        values[key] = int(rest.split()[0]) // 1024
+    return values
+
+
+def psi():
+    figures = {}
+    for line in open("/proc/pressure/memory"):
+        kind, *fields = line.split()
+        for field in fields:
+            key, value = field.split("=")
+            figures[kind + "_" + key] = float(value)
+    return figures
+
+
+def oom_kills():
+    for line in open("/proc/vmstat"):
+        if line.startswith("oom_kill "):
+            return int(line.split()[1])
+    return 0
+
+
+def proc_fields(pid):
+    try:
+        return open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError):
+        return None
+
+
+def alive(pid):
+    fields = proc_fields(pid) if pid else None
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+def major_faults(pid):
+    fields = proc_fields(pid) if pid else None
+    return int(fields[9]) if fields else None
+
+
+def held_mib(pid):
+    total = 0
+    try:
+        for line in open("/proc/%d/status" % pid):
+            if line.startswith(("VmRSS:", "VmSwap:")):
+                total += int(line.split()[1])
+    except OSError:
+        return 0
+    return total // 1024
+
+
+def run(*command, check=False):
+    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=check).stdout
+
+
+def status():
+    try:
+        data = json.loads(run("appwarden", "status", "--json"))
+    except ValueError:
+        return {}
+    apps = data if isinstance(data, list) else data.get("apps", [])
+    return {app["name"]: app for app in apps}
+
+
+def main_pid_of_unit(unit):
+    try:
+        return int(run("systemctl", "show", "-p", "MainPID", "--value", unit).strip() or 0)
+    except ValueError:
+        return 0
+
+
+def killer_pid():
+    if under_appwarden:
+        return main_pid_of_unit("appwarden")
+    if killer == "kernel":
+        return 0
+    return main_pid_of_unit(killer)
+
+
+# The apps of each workload: name -> (command line, MiB it holds at start).
+if workload in ("w1", "w2"):
+    idle = ["idle1", "idle2", "idle3", "idle4"]
+    apps = {name: ([ballast, "--hold", "120", "--compressible", "50"], 120) for name in idle}
+    apps["front"] = (["python3", "/job/front.py", "340" if workload == "w1" else "0"], 0)
+else:
+    sizes = {"mail": 60, "maps": 140, "chat": 80, "camera": 120, "music": 70, "news": 100, "shop": 90}
+    idle = list(sizes)
+    apps = {
+        name: ([ballast, "--hold", str(mib), "--compressible", "50", "--grow", "1", "--every", "60s",
+                "--fetch", "complete:newData:2s"], mib)
+        for name, mib in sizes.items()
+    }
+
+
+def write_policy():
+    lines = ["# The peers workload %s under appwarden's built-in defaults; only the apps are named." % workload]
+    if workload == "w3":
+        # Fetch wakes often enough to be seen within the day's minutes.
+        lines += ["[fetch]", 'minimum_interval = "2m"', ""]
+    if killer == "appwarden-nocompress":
+        lines += ["[memory]", "compress_suspended = false", ""]
+    for name, (command, _) in apps.items():
+        lines.append("[apps.%s]" % name)
+        lines.append("command = %s" % json.dumps(command[0]))
+        lines.append("args = %s" % json.dumps(command[1:]))
+        if workload == "w3":
+            lines.append('background_modes = ["fetch"]')
+            lines.append('fetch_interval = "minimum"')
+        lines.append("")
+    with open("/etc/appwarden/policy.toml", "w") as f:
+        f.write("\n".join(lines))
+
+
+pids = {}  # app -> the pid of its current process
+seen_pids = {}  # every pid an app had -> the app
+stopped_by_us = set()
+launches = {name: 0 for name in apps}
+cold_relaunches = 0
+foreground = None
+
+
+def launch_or_open(name):
+    """Opens the app as the user would; returns True when that was a cold launch."""
+    global foreground
+    was_running = alive(pids.get(name))
+    if under_appwarden:
+        run("appwarden", "open", name)
+        for _ in range(10 * slowdown + 20):
+            app = status().get(name, {})
+            if app.get("pids"):
+                pids[name] = min(app["pids"])
+                for pid in app["pids"]:
+                    seen_pids[pid] = name
+                break
+            time.sleep(0.5)
+    elif not was_running:
+        command, _ = apps[name]
+        run("systemctl", "reset-failed", "w-%s.service" % name)
+        run("systemd-run", "--quiet", "--unit=w-%s" % name, "--slice=apps.slice", *command)
+        for _ in range(10 * slowdown + 20):
+            pid = main_pid_of_unit("w-%s" % name)
+            if pid:
+                pids[name] = pid
+                seen_pids[pid] = name
+                break
+            time.sleep(0.5)
+    foreground = name
+    if not was_running:
+        launches[name] += 1
+    return not was_running
+
+
+def wait_for_memory(name, mib):
+    deadline = time.time() + 30 * slowdown + 60
+    while time.time() < deadline and held_mib(pids.get(name, 0)) < mib - 4:
+        time.sleep(1)
+
+
+# --- the run ---------------------------------------------------------------------------------
+t_start = time.time()
+if under_appwarden:
+    write_policy()
+    run("systemctl", "start", "appwarden")
+    group = "/sys/fs/cgroup/system.slice"
+    try:
+        protection = [open("%s/%s" % (where, name)).read().strip()
+                      for where in (group, group + "/appwarden.service") for name in ("memory.min", "memory.low")]
+        locked = [line.split(":")[1].strip() for line in open("/proc/%d/status" % killer_pid())
+                  if line.startswith(("VmLck", "VmRSS"))]
+        log("system.slice memory.min/low %s/%s, appwarden.service %s/%s; daemon VmLck %s (locked mappings), VmRSS %s"
+            % tuple(protection + locked))
+    except (OSError, TypeError) as error:
+        log("the daemon's protection could not be read:", error)
+oom_before = oom_kills()
+dmesg_before = len(run("dmesg").splitlines())
+total_mib = meminfo()["MemTotal"]
+short_mib = total_mib // 10
+
+if workload in ("w1", "w2"):
+    for name in idle:
+        launch_or_open(name)
+        wait_for_memory(name, apps[name][1])
+    log("idle apps up:", " ".join("%s=%d MiB" % (n, held_mib(pids.get(n, 0))) for n in idle))
+    if killer in ("earlyoom", "nohang", "systemd-oomd"):
+        run("systemctl", "start", killer)
+    launch_or_open("front")
+else:
+    run("systemd-run", "--quiet", "--unit=w-reader", "sh", "-c",
+        "while :; do find /usr /var/lib -xdev -type f -size -4M -exec cat {} + >/dev/null 2>&1; done")
+    if killer in ("earlyoom", "nohang", "systemd-oomd"):
+        run("systemctl", "start", killer)
+t0 = time.time()
+kpid = killer_pid()
+
+lowest = meminfo()["MemAvailable"]
+peak_swap = 0
+psi_start = psi()
+peak_some = peak_full = 0.0
+short_at = None
+kills = []  # (seconds after t0, app, was it the foreground app)
+majflt_before_kill = None
+majflt_last = major_faults(kpid)
+majflt_after_last_kill = None
+front_size = 0
+front_full_at = None
+front_gone_at = None
+next_open = 0.0
+opens = 0
+order = ["mail", "chat", "maps", "mail", "news", "camera", "chat", "music", "shop", "maps", "mail", "news",
+         "camera", "music", "chat", "shop", "mail", "maps", "news", "camera"]
+appwarden_states = {}
+samples = 0
+memory_kills = "-"
+
+while True:
+    now = time.time() - t0
+    info = meminfo()
+    lowest = min(lowest, info["MemAvailable"])
+    peak_swap = max(peak_swap, info["SwapTotal"] - info["SwapFree"])
+    pressure = psi()
+    peak_some = max(peak_some, pressure["some_avg10"])
+    peak_full = max(peak_full, pressure["full_avg10"])
+    if short_at is None and info["MemAvailable"] < short_mib:
+        short_at = now
+    faults = major_faults(kpid)
+    samples += 1
+    if under_appwarden and workload == "w3" and samples % 10 == 0:
+        # Apps that a fetch launched in the background are watched too.
+        for name, app in status().items():
+            if app.get("pids") and name not in pids:
+                pids[name] = min(app["pids"])
+                for pid in app["pids"]:
+                    seen_pids[pid] = name
+    killed_now = False
+    for name in list(pids):
+        if name in stopped_by_us or alive(pids[name]):
+            continue
+        kills.append((now, name, name == foreground))
+        killed_now = True
+        del pids[name]
+        if name == "front":
+            front_gone_at = now
+    if killed_now:
+        if majflt_before_kill is None:
+            majflt_before_kill = majflt_last
+        majflt_after_last_kill = faults
+    majflt_last = faults
+
+    if workload in ("w1", "w2"):
+        try:
+            front_size = int(open("/run/front.size").read() or 0)
+        except (OSError, ValueError):
+            pass
+        if workload == "w1" and front_full_at is None and front_size >= 340:
+            front_full_at = now
+        settle = front_full_at if workload == "w1" else front_gone_at
+        if workload == "w1" and front_gone_at is not None:
+            settle = front_gone_at
+        if settle is not None and now - settle >= 30:
+            break
+        if now >= (480 if workload == "w1" else 600):
+            break
+    else:
+        if now >= day_seconds:
+            break
+        if now >= next_open:
+            name = order[opens % len(order)]
+            if launch_or_open(name) and launches[name] > 1:
+                cold_relaunches += 1
+            opens += 1
+            # The app is used for a while, then every third time the user goes home.
+            if opens % 3 == 0:
+                time.sleep(15)
+                if under_appwarden:
+                    run("appwarden", "home")
+                foreground = None
+            next_open = now + 40
+    time.sleep(1)
+
+end = time.time() - t0
+psi_end = psi()
+oom = oom_kills() - oom_before
+dmesg_lines = run("dmesg").splitlines()[dmesg_before:]
+oom_victims = set(int(m.group(1)) for line in dmesg_lines for m in [re.search(r"Killed process (\d+)", line)] if m)
+
+if under_appwarden:
+    events = run("appwarden", "events", "--json")
+    try:
+        entries = json.loads(events)
+        entries = entries if isinstance(entries, list) else entries.get("events", entries.get("entries", []))
+    except ValueError:
+        entries = []
+    reasons = [(e.get("app"), e.get("properties", {}).get("reason")) for e in entries if e.get("name") == "$AppTerminated"]
+    log("terminations (app, reason):", reasons)
+    memory_kills = sum(1 for _, reason in reasons if reason in ("memoryPressure", "memoryLimit", "kernelOOMKill"))
+    journal = run("journalctl", "-u", "appwarden", "-o", "short-monotonic", "--no-pager")
+    lines = [line for line in journal.splitlines() if re.search(r"pressure|kill|critical|warning|compress|swap", line, re.I)]
+    for line in lines[-60:]:
+        print("  journal:", line)
+    for name, app in status().items():
+        appwarden_states[name] = (app.get("state"), app.get("footprintBytes", 0) >> 20, app.get("swappedBytes", 0) >> 20)
+    log("states at the end (state, footprint MiB, swapped MiB):", appwarden_states)
+
+lost = [name for _, name, _ in kills if name != "front"] if workload != "w3" else [name for _, name, _ in kills]
+if workload == "w3":
+    cold = cold_relaunches
+    fg_fate = "killed %d times" % sum(1 for _, _, fg in kills if fg) if any(fg for _, _, fg in kills) else "never killed"
+else:
+    cold = len(lost)
+    if front_gone_at is None:
+        fg_fate = "alive (%d MiB)" % front_size
+    else:
+        fg_fate = "killed at %d MiB" % front_size
+first_kill = kills[0][0] if kills else None
+if first_kill is None:
+    short_to_kill = "-"
+elif short_at is None:
+    short_to_kill = "never-short"
+else:
+    short_to_kill = "%+.0f" % (first_kill - short_at)
+majflt = "-"
+if under_appwarden or killer in ("earlyoom", "nohang", "systemd-oomd"):
+    if majflt_before_kill is not None and majflt_after_last_kill is not None:
+        majflt = str(majflt_after_last_kill - majflt_before_kill)
+    elif not kills:
+        majflt = "nokill"
+row = {
+    "workload": workload,
+    "killer": killer,
+    "lost": len(lost),
+    "lost_apps": ",".join(lost) or "-",
+    "cold": cold,
+    "front": fg_fate.replace(" ", "_"),
+    "short_s": "-" if short_at is None else "%.0f" % short_at,
+    "short_to_kill_s": short_to_kill,
+    "lowest_mib": lowest,
+    "oom_kills": oom,
+    "oom_victims": ",".join(sorted(seen_pids.get(pid, str(pid)) for pid in oom_victims)) or "-",
+    "killer_majflt": majflt,
+    "some_peak": "%.1f" % peak_some,
+    "full_peak": "%.1f" % peak_full,
+    "some_total_s": "%.1f" % ((psi_end["some_total"] - psi_start["some_total"]) / 1e6),
+    "full_total_s": "%.1f" % ((psi_end["full_total"] - psi_start["full_total"]) / 1e6),
+    "swap_peak_mib": peak_swap,
+    "journaled_memory_kills": memory_kills,
+    "seconds": "%.0f" % end,
+    "slowdown": slowdown,
+}
+if workload == "w3":
+    row["opens"] = opens
+print("row: " + " ".join("%s=%s" % item for item in row.items()), flush=True)
