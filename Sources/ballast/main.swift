@@ -81,7 +81,9 @@ struct Options {
             case "--touch-at-start": touchAtStart = true
             case "--compressible":
                 let percent = parseMebibytes(value(flag), flag: flag)
-                guard percent <= 100 else { failUsage("--compressible needs a percentage from 0 to 100, not \(percent).") }
+                guard percent <= 100 else {
+                    failUsage("--compressible needs a percentage from 0 to 100, not \(percent).")
+                }
                 compressiblePercent = percent
             case "--grow": growMiB = parseMebibytes(value(flag), flag: flag)
             case "--every": growEveryMilliseconds = max(1, parseMilliseconds(value(flag), flag: flag))
