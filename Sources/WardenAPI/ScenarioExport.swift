@@ -58,7 +58,7 @@ public struct ScenarioExport: Sendable {
         var window = Window()
         for entry in entries where entry.wallTimeMillis <= end {
             if entry.wallTimeMillis < origin {
-                if case .input(.policy(let path, let text)) = entry.event { window.policy = (path, text) }
+                window.takeBefore(entry)
                 continue
             }
             if !window.take(entry, origin: &origin) { break }
@@ -102,6 +102,9 @@ public struct ScenarioExport: Sendable {
         lines.append("name = \(Self.quoted("journal from \(Explanation.timestamp(origin))"))")
         lines.append("until = \"\(max(0, end - origin))ms\"")
         lines.append("steps = [")
+        for text in window.carried.keys.sorted().compactMap({ window.carried[$0] }) {
+            lines.append("  \(Self.quoted("0ms \(text)")),")
+        }
         for step in window.steps {
             lines.append("  \(Self.quoted("\(step.time - origin)ms \(step.text)")),")
         }
@@ -133,8 +136,28 @@ public struct ScenarioExport: Sendable {
         var appsSeen: Set<String> = []
         var cut: (time: Int64, reason: String)?
         var lastTime: Int64 = 0
+        /// The last `footprint` step of each app before the window, under the policy in force at
+        /// its start: the daemon journals a footprint only when it changed, and a replay keeps
+        /// each until a step changes it. By app.
+        var carried: [String: String] = [:]
 
         var hasInputs: Bool { !steps.isEmpty }
+
+        /// Takes one entry from before the window: the policy in force, and the footprints.
+        mutating func takeBefore(_ entry: JournalEntry) {
+            switch entry.event {
+            case .input(.policy(let path, let text)):
+                policy = (path, text)
+                carried = [:]
+            case .system(.daemonStarted):
+                carried = [:]
+            case .input(.step(let text)) where text.hasPrefix("footprint "):
+                let words = text.split(separator: " ")
+                if words.count == 3 { carried[String(words[1])] = text }
+            default:
+                break
+            }
+        }
 
         /// Takes one entry of the window; false when the export ends before it.
         mutating func take(_ entry: JournalEntry, origin: inout Int64) -> Bool {
@@ -146,6 +169,7 @@ public struct ScenarioExport: Sendable {
                     return false
                 }
                 policy = (path, text)
+                carried = [:]
             case .system(.policyReloaded):
                 guard !hasInputs else {
                     cut = (time, "the policy was reloaded, and a scenario runs under one policy")

@@ -75,6 +75,12 @@ extension LifecycleCheckpoint: Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
+        try encode(to: encoder, apps: apps)
+    }
+
+    /// Encodes the checkpoint with `apps` written in place of its records: a writer that keeps
+    /// each entry of `appEntries` encoded passes those encodings, in the same order.
+    public func encode(to encoder: any Encoder, apps: some Encodable) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.currentFormat, forKey: .format)
         try container.encode(moment, forKey: .moment)
@@ -86,6 +92,24 @@ extension LifecycleCheckpoint: Codable {
         try container.encodeIfPresent(pushes, forKey: .pushes)
         try container.encodeIfPresent(fetches, forKey: .fetches)
     }
+}
+
+extension LifecycleCheckpoint {
+    /// One app's record, comparable and encodable on its own, so that a writer can keep the
+    /// encoding of each and encode again only the records that changed since its last save.
+    public struct AppEntry: Sendable, Equatable, Encodable {
+        let record: AppRecord
+
+        /// The app's name.
+        public var name: String { record.name }
+
+        public func encode(to encoder: any Encoder) throws {
+            try record.encode(to: encoder)
+        }
+    }
+
+    /// The apps' records, in the order the checkpoint writes them.
+    public var appEntries: [AppEntry] { apps.map(AppEntry.init) }
 }
 
 extension Lifecycle {

@@ -3,8 +3,9 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenPolicy
-import WardenRuntime
 import WardenTesting
+
+@testable import WardenRuntime
 
 /// The daemon's timers, windows and sweeps on the manual clock, with the fake driver and the
 /// fake launcher: no root, no cgroups, no waiting in real time.
@@ -226,6 +227,48 @@ import WardenTesting
         await bed.advance(to: .seconds(40))
         #expect(await bed.daemon.app(named: "idle")?.footprintBytes != 5_000_000)
         #expect(bed.driver.calls.filter { $0 == .freeze("idle") }.count == 1)
+        await bed.stop()
+    }
+
+    /// Before a pressure event that decides something, the footprints the killer ranks are
+    /// journaled for `export` only when they changed since they were last journaled; a policy
+    /// coming into force journals them afresh. Such a measurement does not save the checkpoint.
+    @Test func onlyChangedFootprintsAreJournaledBeforeADecidingPressureEvent() async throws {
+        let bed = try await Self.bed(
+            """
+            [apps.front]
+            command = "/bin/front"
+            [apps.idle]
+            command = "/bin/idle"
+            [apps.idle.background]
+            grace = "1s"
+            """, sampleInterval: .seconds(10))
+        defer { bed.removeStateDirectory() }
+        bed.driver.setFootprint(3_000_000, of: "idle")
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(to: .seconds(2))
+        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
+        func footprintSteps() -> [String] {
+            bed.journal.entries(JournalQuery()).compactMap { entry in
+                guard case .input(.step(let text)) = entry.event, text.hasPrefix("footprint ") else { return nil }
+                return text
+            }
+        }
+        _ = try await bed.daemon.perform(.footprint(app: "front", bytes: 7_000_000))
+        _ = try await bed.daemon.perform(.pressure(.warning))
+        #expect(footprintSteps().sorted() == ["footprint front 7000000B", "footprint idle 3000000B"])
+        _ = try await bed.daemon.perform(.pressure(.normal))
+        let saved = try #require(bed.journal.checkpoint()?.json)
+        _ = try await bed.daemon.perform(.footprint(app: "front", bytes: 8_000_000))
+        #expect(bed.journal.checkpoint()?.json == saved)
+        _ = try await bed.daemon.perform(.pressure(.warning))
+        #expect(footprintSteps().count == 3)
+        #expect(footprintSteps().last == "footprint front 8000000B")
+        #expect(bed.journal.checkpoint()?.json.contains("8000000") == true)
+        _ = await bed.daemon.onLoop { daemon in daemon.recordPolicyInForce() }
+        _ = try await bed.daemon.perform(.pressure(.normal))
+        #expect(footprintSteps().count == 5)
         await bed.stop()
     }
 

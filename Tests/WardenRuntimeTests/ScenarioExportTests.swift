@@ -92,6 +92,32 @@ struct ScenarioExportTests {
         #expect(scenario.expectations.analytics == nil)
     }
 
+    /// A window that starts after the policy came into force begins with each app's last
+    /// footprint journaled before it (the daemon journals a footprint only when it changed),
+    /// but none from before a daemon start or a policy, after which the daemon journals them afresh.
+    @Test func aWindowBeginsWithTheFootprintsJournaledBeforeIt() throws {
+        let entries = Self.journal([
+            (0, Self.system, .system(.daemonStarted(version: "1", readopted: []))),
+            (0, Self.system, .input(.policy(path: "/p.toml", text: Self.policy))),
+            (500, "maps", .input(.step("footprint maps 10MiB"))),
+            (600, Self.system, .system(.daemonStarted(version: "1", readopted: []))),
+            (600, Self.system, .input(.policy(path: "/p.toml", text: Self.policy))),
+            (1000, "mail", .input(.step("footprint mail 96MiB"))),
+            (1000, "mail", .input(.step("footprint mail 64MiB"))),
+            (1000, Self.system, .input(.step("pressure critical"))),
+            (3000, "mail", .input(.step("open mail"))),
+        ])
+        let since = ScenarioExport(since: Self.start + 2000)
+        let text = try since.scenario(from: entries)
+        #expect(text.contains("\"0ms footprint mail 64MiB\""))
+        #expect(!text.contains("96MiB"))
+        #expect(!text.contains("footprint maps"))
+        #expect(try Self.load(text).steps.map(\.text) == ["0ms footprint mail 64MiB", "1000ms open mail"])
+        let fromStart = try ScenarioExport().scenario(from: entries)
+        #expect(!fromStart.contains("footprint maps"))
+        #expect(fromStart.contains("\"400ms footprint mail 64MiB\""))
+    }
+
     /// A window without the policy in force at its start is refused with a sentence that says why.
     @Test func aWindowWithoutItsPolicyIsRefused() throws {
         let entries = Self.journal([(1000, "mail", .input(.step("open mail")))])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WardenAPI
+import WardenCore
 
 @testable import WardenRuntime
 
@@ -63,5 +64,43 @@ struct SortedJSONEncoderTests {
     /// A number JSON cannot hold is refused with a sentence rather than written.
     @Test func nonFiniteNumberIsRefused() {
         #expect(throws: SortedJSONEncoder.Failure.self) { try SortedJSONEncoder.encode([Double.nan]) }
+    }
+}
+
+/// The checkpoint's text, kept encoded record by record, is what encoding the whole checkpoint
+/// writes, after every change.
+struct CheckpointEncoderTests {
+    static let policy = Policy(
+        foregroundSlots: 1,
+        apps: ["mail", "maps", "notes"].map { AppPolicy(name: $0, command: "ballast") })
+
+    static func checkpoint(_ core: Lifecycle, at now: Instant, running: [String]) -> WardenCheckpoint {
+        WardenCheckpoint(
+            lifecycle: core.checkpoint(at: now),
+            running: running.enumerated().map { index, app in
+                RunningAppRecord(
+                    app: app, launch: 1, pid: Int32(100 + index), group: nil, startedWallMillis: 1_800_000_000_000)
+            })
+    }
+
+    /// After an app opens, another goes to background and a running record changes, only the
+    /// changed records are encoded again, and the text still equals the whole checkpoint's.
+    @Test func keptRecordsWriteWhatTheWholeCheckpointWrites() throws {
+        var core = Lifecycle(policy: Self.policy)
+        var encoder = CheckpointEncoder()
+        var now = Instant(sinceOrigin: .seconds(1))
+        _ = try core.handle(.open(app: "mail"), at: now)
+        var checkpoint = Self.checkpoint(core, at: now, running: ["mail"])
+        #expect(try encoder.encode(checkpoint) == SortedJSONEncoder.encode(checkpoint))
+
+        now = Instant(sinceOrigin: .seconds(2))
+        _ = try core.handle(.open(app: "maps"), at: now)
+        checkpoint = Self.checkpoint(core, at: now, running: ["mail", "maps"])
+        checkpoint.running[0].pid = 4242
+        let text = try encoder.encode(checkpoint)
+        #expect(text == (try SortedJSONEncoder.encode(checkpoint)))
+        #expect(String(decoding: text, as: UTF8.self).contains("4242"))
+        let decoded = try JSONDecoder().decode(WardenCheckpoint.self, from: Data(text))
+        #expect(try SortedJSONEncoder.encode(decoded) == text)
     }
 }

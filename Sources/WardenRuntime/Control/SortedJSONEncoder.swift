@@ -14,6 +14,18 @@ enum SortedJSONEncoder {
         let description: String
     }
 
+    /// JSON text encoded earlier, written as it is where a value of this type is encoded: a
+    /// writer that keeps parts of a large value encoded passes them in its place.
+    struct Fragment: Encodable {
+        let bytes: [UInt8]
+
+        /// Only this encoder writes a fragment; any other writes its text as a string.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
     /// The JSON text of `value` as UTF-8 bytes.
     static func encode(_ value: some Encodable) throws -> [UInt8] {
         let root = try Node.of(value)
@@ -33,6 +45,7 @@ enum SortedJSONEncoder {
         case string(String)
         case array(ArrayNode)
         case object(ObjectNode)
+        case fragment([UInt8])
 
         /// The node of `value`: its own for the kinds JSON has, else what its `encode(to:)` builds.
         static func of<T: Encodable>(_ value: T) throws -> Node {
@@ -43,6 +56,7 @@ enum SortedJSONEncoder {
             if type == Int64.self { return .signed(value as! Int64) }
             if type == Int32.self { return .signed(Int64(value as! Int32)) }
             if type == Bool.self { return .bool(value as! Bool) }
+            if type == Fragment.self { return .fragment((value as! Fragment).bytes) }
             let encoder = TreeEncoder()
             try value.encode(to: encoder)
             return encoder.node ?? .object(ObjectNode())
@@ -63,6 +77,7 @@ enum SortedJSONEncoder {
             case .unsigned(let number): output.append(contentsOf: String(number).utf8)
             case .number(let text): output.append(contentsOf: text.utf8)
             case .string(let text): Self.writeString(text, into: &output)
+            case .fragment(let bytes): output.append(contentsOf: bytes)
             case .array(let array):
                 output.append(UInt8(ascii: "["))
                 for (index, element) in array.elements.enumerated() {

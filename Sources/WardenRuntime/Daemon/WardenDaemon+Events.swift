@@ -66,7 +66,7 @@ extension WardenDaemon {
         metrics.count(accepted: event)
         var followUps: [LifecycleEvent] = []
         let reply = await execute(actions, followUps: &followUps)
-        var changed = !actions.isEmpty
+        var changed = Self.changesCheckpoint(actions, of: event)
         while !followUps.isEmpty && phase.isRunning {
             let next = followUps.removeFirst()
             do {
@@ -74,16 +74,14 @@ extension WardenDaemon {
                 let nextCandidates = candidatesBefore(next)
                 let more = try lifecycle.handle(next, at: now())
                 recordInputs(of: next, actions: more, endsOnItsOwn: nextOwnEnd, candidates: nextCandidates)
-                changed = changed || !more.isEmpty
+                changed = changed || Self.changesCheckpoint(more, of: event)
                 await execute(more, followUps: &followUps)
             } catch {
                 logger.debug("The core refused \(next): \(error.message)")
             }
         }
         journal.flush(logger: logger)
-        if changed || !Self.isMeasurement(event) {
-            journal.checkpointDue = true
-        }
+        if changed { journal.checkpointDue = true }
         memoryWatchAfterEvent(event)
         return .success(reply)
     }
@@ -120,8 +118,14 @@ extension WardenDaemon {
         {
             event = .push(target: .app(app), payload: payload, id: id)
         }
+        // A replay keeps each footprint until a step changes it: only changes are journaled.
+        let changed = candidates.filter { journal.footprintsJournaled[$0.app] != $0.footprint }
         let inputs = JournalInput.inputs(
-            for: event, actions: actions, endsOnItsOwn: endsOnItsOwn, candidates: candidates)
+            for: event, actions: actions, endsOnItsOwn: endsOnItsOwn, candidates: changed)
+        if !inputs.isEmpty {
+            for candidate in changed { journal.footprintsJournaled[candidate.app] = candidate.footprint }
+            if case .footprint(let app, let bytes) = event { journal.footprintsJournaled[app] = bytes }
+        }
         for input in inputs {
             record(app: event.app ?? JournalEntry.systemApp, .input(input))
         }
@@ -129,6 +133,8 @@ extension WardenDaemon {
 
     /// Journals the policy that comes into force now, read from its file, for `export`.
     func recordPolicyInForce() {
+        // An export starts at a policy: the footprints are journaled afresh under it.
+        journal.footprintsJournaled = [:]
         let path = options.policyPath
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             logger.warning("Could not read the policy \"\(path)\" to journal it; an export will lack it.")
@@ -137,8 +143,22 @@ extension WardenDaemon {
         record(app: JournalEntry.systemApp, .input(.policy(path: path, text: text)))
     }
 
-    /// Whether the event is a measurement, which changes nothing worth saving when the core
-    /// takes no action on it.
+    /// Whether the core's answer to a job that began with `event` changes what the checkpoint
+    /// must hold. Every event but a measurement does. A measurement (a footprint, a memory sample)
+    /// does only when it starts, stops, freezes or thaws a process: its level, footprints and
+    /// warnings are measured again after a restart, and saving them every 10 ms near a threshold
+    /// would stand in the way of the kill the next sample brings.
+    static func changesCheckpoint(_ actions: [LifecycleAction], of event: LifecycleEvent) -> Bool {
+        guard isMeasurement(event) else { return true }
+        return actions.contains { action in
+            switch action {
+            case .spawn, .freeze, .thaw, .terminate, .kill: true
+            default: false
+            }
+        }
+    }
+
+    /// Whether the event is a measurement: a footprint or a memory sample.
     static func isMeasurement(_ event: LifecycleEvent) -> Bool {
         switch event {
         case .footprint, .memorySample: true

@@ -11,6 +11,11 @@ struct DaemonJournal {
     private var batch: [NewJournalEntry]?
     /// Whether an event changed the model since the checkpoint was last saved.
     var checkpointDue = false
+    /// The footprint each app was last journaled with as an input (a `footprint` step) since the
+    /// policy came into force.
+    var footprintsJournaled: [String: Int64] = [:]
+    /// The checkpoint's text, kept encoded record by record between saves.
+    var checkpointEncoder = CheckpointEncoder()
 
     init(store: any WardenJournal) {
         self.store = store
