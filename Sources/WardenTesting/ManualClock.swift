@@ -1,3 +1,5 @@
+import WardenCore
+public import WardenRuntime
 import Synchronization
 
 /// A clock whose time moves only when a test advances it.
@@ -106,5 +108,18 @@ public final class ManualClock: Clock, Sendable {
     /// Moves the time on by `duration` and wakes the sleepers due.
     public func advance(by duration: Duration) {
         advance(to: now.advanced(by: duration))
+    }
+}
+
+extension WardenClock {
+    /// A daemon's clock on `clock`: its wall clock is the system's at this moment plus the
+    /// virtual time elapsed (unless `wallNow` says otherwise), and it has no boot clock unless
+    /// `bootNow` gives one, so that what it journals follows virtual time alone.
+    public static func virtual(
+        _ clock: ManualClock, wallNow: (@Sendable () -> Int64)? = nil,
+        bootNow: @escaping @Sendable () -> BootTime? = { nil }
+    ) -> WardenClock {
+        let wallOrigin = WardenClock.wallMillisNow() - clock.now.offset.milliseconds
+        return WardenClock(clock, wallNow: wallNow ?? { wallOrigin + clock.now.offset.milliseconds }, bootNow: bootNow)
     }
 }

@@ -60,7 +60,7 @@ public struct WardenTestBed: Sendable {
         var quiet = Logger(label: "appwarden.virtual")
         quiet.logLevel = .critical
         let parts = DaemonParts(
-            clock: WardenClock(clock), alarm: alarm, journal: journal, driver: driver, launcher: launcher,
+            clock: WardenClock.virtual(clock), alarm: alarm, journal: journal, driver: driver, launcher: launcher,
             memory: driver, signals: driver, tokenSource: tokenSource, logger: logger ?? quiet)
         let daemon = WardenDaemon(options: options, policy: policy, parts: parts)
         await daemon.startRunning()

@@ -114,7 +114,7 @@ struct CheckpointFormatTests {
             stateDirectory: directory, cgroupRoot: "appwarden-virtual", sampleInterval: .seconds(1_000_000_000))
         let driver = FakeCgroupDriver()
         let parts = DaemonParts(
-            clock: WardenClock(ManualClock()), alarm: VirtualAlarm(), journal: journal, driver: driver,
+            clock: WardenClock.virtual(ManualClock()), alarm: VirtualAlarm(), journal: journal, driver: driver,
             launcher: FakeProcessLauncher(driver: driver), memory: driver, signals: driver,
             logger: Logger(label: "appwarden.test"))
         let daemon = WardenDaemon(options: options, policy: Self.policy, parts: parts)

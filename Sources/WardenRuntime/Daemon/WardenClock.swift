@@ -1,20 +1,50 @@
 import Foundation
 import WardenCore
 
-/// Maps a monotonic clock onto the core's instants (time since the daemon started) and onto
-/// wall-clock milliseconds for the journal.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Maps a monotonic clock onto the core's instants (time since the daemon started), onto
+/// wall-clock milliseconds for the journal, and onto the boot clock that measures how long no
+/// daemon ran.
+///
+/// Deadlines never follow the wall clock: a device without a real-time clock starts in 1970 and
+/// is set by NTP after boot, a step of decades. The journal's times do follow it: each is the wall
+/// clock now, less how long ago on the monotonic clock the moment was.
 public struct WardenClock: Sendable {
+    /// Where the boot clock stands: the kernel's boot id and `CLOCK_BOOTTIME` in milliseconds,
+    /// which counts from boot, suspend included, and is never set.
+    public struct BootTime: Sendable, Equatable, Codable {
+        public var bootID: String
+        public var millis: Int64
+
+        public init(bootID: String, millis: Int64) {
+            self.bootID = bootID
+            self.millis = millis
+        }
+    }
+
     private let elapsedNow: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
-    /// Wall-clock milliseconds since the epoch at the clock's origin.
-    public let wallOriginMillis: Int64
+    private let wallNow: @Sendable () -> Int64
+    private let bootNow: @Sendable () -> BootTime?
 
-    /// Makes a clock whose origin is `clock.now`.
-    public init<C: Clock<Duration>>(_ clock: C) {
+    /// Makes a clock whose origin is `clock.now`. `wallNow` reads the wall clock in milliseconds
+    /// since the epoch (default: the system's; a clock for virtual time passes the wall clock at
+    /// its origin plus the time elapsed on it); `bootNow` reads the boot clock, nil where there is none.
+    public init<C: Clock<Duration>>(
+        _ clock: C, wallNow: (@Sendable () -> Int64)? = nil,
+        bootNow: @escaping @Sendable () -> BootTime? = WardenClock.bootTimeNow
+    ) {
         let origin = clock.now
-        self.elapsedNow = { origin.duration(to: clock.now) }
+        let elapsedNow: @Sendable () -> Duration = { origin.duration(to: clock.now) }
+        self.elapsedNow = elapsedNow
         self.sleeper = { elapsed in try await clock.sleep(until: origin.advanced(by: elapsed), tolerance: nil) }
-        self.wallOriginMillis = Self.wallMillisNow()
+        self.wallNow = wallNow ?? Self.wallMillisNow
+        self.bootNow = bootNow
     }
 
     /// Time since the origin.
@@ -25,14 +55,49 @@ public struct WardenClock: Sendable {
         try await sleeper(elapsed)
     }
 
-    /// The wall-clock time of a moment `elapsed` after the origin, in milliseconds since the epoch.
+    /// The wall-clock time of a moment `elapsed` after the origin, in milliseconds since the
+    /// epoch: the wall clock now, less how long ago the moment was. A step of the wall clock moves
+    /// the moments after it and before it alike.
     public func wallMillis(atElapsed elapsed: Duration) -> Int64 {
-        wallOriginMillis + elapsed.milliseconds
+        wallNow() - (elapsedNow() - elapsed).milliseconds
     }
 
-    /// The wall clock now, in milliseconds since the epoch.
+    /// The wall clock now, in milliseconds since the epoch, as this clock reads it.
+    public func wallMillis() -> Int64 { wallNow() }
+
+    /// The boot clock now; nil where there is none.
+    public func bootTime() -> BootTime? { bootNow() }
+
+    /// How long ago something happened that was saved at `savedWallMillis` on the wall clock and
+    /// `savedBoot` on the boot clock: by the boot clock when both readings come from this boot,
+    /// which no setting of the wall clock moves; else by the wall clock, never less than zero.
+    public func timeSince(savedWallMillis: Int64, savedBoot: BootTime?) -> Duration {
+        if let savedBoot, let boot = bootNow(), boot.bootID == savedBoot.bootID, boot.millis >= savedBoot.millis {
+            return .milliseconds(boot.millis - savedBoot.millis)
+        }
+        return .milliseconds(max(0, wallNow() - savedWallMillis))
+    }
+
+    /// The system's wall clock now, in milliseconds since the epoch.
     public static func wallMillisNow() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
+    /// The boot clock now: `/proc/sys/kernel/random/boot_id` and `clock_gettime(CLOCK_BOOTTIME)`;
+    /// nil when either cannot be read.
+    @Sendable public static func bootTimeNow() -> BootTime? {
+        guard let id = bootID else { return nil }
+        var time = timespec()
+        guard clock_gettime(CLOCK_BOOTTIME, &time) == 0 else { return nil }
+        return BootTime(bootID: id, millis: Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000)
+    }
+
+    /// The kernel's id of this boot, read once.
+    private static let bootID: String? = {
+        guard let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else {
+            return nil
+        }
+        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return id.isEmpty ? nil : id
+    }()
 }

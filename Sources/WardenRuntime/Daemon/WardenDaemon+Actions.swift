@@ -181,7 +181,7 @@ extension WardenDaemon {
             processes.running[app] = RunningProcess(
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: launched.pid, group: group,
-                    startedWallMillis: WardenClock.wallMillisNow()),
+                    startedWallMillis: parts.clock.wallMillis()),
                 isWatched: true)
             if let group { watchMemory(of: app, group: group) }
             logger.info(

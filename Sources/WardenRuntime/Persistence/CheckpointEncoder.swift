@@ -45,7 +45,7 @@ struct CheckpointEncoder {
             Text(
                 lifecycle: Lifecycle(checkpoint: checkpoint.lifecycle, apps: appFragments),
                 running: runningFragments, deviceTokens: checkpoint.deviceTokens,
-                recentKills: checkpoint.recentKills))
+                recentKills: checkpoint.recentKills, bootTime: checkpoint.bootTime))
     }
 
     /// `WardenCheckpoint` with its records as fragments; the same keys.
@@ -54,6 +54,7 @@ struct CheckpointEncoder {
         let running: [SortedJSONEncoder.Fragment]
         let deviceTokens: [String: String]?
         let recentKills: [KillInfo]?
+        let bootTime: WardenClock.BootTime?
     }
 
     /// `LifecycleCheckpoint` with its records as fragments.

@@ -13,4 +13,8 @@ public struct WardenCheckpoint: Codable, Sendable, Equatable {
     /// The last kills, oldest first, for `GET /v1/device` and `top` after a restart; absent from
     /// checkpoints written before they were kept, and when there were none.
     public var recentKills: [KillInfo]? = nil
+    /// The boot clock when the checkpoint was saved, which measures how long no daemon ran
+    /// where the wall clock may have been set meanwhile; absent from checkpoints written before it
+    /// was kept, and where the device has no boot clock.
+    public var bootTime: WardenClock.BootTime? = nil
 }

@@ -17,7 +17,7 @@ extension WardenDaemon {
         let checkpoint = WardenCheckpoint(
             lifecycle: lifecycle.checkpoint(at: now),
             running: processes.running.values.map(\.record).sorted { $0.app < $1.app },
-            recentKills: history.recentKills.isEmpty ? nil : history.recentKills)
+            recentKills: history.recentKills.isEmpty ? nil : history.recentKills, bootTime: parts.clock.bootTime())
         do {
             // Only the records that changed are encoded again: with a thousand apps, encoding
             // them all costs tens of milliseconds per save.

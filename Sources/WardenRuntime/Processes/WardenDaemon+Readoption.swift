@@ -44,8 +44,9 @@ extension WardenDaemon {
         if let saved {
             do {
                 let checkpoint = try JSONDecoder().decode(WardenCheckpoint.self, from: Data(saved.json.utf8))
-                let now = now()
-                let then = now - .milliseconds(WardenClock.wallMillisNow() - saved.wallTimeMillis)
+                // Deadlines continue by the boot clock: the wall clock may have been set since.
+                let then =
+                    now() - parts.clock.timeSince(savedWallMillis: saved.wallTimeMillis, savedBoot: checkpoint.bootTime)
                 lifecycle = Lifecycle(
                     policy: policy, checkpoint: checkpoint.lifecycle, at: then, tokenSource: parts.tokenSource)
                 if let tokens = checkpoint.deviceTokens {
@@ -95,7 +96,7 @@ extension WardenDaemon {
             processes.running[app] = RunningProcess(
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: mainPID, group: group,
-                    startedWallMillis: entry?.startedWallMillis ?? WardenClock.wallMillisNow()),
+                    startedWallMillis: entry?.startedWallMillis ?? parts.clock.wallMillis()),
                 isWatched: parts.launcher.watch(pid: mainPID, app: app, launch: launch))
             if let group { watchMemory(of: app, group: group) }
             if let driver, let group, !options.dryRun {
