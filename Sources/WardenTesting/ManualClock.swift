@@ -1,6 +1,6 @@
+import Synchronization
 import WardenCore
 public import WardenRuntime
-import Synchronization
 
 /// A clock whose time moves only when a test advances it.
 ///

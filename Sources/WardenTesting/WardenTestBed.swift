@@ -38,34 +38,42 @@ public struct WardenTestBed: Sendable {
     ///   - configure: Changes the options before the daemon starts.
     ///   - tokenSource: Where device tokens come from; by default the simulator's deterministic
     ///     tokens, so that a replayed scenario's tokens are the ones it names.
+    ///   - restarting: The journal and state directory of a stopped bed, for a daemon that
+    ///     continues from its checkpoint; by default a new journal and directory.
+    ///   - clock: The manual clock, and what the daemon reads as the wall and boot clocks
+    ///     (`WardenClock.virtual`).
     public static func start(
         policy: Policy,
         sampleInterval: Duration = .seconds(1_000_000_000),
         configure: (inout WardenDaemonOptions) -> Void = { _ in },
         tokenSource: DeviceTokenSource = .deterministic,
         logger: Logger? = nil,
+        restarting: (journal: WardenMemoryJournal, stateDirectory: String)? = nil,
+        clock: (manual: ManualClock, wallNow: @Sendable () -> Int64, bootNow: @Sendable () -> WardenClock.BootTime?)? =
+            nil,
         prepare: (FakeCgroupDriver, FakeProcessLauncher) -> Void = { _, _ in }
     ) async -> WardenTestBed {
-        let directory = NSTemporaryDirectory() + "appwarden-virtual-\(UUID().uuidString)"
+        let directory = restarting?.stateDirectory ?? NSTemporaryDirectory() + "appwarden-virtual-\(UUID().uuidString)"
         var options = WardenDaemonOptions(
             policyPath: directory + "/policy.toml", socketPath: directory + "/appwarden.sock",
             stateDirectory: directory, cgroupRoot: "appwarden-virtual", sampleInterval: sampleInterval)
         configure(&options)
-        let clock = ManualClock()
+        let manual = clock?.manual ?? ManualClock()
         let alarm = VirtualAlarm()
         let driver = FakeCgroupDriver()
         let launcher = FakeProcessLauncher(driver: driver)
-        let journal = WardenMemoryJournal()
+        let journal = restarting?.journal ?? WardenMemoryJournal()
         prepare(driver, launcher)
         var quiet = Logger(label: "appwarden.virtual")
         quiet.logLevel = .critical
         let parts = DaemonParts(
-            clock: WardenClock.virtual(clock), alarm: alarm, journal: journal, driver: driver, launcher: launcher,
+            clock: clock.map { WardenClock.virtual($0.manual, wallNow: $0.wallNow, bootNow: $0.bootNow) }
+                ?? WardenClock.virtual(manual), alarm: alarm, journal: journal, driver: driver, launcher: launcher,
             memory: driver, signals: driver, tokenSource: tokenSource, logger: logger ?? quiet)
         let daemon = WardenDaemon(options: options, policy: policy, parts: parts)
         await daemon.startRunning()
         let bed = WardenTestBed(
-            clock: clock, alarm: alarm, driver: driver, launcher: launcher, journal: journal, daemon: daemon,
+            clock: manual, alarm: alarm, driver: driver, launcher: launcher, journal: journal, daemon: daemon,
             stateDirectory: directory)
         await bed.settle()
         return bed
