@@ -1,6 +1,8 @@
 /// What runs beside the daemon's loop, each a child of its task group fed from the loop: the
-/// policy's hooks and the compression of suspended apps.
+/// policy's hooks, the compression of suspended apps, and the apps' memory-pressure sockets.
 struct DaemonWorkers: Sendable {
     let hooks: HookRunner
     let compressor: SuspendedCompressor
+    /// The apps' memory-pressure sockets (`MEMORY_PRESSURE_WATCH`).
+    let pressureEndpoints: PressureEndpoints
 }

@@ -43,6 +43,7 @@ extension WardenDaemon {
             case .deliver(let app, let message):
                 record(app: app, .message(message))
                 sendMappedSignal(app, for: message)
+                if case .memoryWarning = message { workers.pressureEndpoints.warn(app: app) }
             case .armTimer(let timer, let deadline):
                 arm(timer, deadline: deadline)
             case .cancelTimer(let timer):
@@ -153,6 +154,10 @@ extension WardenDaemon {
         environment["APPWARDEN_EVENTS_SINCE"] = String((try? parts.journal.lastEntryID()) ?? 0)
         if restore {
             environment["APPWARDEN_RESTORE"] = "1"
+        }
+        if let watch = openPressureEndpoint(app, user: appPolicy.user) {
+            environment["MEMORY_PRESSURE_WATCH"] = watch
+            environment["MEMORY_PRESSURE_WRITE"] = ""
         }
         processes.signalsSent[app] = []
         var group: AppGroup?

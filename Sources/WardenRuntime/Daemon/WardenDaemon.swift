@@ -79,7 +79,8 @@ public actor WardenDaemon: Service {
         self.workers = DaemonWorkers(
             hooks: HookRunner(
                 logger: parts.logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options)),
-            compressor: SuspendedCompressor())
+            compressor: SuspendedCompressor(),
+            pressureEndpoints: PressureEndpoints(directory: options.pressureDirectory))
     }
 
     /// Makes the daemon `appwarden serve` runs: loads the policy, takes the instance locks, opens
@@ -307,6 +308,7 @@ public actor WardenDaemon: Service {
         parts.launcher.stop()
         workers.hooks.stop()
         workers.compressor.stop()
+        workers.pressureEndpoints.closeAll()
         logShutdown(stoppedApps: options.stopAppsOnExit && driver != nil)
         if options.stopAppsOnExit, let driver {
             for (name, group) in processes.groups {

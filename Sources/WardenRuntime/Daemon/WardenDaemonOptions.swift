@@ -92,4 +92,14 @@ public struct WardenDaemonOptions: Sendable {
     public func logPath(of app: String) -> String {
         logDirectory + "/" + app + ".log"
     }
+
+    /// The folder of the apps' memory-pressure sockets (`MEMORY_PRESSURE_WATCH`): beside the
+    /// control socket, named after it (`/run/appwarden.sock` → `/run/appwarden-pressure`).
+    public var pressureDirectory: String {
+        let slash = socketPath.lastIndex(of: "/")
+        let folder = slash.map { String(socketPath[..<$0]) } ?? "."
+        let name = slash.map { String(socketPath[socketPath.index(after: $0)...]) } ?? socketPath
+        let stem = name.hasSuffix(".sock") ? String(name.dropLast(5)) : name
+        return folder + "/" + stem + "-pressure"
+    }
 }

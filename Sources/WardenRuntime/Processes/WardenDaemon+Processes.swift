@@ -31,6 +31,7 @@ extension WardenDaemon {
         if processes.running[exit.app]?.pid == exit.pid {
             metrics.processEnded(app: exit.app, at: now())
             processes.running[exit.app] = nil
+            workers.pressureEndpoints.close(app: exit.app)
             await releaseGroup(exit.app)
         }
         logger.info(
@@ -56,6 +57,24 @@ extension WardenDaemon {
                 return .oomKilled(kill)
             }
             return .crashed(description: "ended by signal \(signal)")
+        }
+    }
+}
+
+extension WardenDaemon {
+    /// Makes `app`'s memory-pressure socket for a launch, owned by the app's user; returns its
+    /// path for `MEMORY_PRESSURE_WATCH`, or nil when it could not be made (said in the log; the
+    /// app then runs without one).
+    func openPressureEndpoint(_ app: String, user: String?) -> String? {
+        var owner: (uid: uid_t, gid: gid_t)?
+        if let user, let entry = getpwnam(user) {
+            owner = (entry.pointee.pw_uid, entry.pointee.pw_gid)
+        }
+        do {
+            return try workers.pressureEndpoints.open(app: app, owner: owner)
+        } catch {
+            logger.warning("App \"\(app)\" gets no memory-pressure socket (MEMORY_PRESSURE_WATCH): \(error).")
+            return nil
         }
     }
 }

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import WardenAPI
+import WardenCgroup
+import WardenCore
+import WardenTesting
+
+@testable import WardenRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Each app's memory-pressure socket (`MEMORY_PRESSURE_WATCH`), as sd-event and the example app
+/// use it.
+struct PressureEndpointTests {
+    /// A client connected to `path`, its descriptor; nil when it could not connect.
+    static func connect(to path: String) -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+        var timeout = timeval(tv_sec: 3, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return descriptor
+    }
+
+    /// What the client reads next: the text, "" at the end, nil when nothing came within 3 s.
+    static func read(_ descriptor: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = Glibc.read(descriptor, &buffer, buffer.count)
+        return count < 0 ? nil : String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
+    /// Every connection of the app's socket gets the line at each warning, another app's
+    /// connection gets nothing, and closing the endpoint ends the connections and removes the socket.
+    @Test func everyConnectionOfTheAppHearsAWarningAndClosingEndsThem() async throws {
+        let directory = NSTemporaryDirectory() + "appwarden-pressure-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let endpoints = PressureEndpoints(directory: directory)
+        let path = try endpoints.open(app: "mail", owner: nil)
+        let other = try endpoints.open(app: "maps", owner: nil)
+        #expect(path == directory + "/mail.sock")
+        let first = try #require(Self.connect(to: path))
+        let second = try #require(Self.connect(to: path))
+        let bystander = try #require(Self.connect(to: other))
+        defer { for descriptor in [first, second, bystander] { close(descriptor) } }
+        #expect(await eventually { endpoints.connectionCount(app: "mail") == 2 })
+        #expect(endpoints.warn(app: "mail") == 2)
+        #expect(Self.read(first) == "memory-warning\n")
+        #expect(Self.read(second) == "memory-warning\n")
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(bystander, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        #expect(Self.read(bystander) == nil)
+        endpoints.close(app: "mail")
+        #expect(Self.read(first) == "")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(endpoints.warn(app: "mail") == 0)
+        endpoints.closeAll()
+        #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+
+    /// A launched app finds its socket in `MEMORY_PRESSURE_WATCH` (with an empty
+    /// `MEMORY_PRESSURE_WRITE`), hears the core's memory warning there, and the socket goes when
+    /// the process ends.
+    @Test func aLaunchedAppHearsTheMemoryWarningOnItsSocket() async throws {
+        let bed = await WardenTestBed.start(
+            policy: Policy(apps: [AppPolicy(name: "mail", command: "/bin/mail")]))
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        let environment = try #require(bed.launcher.launches.last?.request.environment)
+        let path = try #require(environment["MEMORY_PRESSURE_WATCH"])
+        #expect(environment["MEMORY_PRESSURE_WRITE"] == "")
+        let client = try #require(Self.connect(to: path))
+        defer { close(client) }
+        #expect(await eventually { bed.daemon.workers.pressureEndpoints.connectionCount(app: "mail") == 1 })
+        _ = try await bed.daemon.perform(.pressure(.warning))
+        let heard = Self.read(client)
+        #expect(heard == "memory-warning\n")
+        _ = bed.launcher.exit("mail", status: 0)
+        await bed.settle()
+        #expect(!FileManager.default.fileExists(atPath: path))
+        await bed.stop()
+    }
+
+    /// The example app, written against systemd's convention and nothing of appwarden's, connects
+    /// to its socket when launched and drops its cache at the daemon's memory warning.
+    @Test(
+        .requiresRootCgroups,
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
+    func theExampleAppDropsItsCacheAtAMemoryWarning() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Examples/MemoryPressure/trim-on-pressure.py").standardized.path
+        let policy = """
+            [apps.trimmer]
+            command = "/usr/bin/python3"
+            args = ["\(script)"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["trimmer"]) { harness in
+            let daemon = try await harness.start(stopAppsOnExit: true)
+            _ = try await daemon.perform(.open(app: "trimmer"))
+            let log = harness.options.logPath(of: "trimmer")
+            func logged(_ text: String) async -> Bool {
+                await eventually(within: .seconds(10)) {
+                    ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(text)
+                }
+            }
+            #expect(await logged("watching memory pressure through \(harness.options.pressureDirectory)/trimmer.sock"))
+            #expect(await eventually { daemon.workers.pressureEndpoints.connectionCount(app: "trimmer") == 1 })
+            _ = try await daemon.perform(.pressure(.warning))
+            #expect(await logged("memory pressure: dropped 8 MiB of cache"))
+            await daemon.stop()
+        }
+    }
+}
