@@ -16,6 +16,15 @@ struct DaemonJournal {
     var footprintsJournaled: [String: Int64] = [:]
     /// The checkpoint's text, kept encoded record by record between saves.
     var checkpointEncoder = CheckpointEncoder()
+    /// Whether the last save of the checkpoint failed (said once in the log until one succeeds).
+    var checkpointFailing = false
+    /// Entries the store refused (its filesystem full, say), oldest first: written before the
+    /// next ones once it takes them again, at most `unwrittenLimit` of them.
+    private(set) var unwritten: [NewJournalEntry] = []
+    /// How many entries were lost because more than `unwrittenLimit` waited.
+    private var lost = 0
+    /// How many refused entries are kept in memory until the store takes them again.
+    static let unwrittenLimit = 10_000
 
     init(store: any WardenJournal) {
         self.store = store
@@ -42,12 +51,34 @@ struct DaemonJournal {
         write(entries, logger: logger)
     }
 
-    private func write(_ entries: [NewJournalEntry], logger: Logger) {
+    /// Writes the entries refused before and `entries`, in one transaction, and publishes them.
+    /// A refusal keeps them for the next write and is said once until a write succeeds: the
+    /// daemon goes on supervising whatever becomes of its journal.
+    private mutating func write(_ entries: [NewJournalEntry], logger: Logger) {
         guard !entries.isEmpty else { return }
+        let pending = unwritten + entries
         do {
-            for entry in try store.append(entries) { subscribers.publish(entry) }
+            for entry in try store.append(pending) { subscribers.publish(entry) }
+            if !unwritten.isEmpty || lost > 0 {
+                let losses = lost > 0 ? ", and \(lost) older ones were lost" : ""
+                logger.notice(
+                    "The journal is written again; the \(unwritten.count) entries kept in memory meanwhile are in it\(losses)."
+                )
+            }
+            unwritten = []
+            lost = 0
         } catch {
-            logger.error("Could not write to the journal: \(error)")
+            if unwritten.isEmpty && lost == 0 {
+                let limit = Self.unwrittenLimit
+                logger.error(
+                    "Could not write to the journal; appwarden goes on supervising and keeps up to \(limit) entries in memory until it can (said once): \(error)"
+                )
+            }
+            unwritten = pending
+            if unwritten.count > Self.unwrittenLimit {
+                lost += unwritten.count - Self.unwrittenLimit
+                unwritten.removeFirst(unwritten.count - Self.unwrittenLimit)
+            }
         }
     }
 }

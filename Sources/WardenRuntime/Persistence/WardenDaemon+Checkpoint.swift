@@ -23,8 +23,19 @@ extension WardenDaemon {
             // them all costs tens of milliseconds per save.
             let json = String(decoding: try journal.checkpointEncoder.encode(checkpoint), as: UTF8.self)
             try parts.journal.saveCheckpoint(json, wallTimeMillis: wallMillis(now))
+            if journal.checkpointFailing {
+                journal.checkpointFailing = false
+                logger.notice("The checkpoint is saved again.")
+            }
         } catch {
-            logger.error("Could not save the checkpoint: \(error)")
+            // Said once: a full filesystem would otherwise fill the log with it after every job.
+            if !journal.checkpointFailing {
+                logger.error(
+                    "Could not save the checkpoint; the last one saved stays (said once until a save succeeds): \(error)"
+                )
+            }
+            journal.checkpointFailing = true
+            journal.checkpointDue = true
         }
     }
 }
