@@ -58,36 +58,13 @@ extension JournalInput {
         }
     }
 
-    /// How a scenario step writes `event`, without its time; sizes exactly, to the byte.
+    /// How a scenario step writes `event`, without its time; sizes exactly, to the byte, and a
+    /// memory sample with every swap figure.
     public static func stepText(of event: LifecycleEvent) -> String {
         switch event {
-        case .open(let app): "open \(app)"
-        case .home: "home"
-        case .overlay: "overlay"
-        case .overlayEnd: "overlay-end"
-        case .lock: "lock"
-        case .unlock: "unlock"
-        case .forceQuit(let app): "force-quit \(app)"
-        case .reset(let app): "reset \(app)"
-        case .push(.app(let app), let payload, _): "push \(app) \(payload)"
-        case .push(.token(let token), let payload, _): "push \(token) \(payload)"
-        case .ready(let app): "\(app) ready"
-        case .beginTask(let app, let name): "\(app) begin-task \(name)"
-        case .endTask(let app, let id): "\(app) end-task \(id)"
-        case .timeRemaining(let app): "\(app) time-remaining"
-        case .completeFetch(let app, let result): "\(app) complete-fetch \(result.rawValue)"
-        case .completePush(let app, let result): "\(app) complete-push \(result.rawValue)"
-        case .setFetchInterval(let app, let interval): "\(app) set-fetch-interval \(interval)"
-        case .registerPush(let app): "\(app) register-push"
-        case .acquire(let app, let resource): "\(app) acquire \(resource)"
-        case .release(let app, let resource): "\(app) release \(resource)"
-        case .reportStatus(let app, let status): "\(app) report-status \(status)"
-        case .footprint(let app, let bytes): "footprint \(app) \(exactSize(bytes))"
-        case .pressure(let level): "pressure \(level.rawValue)"
         case .scanResult(let app, let outcome): "scan \(app) \(outcome.rawValue)"
-        case .memorySample(let available, let total, let swap):
-            "memory \(exactSize(available)) of \(exactSize(total))" + (swap.map(swapText) ?? "")
-        default: "\(event)"
+        case .memorySample(_, _, let swap?): (event.stepText(size: exactSize) ?? "") + swapText(swap)
+        default: event.stepText(size: exactSize) ?? "\(event)"
         }
     }
 
