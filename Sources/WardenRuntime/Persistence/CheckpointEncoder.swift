@@ -8,44 +8,46 @@ import WardenCore
 ///
 /// The text is byte for byte what `SortedJSONEncoder.encode(checkpoint)` writes.
 struct CheckpointEncoder {
-    private var apps: [String: (entry: LifecycleCheckpoint.AppEntry, json: [UInt8])] = [:]
-    private var running: [String: (record: RunningAppRecord, json: [UInt8])] = [:]
+    private var apps = KeptEncodings<LifecycleCheckpoint.AppEntry>()
+    private var running = KeptEncodings<RunningAppRecord>()
 
     /// The JSON text of `checkpoint`.
     ///
     /// - Throws: `SortedJSONEncoder.Failure` for a value JSON cannot hold.
     mutating func encode(_ checkpoint: WardenCheckpoint) throws -> [UInt8] {
-        var appFragments: [SortedJSONEncoder.Fragment] = []
-        var keptApps: [String: (entry: LifecycleCheckpoint.AppEntry, json: [UInt8])] = [:]
-        for entry in checkpoint.lifecycle.appEntries {
-            let json: [UInt8]
-            if let kept = apps[entry.name], kept.entry == entry {
-                json = kept.json
-            } else {
-                json = try SortedJSONEncoder.encode(entry)
-            }
-            keptApps[entry.name] = (entry, json)
-            appFragments.append(SortedJSONEncoder.Fragment(bytes: json))
-        }
-        apps = keptApps
-        var runningFragments: [SortedJSONEncoder.Fragment] = []
-        var keptRunning: [String: (record: RunningAppRecord, json: [UInt8])] = [:]
-        for record in checkpoint.running {
-            let json: [UInt8]
-            if let kept = running[record.app], kept.record == record {
-                json = kept.json
-            } else {
-                json = try SortedJSONEncoder.encode(record)
-            }
-            keptRunning[record.app] = (record, json)
-            runningFragments.append(SortedJSONEncoder.Fragment(bytes: json))
-        }
-        running = keptRunning
+        let appFragments = try apps.fragments(of: checkpoint.lifecycle.appEntries, key: \.name)
+        let runningFragments = try running.fragments(of: checkpoint.running, key: \.app)
         return try SortedJSONEncoder.encode(
             Text(
                 lifecycle: Lifecycle(checkpoint: checkpoint.lifecycle, apps: appFragments),
                 running: runningFragments, deviceTokens: checkpoint.deviceTokens,
                 recentKills: checkpoint.recentKills, bootTime: checkpoint.bootTime))
+    }
+
+    /// The encoding of each value last encoded, by key.
+    private struct KeptEncodings<Value: Equatable & Encodable> {
+        private var kept: [String: (value: Value, json: [UInt8])] = [:]
+
+        /// The encodings of `values`, in order: those kept where the value is unchanged, the
+        /// others encoded now. Keeps these, and forgets values no longer there.
+        mutating func fragments(of values: [Value], key: (Value) -> String) throws -> [SortedJSONEncoder.Fragment] {
+            var next: [String: (value: Value, json: [UInt8])] = [:]
+            var fragments: [SortedJSONEncoder.Fragment] = []
+            fragments.reserveCapacity(values.count)
+            for value in values {
+                let name = key(value)
+                let json: [UInt8]
+                if let previous = kept[name], previous.value == value {
+                    json = previous.json
+                } else {
+                    json = try SortedJSONEncoder.encode(value)
+                }
+                next[name] = (value, json)
+                fragments.append(SortedJSONEncoder.Fragment(bytes: json))
+            }
+            kept = next
+            return fragments
+        }
     }
 
     /// `WardenCheckpoint` with its records as fragments; the same keys.
