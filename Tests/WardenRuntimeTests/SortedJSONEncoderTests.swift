@@ -104,3 +104,23 @@ struct CheckpointEncoderTests {
         #expect(try SortedJSONEncoder.encode(decoded) == text)
     }
 }
+
+/// The app list's entries kept encoded between requests write what encoding the list writes.
+struct KeptEncodingsTests {
+    /// A changed entry is encoded again, a removed one is forgotten, a new one is added.
+    @Test func keptEntriesFollowEveryChangeOfTheList() throws {
+        let shared = KeptEncodings<AppInfo>.Shared()
+        var apps = [
+            AppInfo(name: "mail", state: .init(rawValue: "active"), status: .init(rawValue: "foreground")),
+            AppInfo(name: "maps", state: .init(rawValue: "suspended"), status: .init(rawValue: "background")),
+        ]
+        func written() throws -> [UInt8] { try SortedJSONEncoder.encode(shared.fragments(of: apps, key: { $0.name })) }
+        #expect(try written() == SortedJSONEncoder.encode(apps))
+        apps[0].state = .init(rawValue: "background")
+        apps[0].footprintBytes = 96 << 20
+        apps.remove(at: 1)
+        apps.append(AppInfo(name: "notes", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")))
+        #expect(try written() == SortedJSONEncoder.encode(apps))
+        #expect(String(decoding: try written(), as: UTF8.self).contains("100663296"))
+    }
+}

@@ -1,6 +1,7 @@
 import Hummingbird
 public import Logging
 import Synchronization
+import WardenAPI
 
 #if canImport(Glibc)
     public import Glibc
@@ -24,6 +25,8 @@ public struct ControlServer: Sendable {
     let onListening: @Sendable () async -> Void
     /// How often an idle event stream sends a heartbeat comment.
     let heartbeat: Duration
+    /// The app list's entries as last encoded.
+    let appListEncodings = KeptEncodings<AppInfo>.Shared()
 
     /// Creates a server for `control` on `socketPath`.
     ///

@@ -16,7 +16,7 @@ enum SortedJSONEncoder {
 
     /// JSON text encoded earlier, written as it is where a value of this type is encoded: a
     /// writer that keeps parts of a large value encoded passes them in its place.
-    struct Fragment: Encodable {
+    struct Fragment: Encodable, Sendable {
         let bytes: [UInt8]
 
         /// Only this encoder writes a fragment; any other writes its text as a string.

@@ -24,32 +24,6 @@ struct CheckpointEncoder {
                 recentKills: checkpoint.recentKills, bootTime: checkpoint.bootTime))
     }
 
-    /// The encoding of each value last encoded, by key.
-    private struct KeptEncodings<Value: Equatable & Encodable> {
-        private var kept: [String: (value: Value, json: [UInt8])] = [:]
-
-        /// The encodings of `values`, in order: those kept where the value is unchanged, the
-        /// others encoded now. Keeps these, and forgets values no longer there.
-        mutating func fragments(of values: [Value], key: (Value) -> String) throws -> [SortedJSONEncoder.Fragment] {
-            var next: [String: (value: Value, json: [UInt8])] = [:]
-            var fragments: [SortedJSONEncoder.Fragment] = []
-            fragments.reserveCapacity(values.count)
-            for value in values {
-                let name = key(value)
-                let json: [UInt8]
-                if let previous = kept[name], previous.value == value {
-                    json = previous.json
-                } else {
-                    json = try SortedJSONEncoder.encode(value)
-                }
-                next[name] = (value, json)
-                fragments.append(SortedJSONEncoder.Fragment(bytes: json))
-            }
-            kept = next
-            return fragments
-        }
-    }
-
     /// `WardenCheckpoint` with its records as fragments; the same keys.
     private struct Text: Encodable {
         let lifecycle: Lifecycle
