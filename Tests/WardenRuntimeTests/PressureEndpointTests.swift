@@ -126,4 +126,30 @@ struct PressureEndpointTests {
             await daemon.stop()
         }
     }
+
+    /// A daemon that stops leaves no socket behind, and the next one makes the socket of each app
+    /// it re-adopts again at the same path.
+    @Test(.requiresRootCgroups, .requiresBallast)
+    func aRestartedDaemonMakesTheSocketsOfTheAppsItReadopts() async throws {
+        let policy = """
+            [apps.idle]
+            command = "BALLAST"
+            args = ["--hold", "1"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["idle"]) { harness in
+            let path = harness.options.pressureDirectory + "/idle.sock"
+            let first = try await harness.start()
+            _ = try await first.perform(.open(app: "idle"))
+            #expect(FileManager.default.fileExists(atPath: path))
+            await first.stop()
+            #expect(!FileManager.default.fileExists(atPath: path))
+            let second = try await harness.start()
+            #expect(await second.app(named: "idle")?.state.rawValue == "active")
+            #expect(FileManager.default.fileExists(atPath: path))
+            let client = try #require(Self.connect(to: path))
+            defer { close(client) }
+            #expect(await eventually { second.workers.pressureEndpoints.connectionCount(app: "idle") == 1 })
+            await second.stop()
+        }
+    }
 }

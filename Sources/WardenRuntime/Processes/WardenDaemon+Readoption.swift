@@ -99,6 +99,8 @@ extension WardenDaemon {
                     startedWallMillis: entry?.startedWallMillis ?? parts.clock.wallMillis()),
                 isWatched: parts.launcher.watch(pid: mainPID, app: app, launch: launch))
             if let group { watchMemory(of: app, group: group) }
+            // The app's processes hold the path of its memory-pressure socket: it is made again.
+            _ = openPressureEndpoint(app, user: policy.app(named: app)?.user)
             if let driver, let group, !options.dryRun {
                 let frozen = (try? await driver.isFrozen(group)) ?? false
                 if state == .suspended && !frozen {
