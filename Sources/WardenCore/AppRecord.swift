@@ -52,9 +52,9 @@ struct AppRecord: Sendable, Equatable, Codable {
     /// Whether the app is opened again once its termination completes (a foreground app
     /// restarted by a policy reload).
     var reopenAfterExit = false
-    /// The policy entry the current launch was started with; nil before a launch and for a
-    /// launch restored from a checkpoint. Not saved.
-    var launchedWith: AppPolicy?
+    /// The launch settings the current launch was started with; nil before a launch (and for
+    /// a launch restored from a checkpoint written before they were kept).
+    var launchedWith: ProcessLaunchSettings?
 
     // MARK: Foreground and use
 
@@ -126,7 +126,7 @@ struct AppRecord: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case name, policyFetchInterval
         case state, launch, launchTime, launchRestored, launchedPassively, activeSinceLaunch, awaitingReady
-        case pendingStart, terminating
+        case pendingStart, terminating, launchedWith
         case foregroundSince, lastUsed, everInForeground
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
         case fetchWindowOpen, pushWindowOpen, heldResources, wakeBlock, hasPreservedState, lastTerminationWasSystem

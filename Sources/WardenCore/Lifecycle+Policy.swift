@@ -16,7 +16,11 @@ extension Lifecycle {
             from: oldPolicy, to: newPolicy,
             running: { name in self.indexByName[name].map { self.records[$0].isRunning } ?? false },
             restart: restartChanged,
-            launchedWith: { name in self.indexByName[name].flatMap { self.records[$0].launchedWith } })
+            launchedWith: { name in
+                self.indexByName[name].flatMap { index in
+                    self.records[index].launchedWith?.applied(to: self.appPolicies[index])
+                }
+            })
         for sentence in diff.sentences {
             out.append(
                 .journal(

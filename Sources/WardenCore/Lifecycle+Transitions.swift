@@ -108,7 +108,7 @@ extension Lifecycle {
     /// Spawns a new process of the app (launch number + 1) and resets what belongs to a launch.
     mutating func launch(_ index: Int, reason: LaunchReason, at now: Instant, _ out: inout [LifecycleAction]) {
         let restore = records[index].startLaunch(reason: reason, at: now)
-        records[index].launchedWith = appPolicies[index]
+        records[index].launchedWith = ProcessLaunchSettings(appPolicies[index])
         // The group's limits come before the spawn, so that the process never runs without them.
         let limits = groupLimits(of: index, inForeground: reason == .user)
         if !limits.isEmpty {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WardenCore
 
@@ -99,5 +100,19 @@ import WardenCore
         #expect((harness.launches["mail"] ?? 0) == launchesBefore + 1)
         let again = try harness.send(.policyChanged(Self.after(), restartChanged: true), at: 3)
         #expect(again.contains(.reply(.policyChanged(PolicyDiff()))))
+    }
+
+    /// The launch settings a running app was launched with survive a checkpoint written and read
+    /// as JSON: after a plain reload and a restart, a reload with restarts asked for still
+    /// restarts the app.
+    @Test func restartChangedAfterAPlainReloadAndARestartRestartsTheApp() throws {
+        var harness = Harness(Self.before)
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.policyChanged(Self.after()), at: 1)
+        let saved = try JSONEncoder().encode(harness.core.checkpoint(at: harness.now))
+        let decoded = try JSONDecoder().decode(LifecycleCheckpoint.self, from: saved)
+        harness.core = Lifecycle(policy: Self.after(), checkpoint: decoded, at: harness.now)
+        let out = try harness.send(.policyChanged(Self.after(), restartChanged: true), at: 2)
+        #expect(out.contains(.terminate(app: "mail", reason: .policyChanged)))
     }
 }

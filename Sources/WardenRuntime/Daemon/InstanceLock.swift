@@ -18,11 +18,11 @@ import Synchronization
 final class InstanceLock: Sendable {
     private let held: Mutex<[(path: String, descriptor: Int32)]>
     /// The directories the locks made, removed again on release when they are still empty.
-    private let made: [String]
+    private let made: Mutex<[String]>
 
     private init(held: [(path: String, descriptor: Int32)], made: [String]) {
         self.held = Mutex(held)
-        self.made = made
+        self.made = Mutex(made)
     }
 
     /// Takes both locks, or none.
@@ -122,6 +122,8 @@ final class InstanceLock: Sendable {
 
     /// Removes the lock files and lets go of the locks (the next daemon may start); the
     /// directories the locks made go too when nothing else was put in them (a refused start).
+    /// Only the first call does anything: a later one (the `deinit` of a daemon that stopped long
+    /// ago) must not remove a directory that the next daemon has just made again.
     func release() {
         let taken = held.withLock { held in
             defer { held.removeAll() }
@@ -131,7 +133,11 @@ final class InstanceLock: Sendable {
             unlink(lock.path)
             close(lock.descriptor)
         }
-        for directory in made.reversed() { rmdir(directory) }
+        let directories = made.withLock { made in
+            defer { made.removeAll() }
+            return made
+        }
+        for directory in directories.reversed() { rmdir(directory) }
     }
 
     deinit {
