@@ -33,6 +33,23 @@ struct DaemonProcessTests {
         }
     }
 
+    /// A daemon raises its soft limit on open files to the hard one: a thousand apps each hold
+    /// a pidfd, a memory watch and a memory-pressure socket, past systemd's default of 1,024.
+    @Test func theDaemonRaisesItsOpenFileLimitToTheHardLimit() async throws {
+        var limit = rlimit()
+        #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let hard = limit.rlim_max
+        limit.rlim_cur = min(512, hard)
+        #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        try await DaemonHarness.run(policy: "[apps.idle]\ncommand = \"BALLAST\"\n", apps: ["idle"]) { harness in
+            let daemon = try await harness.start()
+            var raised = rlimit()
+            #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0)
+            #expect(raised.rlim_cur == hard)
+            await daemon.stop()
+        }
+    }
+
     /// In a dry run the model suspends and kills as usual, but the group is neither frozen nor
     /// killed.
     @Test func aDryRunNeitherFreezesNorKills() async throws {

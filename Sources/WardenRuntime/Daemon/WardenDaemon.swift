@@ -102,6 +102,7 @@ public actor WardenDaemon: Service {
             throw WardenDaemonError("The policy \"\(options.policyPath)\" cannot be used:\n\(error.description)")
         }
         let lock = try InstanceLock.acquire(options: options)
+        raiseOpenFileLimit(logger: logger)
         if ControlServer.SocketFile.isListening(path: options.socketPath) {
             lock.release()
             throw WardenDaemonError(
@@ -254,6 +255,19 @@ public actor WardenDaemon: Service {
                 rearmAlarm()
             }
             inbox.finished()
+        }
+    }
+
+    /// Raises the soft limit on open files to the hard one (`setrlimit(RLIMIT_NOFILE)`), as
+    /// systemd asks of programs that need many: each running app holds a pidfd, its memory
+    /// watch and its memory-pressure socket, and systemd's default soft limit is 1,024.
+    private static func raiseOpenFileLimit(logger: Logger) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        let before = limit.rlim_cur
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+            logger.debug("Open-file limit raised from \(before) to \(limit.rlim_max).")
         }
     }
 
