@@ -272,6 +272,37 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// Under memory pressure a job no caller waits for (a process's end) saves the checkpoint at
+    /// most every 250 ms, so that a save does not stand before the next kill; a caller's event
+    /// still saves it before the answer.
+    @Test func underPressureTheCheckpointKeepsItsSpacingUnlessACallerWaits() async throws {
+        let bed = try await Self.bed(
+            """
+            foreground_slots = 2
+            [apps.mail]
+            command = "/bin/mail"
+            [apps.notes]
+            command = "/bin/notes"
+            """)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        _ = try await bed.daemon.perform(.open(app: "notes"))
+        _ = try await bed.daemon.perform(.pressure(.warning))
+        let saved = try #require(bed.journal.checkpoint()?.json)
+        #expect(saved.contains(#""app":"mail""#))
+        _ = bed.launcher.exit("mail", status: 0)
+        await bed.settle()
+        #expect(bed.journal.checkpoint()?.json == saved)
+        await bed.advance(by: .milliseconds(300))
+        _ = bed.launcher.exit("notes", status: 0)
+        await bed.settle()
+        let later = try #require(bed.journal.checkpoint()?.json)
+        #expect(!later.contains(#""app":"mail""#) && !later.contains(#""app":"notes""#))
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        #expect(bed.journal.checkpoint()?.json.contains(#""app":"mail""#) == true)
+        await bed.stop()
+    }
+
     /// A suspended app is measured as soon as its group is frozen, before any sweep: the killer
     /// ranks suspended apps by that figure.
     @Test func anAppIsMeasuredWhenItsGroupIsFrozen() async throws {

@@ -29,7 +29,7 @@ extension WardenDaemon {
             let posted = inbox.post(
                 .work { daemon in
                     let value = await body(daemon)
-                    daemon.saveCheckpointIfDue()
+                    daemon.saveCheckpointIfDue(deferrable: false)
                     answer.resume(returning: value)
                 })
             if !posted { answer.resume(returning: nil) }

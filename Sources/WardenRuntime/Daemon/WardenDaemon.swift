@@ -236,7 +236,7 @@ public actor WardenDaemon: Service {
             switch job {
             case .event(let event, let answer):
                 let result = await process(event)
-                saveCheckpointIfDue()
+                saveCheckpointIfDue(deferrable: answer == nil)
                 answer?.resume(returning: result)
             case .work(let body):
                 await body(self)

@@ -16,6 +16,8 @@ struct DaemonJournal {
     var footprintsJournaled: [String: Int64] = [:]
     /// The checkpoint's text, kept encoded record by record between saves.
     var checkpointEncoder = CheckpointEncoder()
+    /// When the checkpoint was last saved, on the daemon's clock.
+    var lastCheckpointSave: Duration?
     /// Whether the last save of the checkpoint failed (said once in the log until one succeeds).
     var checkpointFailing = false
     /// Entries the store refused (its filesystem full, say), oldest first: written before the
