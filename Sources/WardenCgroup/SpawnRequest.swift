@@ -6,6 +6,27 @@ public struct SpawnRequest: Sendable, Hashable {
         case name(String)
         /// Numeric ids, with the supplementary groups to set.
         case ids(uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32] = [])
+
+        /// A user as a policy names it: a numeric user id (`65534`), whose group and
+        /// supplementary groups come from its passwd entry where it has one (else its group is
+        /// the same number and it has none), or a name.
+        public static func policy(_ text: String) -> User {
+            guard let uid = UInt32(text) else { return .name(text) }
+            if case .success(let found?) = Syscalls.lookUpUser(id: uid) {
+                return .ids(uid: uid, gid: found.gid, supplementaryGroups: found.groups)
+            }
+            return .ids(uid: uid, gid: uid)
+        }
+
+        /// The user and group ids, where they can be found.
+        public var ids: (uid: UInt32, gid: UInt32)? {
+            switch self {
+            case .ids(let uid, let gid, _): return (uid, gid)
+            case .name(let name):
+                guard case .success(let found?) = Syscalls.lookUpUser(name) else { return nil }
+                return (found.uid, found.gid)
+            }
+        }
     }
 
     /// How the child is created.

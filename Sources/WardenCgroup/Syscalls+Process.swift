@@ -121,6 +121,19 @@ extension Syscalls {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Looks up a user by id with `getpwuid_r(3)`, then as `lookUpUser(_:)` by its name.
+    ///
+    /// Returns nil when there is no such user.
+    static func lookUpUser(id: uid_t) -> Result<(uid: uid_t, gid: gid_t, groups: [gid_t])?, Errno> {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>? = nil
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        let status = getpwuid_r(id, &entry, &buffer, buffer.count, &found)
+        guard status == 0 else { return .failure(Errno(rawValue: status)) }
+        guard found != nil, let name = entry.pw_name else { return .success(nil) }
+        return lookUpUser(String(cString: name))
+    }
+
     /// Looks up a user by name with `getpwnam_r(3)` and its groups with `getgrouplist(3)`.
     ///
     /// Returns nil when there is no such user.

@@ -152,4 +152,28 @@ struct PressureEndpointTests {
             await second.stop()
         }
     }
+
+    /// An app whose policy names its user by number (`user = 65534`) runs as that user, and its
+    /// memory-pressure socket belongs to it, so that it can connect.
+    @Test(.requiresRootCgroups)
+    func anAppNamedByUserIDRunsAsItAndOwnsItsSocket() async throws {
+        let policy = """
+            [apps.idle]
+            command = "/bin/sleep"
+            args = ["1000"]
+            user = 65534
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["idle"]) { harness in
+            let daemon = try await harness.start(stopAppsOnExit: true)
+            _ = try await daemon.perform(.open(app: "idle"))
+            let pid = try #require(await daemon.app(named: "idle")?.pids.first)
+            let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            let uidLine = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }.map(String.init)
+            #expect(uidLine?.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first == "65534")
+            let socket = try FileManager.default.attributesOfItem(
+                atPath: harness.options.pressureDirectory + "/idle.sock")
+            #expect((socket[.ownerAccountID] as? NSNumber)?.intValue == 65534)
+            await daemon.stop()
+        }
+    }
 }

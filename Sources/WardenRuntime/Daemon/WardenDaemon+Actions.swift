@@ -179,7 +179,7 @@ extension WardenDaemon {
             let launched = try parts.launcher.launch(
                 SpawnRequest(
                     executable: command, arguments: appPolicy.args, environment: environment,
-                    workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map { .name($0) },
+                    workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map(SpawnRequest.User.policy),
                     standardOutputPath: log, standardErrorPath: log, group: group,
                     logRotation: LogRotation(maxSize: policy.logs.maxSize, keep: policy.logs.keep)),
                 app: app, launch: launch)

@@ -66,10 +66,7 @@ extension WardenDaemon {
     /// path for `MEMORY_PRESSURE_WATCH`, or nil when it could not be made (said in the log; the
     /// app then runs without one).
     func openPressureEndpoint(_ app: String, user: String?) -> String? {
-        var owner: (uid: uid_t, gid: gid_t)?
-        if let user, let entry = getpwnam(user) {
-            owner = (entry.pointee.pw_uid, entry.pointee.pw_gid)
-        }
+        let owner = user.flatMap { SpawnRequest.User.policy($0).ids }
         do {
             return try workers.pressureEndpoints.open(app: app, owner: owner)
         } catch {
