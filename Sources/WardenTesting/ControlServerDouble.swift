@@ -74,11 +74,16 @@ public actor ControlServerDouble: WardenControl {
         }
     }
 
-    public func apps() async -> [AppInfo] {
+    public func apps() async throws(LifecycleError) -> [AppInfo] {
         lifecycle.snapshots(at: now).map(Self.info)
     }
 
-    public func app(named name: String) async -> AppInfo? {
+    public func appInfo(named name: String) async throws(LifecycleError) -> AppInfo? {
+        app(named: name)
+    }
+
+    /// One app; nil when the policy has no such app.
+    public func app(named name: String) -> AppInfo? {
         lifecycle.snapshot(of: name, at: now).map(Self.info)
     }
 

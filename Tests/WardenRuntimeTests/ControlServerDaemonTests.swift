@@ -99,7 +99,7 @@ struct ControlServerDaemonTests {
                 #expect(await eventually { await daemon.stateName(of: "b") == "active" })
                 try await Task.sleep(for: .milliseconds(300))
 
-                let appsBefore = await daemon.apps().map {
+                let appsBefore = try await daemon.apps().map {
                     [$0.name, $0.state.rawValue, $0.status.rawValue, "\($0.openTasks)"]
                 }
                 let journalBefore = try await daemon.journal(JournalQuery(app: "b", limit: 100_000)).count
@@ -121,7 +121,7 @@ struct ControlServerDaemonTests {
                 #expect(gone == 410)
                 #expect(try ControlServerHarness.error(goneBody).error == "unregistered")
 
-                let appsAfter = await daemon.apps().map {
+                let appsAfter = try await daemon.apps().map {
                     [$0.name, $0.state.rawValue, $0.status.rawValue, "\($0.openTasks)"]
                 }
                 #expect(appsAfter == appsBefore)

@@ -53,6 +53,24 @@ import WardenTesting
         }
     }
 
+    /// A read of an app, of the app list or of an app's events from a daemon that is stopping is
+    /// refused as "unavailable", not answered "no such app" or with an empty list: the policy
+    /// still declares its apps (`appwarden logs APP` said "No app named").
+    @Test func aStoppingDaemonRefusesReadsOfItsAppsAsUnavailable() async throws {
+        try await Self.servingAStoppedDaemon { socketPath in
+            for path in ["/v1/apps/notes", "/v1/apps", "/v1/events?app=notes"] {
+                let url = try #require(URL(httpURLWithSocketPath: socketPath, uri: path))
+                let response = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                #expect(response.status.code == 503, "\(path)")
+                let error = try JSONDecoder().decode(APIErrorBody.self, from: Data(String(buffer: body).utf8))
+                #expect(error.error == "unavailable", "\(path)")
+                #expect(error.message.contains("stopping"), "\(path)")
+            }
+        }
+    }
+
     /// The command line told that the daemon is stopping exits 3, as when no daemon answers,
     /// with the daemon's sentence; with --json it prints the "unavailable" error.
     @Test(.requiresAppwardenExecutable)

@@ -7,7 +7,7 @@ extension ControlServer {
     func addReads(to router: Router<ControlServerContext>) {
         route(router, ControlAPI.apps) { _, _, caller in
             try caller.requireKnown()
-            let apps = await self.control.apps()
+            let apps = try await self.control.apps()
             if case .app(let own) = caller.identity {
                 return Self.json(apps.filter { $0.name == own })
             }
@@ -19,7 +19,7 @@ extension ControlServer {
         route(router, ControlAPI.app) { _, context, caller in
             let app = try context.parameters.require("app")
             try caller.requireApp(app, toDo: "read the state")
-            guard let info = await self.control.app(named: app) else {
+            guard let info = try await self.control.appInfo(named: app) else {
                 throw ControlServerFailure(LifecycleError.unknownApp(app))
             }
             return Self.json(info)
@@ -101,7 +101,7 @@ extension ControlServer {
     /// Refuses a query for an app the policy does not declare, as every verb does; the
     /// daemon's own records (`appwarden`) may always be read.
     func knownApp(_ query: JournalQuery) async throws -> JournalQuery {
-        if let app = query.app, app != JournalEntry.systemApp, await control.app(named: app) == nil {
+        if let app = query.app, app != JournalEntry.systemApp, try await control.appInfo(named: app) == nil {
             throw ControlServerFailure(LifecycleError.unknownApp(app))
         }
         return query

@@ -31,10 +31,11 @@ public protocol WardenControl: Sendable {
     func identify(_ peer: PeerCredentials) async -> CallerIdentity
     /// Applies an operator verb or app call now; returns the core's reply, if the call has one.
     func perform(_ event: LifecycleEvent) async throws(LifecycleError) -> Reply?
-    /// Every app of the policy, in policy order.
-    func apps() async -> [AppInfo]
-    /// One app; nil when the policy has no such app.
-    func app(named name: String) async -> AppInfo?
+    /// Every app of the policy, in policy order; throws `.unavailable` once the daemon is stopping.
+    func apps() async throws(LifecycleError) -> [AppInfo]
+    /// One app; nil when the policy has no such app; throws `.unavailable` once the daemon is
+    /// stopping (its apps are still declared then: "no such app" would be wrong).
+    func appInfo(named name: String) async throws(LifecycleError) -> AppInfo?
     /// Journal records matching the query, oldest first.
     func journal(_ query: JournalQuery) async throws -> [JournalEntry]
     /// Why the app is in its state (throws .notFound for an unknown app).

@@ -44,21 +44,30 @@ extension WardenDaemon: WardenControl {
             "Process \(peer.pid) (user \(peer.uid)) is neither root, nor in the socket's group, nor one of the apps.")
     }
 
-    public nonisolated func apps() async -> [AppInfo] {
-        await onLoop { daemon in
+    public nonisolated func apps() async throws(LifecycleError) -> [AppInfo] {
+        let answer = await onLoop { daemon in
             var result: [AppInfo] = []
             for snapshot in daemon.lifecycle.snapshots(at: daemon.now()) {
                 result.append(await daemon.info(snapshot))
             }
             return result
-        } ?? []
+        }
+        guard let answer else { throw Self.stoppingError }
+        return answer
     }
 
-    public nonisolated func app(named name: String) async -> AppInfo? {
-        await onLoop { daemon -> AppInfo? in
+    public nonisolated func appInfo(named name: String) async throws(LifecycleError) -> AppInfo? {
+        let answer = await onLoop { daemon -> AppInfo? in
             guard let snapshot = daemon.lifecycle.snapshot(of: name, at: daemon.now()) else { return nil }
             return await daemon.info(snapshot)
-        } ?? nil
+        }
+        guard let answer else { throw Self.stoppingError }
+        return answer
+    }
+
+    /// One app; nil when the policy has no such app or the daemon is stopping.
+    public nonisolated func app(named name: String) async -> AppInfo? {
+        (try? await appInfo(named: name)) ?? nil
     }
 
     private func info(_ snapshot: AppSnapshot) async -> AppInfo {
