@@ -1,5 +1,6 @@
 import Foundation
 public import WardenAPI
+import WardenCore
 
 extension WardenConnection {
     /// Makes one call of the table (`ControlAPI`) and decodes its answer.
@@ -52,6 +53,18 @@ extension WardenConnection {
         let response = try await request(method: method, path: path, body: bytes, idempotent: endpoint.idempotent)
         guard (200..<300).contains(response.status) else {
             throw Self.refusal(status: response.status, body: response.body, path: path)
+        }
+        // Bulk answers (the app list) are read without JSONDecoder's generic containers.
+        if let bulk = Reply.self as? any JSONValueDecodable.Type {
+            do {
+                if let reply = try bulk.decode(json: response.body, subject: "The answer to \(method) \(path)")
+                    as? Reply
+                {
+                    return reply
+                }
+            } catch {
+                throw WardenClientError(.protocolViolation, error.message, status: response.status)
+            }
         }
         do {
             return try JSONDecoder().decode(Reply.self, from: Data(response.body))

@@ -1,0 +1,369 @@
+/// A strict, recursive-descent JSON reader over UTF-8 bytes (RFC 8259), without Foundation: one
+/// value, nothing after it but whitespace; strings with the escapes `\" \\ \/ \b \f \n \r \t
+/// \uXXXX` (surrogate pairs combined, a lone surrogate refused) and no raw control characters;
+/// numbers in JSON's grammar; `true`, `false`, `null`. Objects may not repeat a key, and
+/// containers nest at most `maximumDepth` deep. Every error is `LifecycleError(.invalid, …)`
+/// naming what was read (`subject`) and the byte offset (counted from 0) where it was found.
+///
+/// Push payloads are read with it, and the client reads bulk answers (the app list) with it.
+public struct JSONReader {
+    /// A parsed JSON value. Numbers keep their text.
+    public enum Value: Sendable, Equatable {
+        case object([String: Value])
+        case array([Value])
+        case string(String)
+        case number(String)
+        case bool(Bool)
+        case null
+
+        /// "an array", "a string", … for error messages.
+        public var kindDescription: String {
+            switch self {
+            case .object: "an object"
+            case .array: "an array"
+            case .string: "a string"
+            case .number: "a number"
+            case .bool: "a boolean"
+            case .null: "null"
+            }
+        }
+    }
+
+    let bytes: [UInt8]
+    var offset = 0
+    var depth = 0
+    /// What is read, as error messages begin: "The push payload".
+    let subject: String
+    /// What is read, as error messages name it inside a sentence: "the payload".
+    let noun: String
+    /// How deep arrays and objects may nest.
+    let maximumDepth: Int
+
+    public init(bytes: [UInt8], subject: String, noun: String, maximumDepth: Int = 64) {
+        self.bytes = bytes
+        self.subject = subject
+        self.noun = noun
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Reads one value and makes sure only whitespace follows it.
+    public mutating func readDocument() throws(LifecycleError) -> Value {
+        skipWhitespace()
+        guard offset < bytes.count else {
+            throw LifecycleError(.invalid, "\(subject) is empty; it must be JSON.")
+        }
+        let value = try readValue()
+        skipWhitespace()
+        if offset < bytes.count {
+            throw error("unexpected \(describe(bytes[offset])) after the end of the JSON value")
+        }
+        return value
+    }
+
+    private mutating func readValue() throws(LifecycleError) -> Value {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error("\(noun) ends where a value was expected") }
+        switch bytes[offset] {
+        case UInt8(ascii: "{"): return try readObject()
+        case UInt8(ascii: "["): return try readArray()
+        case UInt8(ascii: "\""): return .string(try readString())
+        case UInt8(ascii: "t"):
+            try readLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try readLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try readLiteral("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(try readNumber())
+        default:
+            throw error("unexpected \(describe(bytes[offset])) where a value was expected")
+        }
+    }
+
+    private mutating func enter() throws(LifecycleError) {
+        depth += 1
+        if depth > maximumDepth {
+            throw error("arrays and objects nest more than \(maximumDepth) levels deep")
+        }
+    }
+
+    private mutating func readObject() throws(LifecycleError) -> Value {
+        try enter()
+        offset += 1  // {
+        var members: [String: Value] = [:]
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            offset += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else {
+                throw error("expected a string key in double quotes but found \(describeCurrent())")
+            }
+            let keyOffset = offset
+            let key = try readString()
+            if members[key] != nil {
+                throw LifecycleError(
+                    .invalid,
+                    "\(subject) is not valid JSON: the key \"\(key)\" appears twice in one object "
+                        + "(byte \(keyOffset)).")
+            }
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else {
+                throw error("expected ':' after the key \"\(key)\" but found \(describeCurrent())")
+            }
+            offset += 1
+            members[key] = try readValue()
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                offset += 1
+            case UInt8(ascii: "}"):
+                offset += 1
+                depth -= 1
+                return .object(members)
+            default:
+                throw error("expected ',' or '}' in an object but found \(describeCurrent())")
+            }
+        }
+    }
+
+    private mutating func readArray() throws(LifecycleError) -> Value {
+        try enter()
+        offset += 1  // [
+        var elements: [Value] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            offset += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try readValue())
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                offset += 1
+            case UInt8(ascii: "]"):
+                offset += 1
+                depth -= 1
+                return .array(elements)
+            default:
+                throw error("expected ',' or ']' in an array but found \(describeCurrent())")
+            }
+        }
+    }
+
+    private mutating func readString() throws(LifecycleError) -> String {
+        let start = offset
+        offset += 1  // "
+        // The common string, with no escape, is one copy of its bytes.
+        var end = offset
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20
+        {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let text = String(decoding: bytes[offset..<end], as: UTF8.self)
+            offset = end + 1
+            return text
+        }
+        var scalars = String.UnicodeScalarView()
+        var runStart = offset
+        func flushRun(_ end: Int) {
+            if end > runStart {
+                scalars.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
+            }
+        }
+        while true {
+            guard offset < bytes.count else {
+                throw LifecycleError(
+                    .invalid,
+                    "\(subject) is not valid JSON: the string that starts at byte \(start) never ends.")
+            }
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                flushRun(offset)
+                offset += 1
+                return String(scalars)
+            }
+            if byte < 0x20 {
+                throw error("a control character (\(describe(byte))) must be escaped inside a string")
+            }
+            if byte != UInt8(ascii: "\\") {
+                offset += 1
+                continue
+            }
+            flushRun(offset)
+            let escapeOffset = offset
+            offset += 1
+            guard offset < bytes.count else {
+                throw error("\(noun) ends inside an escape sequence")
+            }
+            let escaped = bytes[offset]
+            offset += 1
+            switch escaped {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                scalars.append(try readUnicodeEscape(escapeOffset: escapeOffset))
+            default:
+                offset = escapeOffset
+                throw error("\"\\\(describeRaw(escaped))\" is not a valid escape sequence")
+            }
+            runStart = offset
+        }
+    }
+
+    /// Reads the `XXXX` of `\uXXXX` (the `\u` already consumed), and a low surrogate's
+    /// `\uXXXX` after a high one.
+    private mutating func readUnicodeEscape(escapeOffset: Int) throws(LifecycleError) -> Unicode.Scalar {
+        let first = try readHex4(escapeOffset: escapeOffset)
+        if (0xDC00...0xDFFF).contains(first) {
+            offset = escapeOffset
+            throw error("\\u\(hex(first)) is a lone low surrogate")
+        }
+        if (0xD800...0xDBFF).contains(first) {
+            let secondOffset = offset
+            guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+                bytes[offset + 1] == UInt8(ascii: "u")
+            else {
+                offset = escapeOffset
+                throw error("\\u\(hex(first)) is a high surrogate not followed by a \\u low surrogate")
+            }
+            offset += 2
+            let second = try readHex4(escapeOffset: secondOffset)
+            guard (0xDC00...0xDFFF).contains(second) else {
+                offset = secondOffset
+                throw error(
+                    "\\u\(hex(first)) is a high surrogate followed by \\u\(hex(second)), not a low surrogate")
+            }
+            let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+            return Unicode.Scalar(value)!
+        }
+        return Unicode.Scalar(first)!
+    }
+
+    private mutating func readHex4(escapeOffset: Int) throws(LifecycleError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard offset < bytes.count, let digit = hexDigit(bytes[offset]) else {
+                offset = escapeOffset
+                throw error("a \\u escape must be followed by four hexadecimal digits")
+            }
+            value = value << 4 | digit
+            offset += 1
+        }
+        return value
+    }
+
+    private mutating func readNumber() throws(LifecycleError) -> String {
+        let start = offset
+        if peek() == UInt8(ascii: "-") { offset += 1 }
+        guard let first = peek(), isDigit(first) else {
+            throw error("a number must have a digit after its minus sign but has \(describeCurrent())")
+        }
+        if first == UInt8(ascii: "0") {
+            offset += 1
+            if let next = peek(), isDigit(next) {
+                throw error("a number may not start with a leading zero")
+            }
+        } else {
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: ".") {
+            offset += 1
+            guard let next = peek(), isDigit(next) else {
+                throw error(
+                    "a number's decimal point must be followed by a digit but is followed by \(describeCurrent())")
+            }
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            offset += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { offset += 1 }
+            guard let next = peek(), isDigit(next) else {
+                throw error("a number's exponent must have a digit but has \(describeCurrent())")
+            }
+            skipDigits()
+        }
+        return String(decoding: bytes[start..<offset], as: UTF8.self)
+    }
+
+    private mutating func readLiteral(_ literal: StaticString) throws(LifecycleError) {
+        let text = literal.withUTF8Buffer { Array($0) }
+        let start = offset
+        for byte in text {
+            guard offset < bytes.count, bytes[offset] == byte else {
+                offset = start
+                throw error("unexpected \(describeCurrent()) where a value was expected")
+            }
+            offset += 1
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), isDigit(byte) { offset += 1 }
+    }
+
+    private func peek() -> UInt8? {
+        offset < bytes.count ? bytes[offset] : nil
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    private func hexDigit(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    private func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// The byte at the current offset, described, or "the end of" the noun.
+    private func describeCurrent() -> String {
+        offset < bytes.count ? describe(bytes[offset]) : "the end of \(noun)"
+    }
+
+    /// A byte for an error message: `'x'` when printable ASCII, `byte 0x0A` otherwise.
+    private func describe(_ byte: UInt8) -> String {
+        (0x21...0x7E).contains(byte)
+            ? "'\(describeRaw(byte))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
+    }
+
+    private func describeRaw(_ byte: UInt8) -> String {
+        (0x20...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : "\\x\(String(byte, radix: 16))"
+    }
+
+    private func error(_ problem: String) -> LifecycleError {
+        LifecycleError(.invalid, "\(subject) is not valid JSON: \(problem) (byte \(offset)).")
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import WardenAPI
+import WardenClient
+import WardenCore
+
+@testable import WardenRuntime
+
+/// The app list read through `JSONReader` (`JSONValueDecodable`, what the client uses) is what
+/// `JSONDecoder` reads from the same text, and a document that is not an app list is refused
+/// with a sentence that says where.
+struct JSONValueDecodableTests {
+    static let apps = [
+        AppInfo(
+            name: "mail", state: .init(rawValue: "background"), status: .init(rawValue: "background"),
+            pids: [412, 9], footprintBytes: 96 << 20, swappedBytes: 12 << 20,
+            band: .init(rawValue: "idle-background"), timeRemainingMillis: -5, nextWakeMillis: 1_800_000_000_000,
+            openTasks: [TaskInfo(id: 1, name: "sync \"inbox\"\n"), TaskInfo(id: 2, name: "ünïcødé 🚀")],
+            heldResources: ["camera", "a/b\\c"], forceQuit: true, hasPreservedState: true),
+        AppInfo(name: "maps", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")),
+        AppInfo(
+            name: "from-a-newer-daemon", state: .init(rawValue: "hibernating"), status: .init(rawValue: "dozing"),
+            pids: [Int32.max], footprintBytes: Int64.max, band: .init(rawValue: "some-new-band")),
+    ]
+
+    /// Every field, optionals present and absent, escapes, non-ASCII names and values this
+    /// version does not know, as the daemon writes them and as Foundation writes them.
+    @Test func theAppListReadsAsJSONDecoderReadsIt() throws {
+        for text in [try SortedJSONEncoder.encode(Self.apps), Array(try JSONEncoder().encode(Self.apps))] {
+            let expected = try JSONDecoder().decode([AppInfo].self, from: Data(text))
+            #expect(expected == Self.apps)
+            #expect(try [AppInfo].decode(json: text, subject: "The answer") == expected)
+        }
+    }
+
+    /// A member `decodeIfPresent` reads may be `null` or absent; the others may not.
+    @Test func nullAndAbsentOptionalsReadAsJSONDecoderReadsThem() throws {
+        let text =
+            Array(
+                #"[{"name":"a","state":"suspended","status":"background","pids":[],"footprintBytes":1,"band":null,"#
+                    .utf8)
+            + Array(
+                #""nextWakeMillis":null,"openTasks":[],"heldResources":[],"forceQuit":false,"hasPreservedState":false}]"#
+                    .utf8)
+        let expected = try JSONDecoder().decode([AppInfo].self, from: Data(text))
+        #expect(try [AppInfo].decode(json: text, subject: "The answer") == expected)
+        #expect(expected.first?.swappedBytes == 0)
+    }
+
+    /// A missing member, a wrong type, a number out of range and broken JSON are refused, each
+    /// with the element and the member or the byte.
+    @Test func aDocumentThatIsNotAnAppListIsRefusedWithWhere() throws {
+        let good = String(decoding: try SortedJSONEncoder.encode([Self.apps[1]]), as: UTF8.self)
+        let cases: [(String, String)] = [
+            (good.replacingOccurrences(of: #""name":"maps","#, with: ""), #"element 0: the member "name" is missing"#),
+            (
+                good.replacingOccurrences(of: #""forceQuit":false"#, with: #""forceQuit":"no""#),
+                "a string found where true or false was expected"
+            ),
+            (
+                good.replacingOccurrences(of: #""pids":[]"#, with: #""pids":[4294967296]"#),
+                "a number found where an integer that fits Int32 was expected"
+            ),
+            (#"{"apps":[]}"#, "an object found where an array was expected"),
+            (
+                String(good.dropLast()),
+                "The answer is not valid JSON: expected ',' or ']' in an array but found the end of the answer"
+            ),
+        ]
+        for (text, expected) in cases {
+            #expect(throws: LifecycleError.self) { try [AppInfo].decode(json: Array(text.utf8), subject: "The answer") }
+            do {
+                _ = try [AppInfo].decode(json: Array(text.utf8), subject: "The answer")
+            } catch {
+                #expect(error.message.contains(expected), "\(text): \(error.message)")
+                #expect(error.message.hasPrefix("The answer"), "\(error.message)")
+            }
+        }
+    }
+
+    /// The client reads the app list this way: an app list with a member missing is refused with
+    /// the element and the member, which `JSONDecoder`'s error does not put this way.
+    @Test func theClientReadsTheAppListThisWay() async throws {
+        let body = #"[{"name":"a"}]"#
+        let server = try ClientTestServer { _ in [ClientTestServer.response(200, body)] }
+        defer { server.stop() }
+        let error = await #expect(throws: WardenClientError.self) {
+            _ = try await WardenConnection(socketPath: server.socketPath, retry: .once).call(ControlAPI.apps)
+        }
+        #expect(error?.code == .protocolViolation)
+        #expect(
+            error?.message
+                == #"The answer to GET /v1/apps is not the expected JSON: element 0: the member "state" is missing"#
+        )
+    }
+}
