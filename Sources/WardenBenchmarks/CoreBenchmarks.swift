@@ -12,6 +12,7 @@ import WardenSimulator
 enum CoreBenchmarks {
     static func run() {
         ranking(apps: 10_000, rounds: 2_000)
+        criticalSample(suspended: 1_000)
         coreThroughput(apps: 50, cycles: 200_000)
         simulatorThroughput(apps: 50, cycles: 100_000)
         simulatorUnderPressure(apps: 50, cycles: 100_000)

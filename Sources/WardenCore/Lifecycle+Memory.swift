@@ -229,21 +229,22 @@ extension Lifecycle {
 
     // MARK: The killer
 
-    /// The candidates for the killer: every running app not already being terminated, read
-    /// in place from the records; the indices are the records' own.
-    var killableRecords: LazyFilterCollection<[AppRecord]> {
-        records.lazy.filter { $0.state != .notRunning && $0.terminating == nil }
+    /// Runs `body` with the candidates for the killer: every running app not already being
+    /// terminated, read in place from the records (`KillableRecords`); the indices are the
+    /// records' own.
+    func withKillableRecords<Result>(_ body: (KillableRecords) -> Result) -> Result {
+        records.withUnsafeBufferPointer { body(KillableRecords(base: $0)) }
     }
 
     /// The candidates for the killer as `VictimRanking` lists them: `VictimRanking.rank` of
     /// them is the order in which critical pressure kills, one app per event.
     public func killCandidates() -> [KillCandidate] {
-        killableRecords.map(Self.candidate)
+        withKillableRecords { records in records.map(Self.candidate) }
     }
 
-    private static func candidate(_ record: AppRecord) -> KillCandidate {
+    private static func candidate(_ record: some KillRankable) -> KillCandidate {
         KillCandidate(
-            app: record.name, band: record.band, footprint: record.footprint, lastUsed: record.lastUsed,
+            app: record.app, band: record.band, footprint: record.footprint, lastUsed: record.lastUsed,
             isProtected: record.isProtected, isInForeground: record.isInForeground)
     }
 
@@ -251,9 +252,11 @@ extension Lifecycle {
     /// may be killed. The victim's journal says why: the figures, its band, and every other
     /// candidate with the reason it was passed over.
     mutating func killOneVictim(figures: MemoryFigures? = nil, at now: Instant, _ out: inout [LifecycleAction]) {
+        let killForeground = policy.memory.killForeground
         guard
-            let index = VictimRanking.victimIndex(
-                among: killableRecords, killForeground: policy.memory.killForeground)
+            let index = withKillableRecords({ records in
+                VictimRanking.victimIndex(among: records, killForeground: killForeground)
+            })
         else {
             guard !reportedNoVictim else { return }
             reportedNoVictim = true
@@ -279,17 +282,24 @@ extension Lifecycle {
         let killForeground = policy.memory.killForeground
         let candidates = killCandidates()
         let chosen = Self.candidate(records[victim])
-        let eligible = VictimRanking.rank(candidates, killForeground: killForeground)
-        let others = (eligible + candidates.filter { !VictimRanking.isEligible($0, killForeground: killForeground) })
+        let limit = MemoryKillReport.listedLimit
+        // The eligible in kill order, then those that may not be killed, in the records' order.
+        var others = VictimRanking.first(limit + 1, of: candidates, killForeground: killForeground)
             .filter { $0.app != chosen.app }
+            .prefix(limit)
+        if others.count < limit {
+            others += candidates.lazy
+                .filter { !VictimRanking.isEligible($0, killForeground: killForeground) && $0.app != chosen.app }
+                .prefix(limit - others.count)
+        }
         return MemoryKillReport(
             level: memoryTracker.level, figures: figures, band: chosen.band, footprint: chosen.footprint,
-            others: others.prefix(MemoryKillReport.listedLimit).map { candidate in
+            others: others.map { candidate in
                 MemoryKillReport.PassedOver(
                     app: candidate.app, band: candidate.band, footprint: candidate.footprint,
                     reason: VictimRanking.whyNotChosen(candidate, victim: chosen, killForeground: killForeground))
             },
-            unlisted: max(0, others.count - MemoryKillReport.listedLimit))
+            unlisted: max(0, candidates.count - 1 - limit))
     }
 
     /// Why the killer chose the app at `index`, in words.

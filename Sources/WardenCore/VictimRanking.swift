@@ -15,6 +15,27 @@ public enum VictimRanking {
         candidates.filter { isEligible($0, killForeground: killForeground) }.sorted(by: precedes)
     }
 
+    /// The first `count` of `rank(candidates, killForeground:)`, without sorting the rest: one
+    /// pass that keeps the `count` first seen so far in order (a kill report lists 20 of a
+    /// thousand apps).
+    public static func first(_ count: Int, of candidates: [KillCandidate], killForeground: Bool) -> [KillCandidate] {
+        guard count > 0 else { return [] }
+        var kept: [KillCandidate] = []
+        kept.reserveCapacity(count + 1)
+        for candidate in candidates where isEligible(candidate, killForeground: killForeground) {
+            if kept.count == count, let last = kept.last, !precedes(candidate, last) { continue }
+            var low = 0
+            var high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(kept[middle], candidate) { low = middle + 1 } else { high = middle }
+            }
+            kept.insert(candidate, at: low)
+            if kept.count > count { kept.removeLast() }
+        }
+        return kept
+    }
+
     /// The first victim in O(n), without sorting; nil when nobody may be killed.
     public static func victim(among candidates: [KillCandidate], killForeground: Bool) -> KillCandidate? {
         // The scan reads the candidates through their buffer: the array's own subscript would

@@ -117,4 +117,29 @@ private func names(_ candidates: [KillCandidate]) -> [String] {
             }
         }
     }
+
+    /// The first few of the order, taken without sorting the rest, are the head of the whole
+    /// order, for any number asked, generated populations with ties, and either foreground rule.
+    @Test func theFirstFewAreTheHeadOfTheRanking() {
+        var generator = SequenceGenerator(state: 7)
+        for round in 0..<300 {
+            var candidates: [KillCandidate] = []
+            for index in 0..<generator.next(60) {
+                candidates.append(
+                    candidate(
+                        "app\(generator.next(30))-\(index)",
+                        KillBand.allCases[generator.next(KillBand.allCases.count)],
+                        mib: Int64(generator.next(4)) * 100,
+                        lastUsed: Int64(generator.next(5)),
+                        protected: generator.next(6) == 0))
+            }
+            let killForeground = round % 2 == 0
+            let ranked = VictimRanking.rank(candidates, killForeground: killForeground)
+            for count in [0, 1, 2, 5, 21, 100] {
+                #expect(
+                    VictimRanking.first(count, of: candidates, killForeground: killForeground)
+                        == Array(ranked.prefix(count)), "round \(round), first \(count)")
+            }
+        }
+    }
 }

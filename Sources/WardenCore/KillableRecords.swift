@@ -1,0 +1,42 @@
+/// The records the killer may choose from (running, not already being terminated), read in
+/// place through the records' buffer.
+///
+/// An `AppRecord` is large; reading one through an array subscript or a lazy filter copies all of
+/// it, and with a thousand suspended apps those copies made a critical memory sample cost a
+/// millisecond. Each element here is a pointer to its record, and the ranking reads only the
+/// fields it compares.
+struct KillableRecords: Collection {
+    /// One record, read through its pointer.
+    struct Record: KillRankable {
+        let pointer: UnsafePointer<AppRecord>
+
+        @inline(__always) var app: String { pointer.pointee.name }
+        @inline(__always) var band: KillBand { pointer.pointee.band }
+        @inline(__always) var footprint: Int64 { pointer.pointee.footprint }
+        @inline(__always) var lastUsed: Instant { pointer.pointee.lastUsed }
+        @inline(__always) var isProtected: Bool { pointer.pointee.isProtected }
+        @inline(__always) var isInForeground: Bool { pointer.pointee.isInForeground }
+    }
+
+    let base: UnsafeBufferPointer<AppRecord>
+
+    var startIndex: Int { firstKillable(from: 0) }
+    var endIndex: Int { base.count }
+
+    func index(after position: Int) -> Int {
+        firstKillable(from: position + 1)
+    }
+
+    subscript(position: Int) -> Record {
+        Record(pointer: base.baseAddress! + position)
+    }
+
+    @inline(__always)
+    private func firstKillable(from start: Int) -> Int {
+        var position = start
+        while position < base.count, base[position].state == .notRunning || base[position].terminating != nil {
+            position += 1
+        }
+        return position
+    }
+}
