@@ -17,6 +17,16 @@ private struct SequenceGenerator {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return Int((state >> 33) % UInt64(bound))
     }
+
+    /// `count` candidates with bands, sizes, last uses and protection drawn from the sequence, so
+    /// that ties are common; `names` makes each name from its index and a drawn number below 30.
+    mutating func population(_ count: Int, names: (Int, Int) -> String) -> [KillCandidate] {
+        (0..<count).map { index in
+            candidate(
+                names(index, next(30)), KillBand.allCases[next(KillBand.allCases.count)],
+                mib: Int64(next(4)) * 100, lastUsed: Int64(next(5)), protected: next(6) == 0)
+        }
+    }
 }
 
 private func names(_ candidates: [KillCandidate]) -> [String] {
@@ -95,17 +105,7 @@ private func names(_ candidates: [KillCandidate]) -> [String] {
     @Test func victimIsTheHeadOfTheRankingForGeneratedPopulations() {
         var generator = SequenceGenerator(state: 42)
         for round in 0..<200 {
-            let count = 1 + generator.next(40)
-            var candidates: [KillCandidate] = []
-            for index in 0..<count {
-                candidates.append(
-                    candidate(
-                        "app\(generator.next(30))-\(index % 3)",
-                        KillBand.allCases[generator.next(KillBand.allCases.count)],
-                        mib: Int64(generator.next(4)) * 100,
-                        lastUsed: Int64(generator.next(5)),
-                        protected: generator.next(6) == 0))
-            }
+            let candidates = generator.population(1 + generator.next(40), names: { "app\($1)-\($0 % 3)" })
             let killForeground = round % 2 == 0
             let ranked = VictimRanking.rank(candidates, killForeground: killForeground)
             #expect(VictimRanking.victim(among: candidates, killForeground: killForeground) == ranked.first)
@@ -123,16 +123,7 @@ private func names(_ candidates: [KillCandidate]) -> [String] {
     @Test func theFirstFewAreTheHeadOfTheRanking() {
         var generator = SequenceGenerator(state: 7)
         for round in 0..<300 {
-            var candidates: [KillCandidate] = []
-            for index in 0..<generator.next(60) {
-                candidates.append(
-                    candidate(
-                        "app\(generator.next(30))-\(index)",
-                        KillBand.allCases[generator.next(KillBand.allCases.count)],
-                        mib: Int64(generator.next(4)) * 100,
-                        lastUsed: Int64(generator.next(5)),
-                        protected: generator.next(6) == 0))
-            }
+            let candidates = generator.population(generator.next(60), names: { "app\($1)-\($0)" })
             let killForeground = round % 2 == 0
             let ranked = VictimRanking.rank(candidates, killForeground: killForeground)
             for count in [0, 1, 2, 5, 21, 100] {
