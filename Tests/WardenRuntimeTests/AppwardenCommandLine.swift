@@ -18,7 +18,9 @@ enum AppwardenCommandLine {
         return process
     }
 
-    /// Runs the executable with `arguments` and `environment` added; returns the exit code and outputs.
+    /// Runs the executable with `arguments` and `environment` added; returns the exit code and
+    /// outputs. Both outputs are read while it runs, so that one larger than a pipe holds (64 KiB)
+    /// does not stall it.
     static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws
         -> (code: Int32, output: String, error: String)
     {
@@ -29,21 +31,29 @@ enum AppwardenCommandLine {
         process.standardError = error
         let standardInput = Pipe()
         if input != nil { process.standardInput = standardInput }
-        let code: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-                if let input {
-                    standardInput.fileHandleForWriting.write(Data(input.utf8))
-                    try standardInput.fileHandleForWriting.close()
-                }
-            } catch {
-                continuation.resume(throwing: error)
-            }
+        let (exits, exited) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(1))
+        process.terminationHandler = {
+            exited.yield($0.terminationStatus)
+            exited.finish()
         }
+        try process.run()
+        async let outputData = readToEnd(output.fileHandleForReading)
+        async let errorData = readToEnd(error.fileHandleForReading)
+        if let input {
+            standardInput.fileHandleForWriting.write(Data(input.utf8))
+            try standardInput.fileHandleForWriting.close()
+        }
+        var code: Int32 = -1
+        for await status in exits { code = status }
         return (
-            code, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            code, String(decoding: await outputData, as: UTF8.self), String(decoding: await errorData, as: UTF8.self)
         )
+    }
+
+    /// Everything `handle` gives until its end, read on a thread of its own (the read blocks).
+    private static func readToEnd(_ handle: FileHandle) async -> Data {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: handle.readDataToEndOfFile()) }
+        }
     }
 }

@@ -14,6 +14,28 @@ import WardenTesting
 /// refusals as every verb, the newest entries, exact times.
 @Suite(.requiresAppwardenExecutable)
 struct CommandLineVocabularyTests {
+    /// A trace longer than a pipe holds (64 KiB) is printed whole: a scenario of 4,000 steps
+    /// replays to the end, every step in its trace.
+    @Test func aLongTraceIsPrintedWhole() async throws {
+        let directory = NSTemporaryDirectory() + "appwarden-long-trace-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let steps = (0..<2000).map { #""\#($0 * 2)s open mail", "\#($0 * 2 + 1)s home""# }
+        let scenario = """
+            [scenario]
+            name = "a long day"
+            steps = [\(steps.joined(separator: ", "))]
+
+            [apps.mail]
+            footprint = "10MiB"
+            """
+        try scenario.write(toFile: directory + "/long.toml", atomically: true, encoding: .utf8)
+        let result = try await AppwardenCommandLine.run(["simulate", directory + "/long.toml"])
+        #expect(result.code == 0, "\(result.error)")
+        #expect(result.output.utf8.count > 64 << 10)
+        #expect(result.output.contains("1h6m39s  ▸ home"))
+    }
+
     /// With `--json`, a refusal, a usage error and an absent daemon are JSON error bodies.
     @Test func everyFailureIsJSONWithJSON() async throws {
         try await ControlServerHarness.run { harness in
