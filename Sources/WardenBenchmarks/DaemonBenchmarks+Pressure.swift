@@ -138,7 +138,7 @@ extension DaemonBenchmarks {
                     try await driver.freeze(group)
                     let watch = DeathWatch([pid: "floor"])
                     let start = ContinuousClock.now
-                    try await driver.kill(group, releasingMemory: releasingMemory)
+                    try await driver.kill(group, releasingMemory: releasingMemory, waitingAtMost: .seconds(5))
                     let died = await eventually(within: .seconds(2)) { !watch.deaths().isEmpty }
                     let death = watch.deaths().values.min()
                     watch.stop()

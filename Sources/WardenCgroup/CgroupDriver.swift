@@ -46,10 +46,15 @@ public protocol CgroupDriver: Sendable {
     /// A group that has vanished counts as empty.
     func kill(_ group: AppGroup) async throws(CgroupError)
 
-    /// Kills every process of the group as `kill(_:)` does; with `releasingMemory`, also hands
-    /// their memory back to the kernel with `process_mrelease(2)` right after SIGKILL, without
-    /// waiting for their exit path. Kernels without the call (before 5.15) only kill.
-    func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError)
+    /// Kills every process of the group as `kill(_:)` does, but waits at most `timeout` for the
+    /// group to empty. With `releasingMemory`, also hands their memory back to the kernel with
+    /// `process_mrelease(2)` right after SIGKILL, without waiting for their exit path; kernels
+    /// without the call (before 5.15) only kill.
+    ///
+    /// - Throws: `CgroupError` with code `timeout` when processes are still in the group after
+    ///   `timeout` (a process in uninterruptible sleep dies only when it wakes); they have
+    ///   SIGKILL pending, and `processes(in:)` tells when they are gone.
+    func kill(_ group: AppGroup, releasingMemory: Bool, waitingAtMost timeout: Duration) async throws(CgroupError)
 
     /// The processes in the group, in any hierarchy, without duplicates.
     func processes(in group: AppGroup) async throws(CgroupError) -> [Int32]
@@ -82,8 +87,11 @@ extension CgroupDriver {
         return Int64(clamping: try await memoryStatistics(of: group).swap)
     }
 
-    /// Kills the group without releasing memory early, for drivers that cannot.
-    public func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError) {
+    /// Kills the group without releasing memory early and without a shorter wait, for drivers
+    /// whose kill does not wait.
+    public func kill(
+        _ group: AppGroup, releasingMemory: Bool, waitingAtMost timeout: Duration
+    ) async throws(CgroupError) {
         try await kill(group)
     }
 }

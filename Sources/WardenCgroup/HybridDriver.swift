@@ -163,20 +163,25 @@ public struct HybridDriver: CgroupDriver {
     }
 
     public func kill(_ group: AppGroup) async throws(CgroupError) {
-        try await kill(group, releasingMemory: false)
+        try await kill(group, releasingMemory: false, waitingAtMost: configuration.killTimeout)
     }
 
-    public func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError) {
+    public func kill(
+        _ group: AppGroup, releasingMemory: Bool, waitingAtMost timeout: Duration
+    ) async throws(CgroupError) {
         // The pidfds are opened before the kill; the release runs once, after the first SIGKILL.
         let release =
             releasingMemory ? MemoryRelease(pids: (try? await processes(in: group)) ?? [], logger: logger) : nil
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
         if !freezesThroughV1, let unified, group.unifiedPath != nil {
-            try unified.kill(group) { release?.release() }
+            try unified.kill(group, within: timeout) { release?.release() }
         }
         // Catch processes that joined only a v1 hierarchy, and kill-each where cgroup.kill is absent.
         let directories = [group.memoryPath, group.freezerPath, group.pidsPath, group.unifiedPath].compactMap { $0 }
         try legacy.killEach(
-            directories, freezer: freezesThroughV1 ? group.freezerPath : nil, timeout: configuration.killTimeout
+            directories, freezer: freezesThroughV1 ? group.freezerPath : nil,
+            timeout: max(.zero, clock.now.duration(to: deadline))
         ) { release?.release() }
     }
 

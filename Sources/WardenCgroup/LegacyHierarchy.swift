@@ -66,7 +66,8 @@ struct LegacyHierarchy: Sendable {
         }
     }
 
-    /// Sends SIGKILL to every process listed in `directories` until all are empty.
+    /// Sends SIGKILL to every process listed in `directories` until all are empty, at least once
+    /// however short `timeout` is.
     ///
     /// After the first round `afterSignal` runs. After each round the freezer group, if any, is
     /// thawed: frozen v1 tasks cannot die until they run again. Processes that vanish on their own
@@ -76,11 +77,12 @@ struct LegacyHierarchy: Sendable {
     ) throws(CgroupError) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
+        var hasSignalled = false
         while true {
             var pids = Set<Int32>()
             for directory in directories { pids.formUnion(try processes(in: directory)) }
             if pids.isEmpty { return }
-            if clock.now >= deadline {
+            if hasSignalled && clock.now >= deadline {
                 throw CgroupError(
                     code: .timeout,
                     message: "The group \"\(directories.first ?? "")\" still holds \(pids.count) process(es) "
@@ -92,6 +94,7 @@ struct LegacyHierarchy: Sendable {
                     throw .from(error, "send SIGKILL to process \(pid) of", path: directories.first ?? "")
                 }
             }
+            hasSignalled = true
             afterSignal()
             if let freezer { try thaw(freezer) }
             Self.pause(microseconds: 200)

@@ -143,19 +143,21 @@ public struct UnifiedDriver: CgroupDriver {
     }
 
     public func kill(_ group: AppGroup) async throws(CgroupError) {
-        try kill(group, afterSignal: {})
+        try kill(group, within: configuration.killTimeout, afterSignal: {})
     }
 
-    public func kill(_ group: AppGroup, releasingMemory: Bool) async throws(CgroupError) {
+    public func kill(
+        _ group: AppGroup, releasingMemory: Bool, waitingAtMost timeout: Duration
+    ) async throws(CgroupError) {
         let release =
             releasingMemory ? MemoryRelease(pids: (try? await processes(in: group)) ?? [], logger: logger) : nil
-        try kill(group) { release?.release() }
+        try kill(group, within: timeout) { release?.release() }
     }
 
     /// Writes `cgroup.kill`, runs `afterSignal` once the processes have SIGKILL pending, and
-    /// waits until the group is empty.
-    func kill(_ group: AppGroup, afterSignal: () -> Void) throws(CgroupError) {
-        try files.kill(try directory(of: group), timeout: configuration.killTimeout, afterSignal: afterSignal)
+    /// waits up to `timeout` until the group is empty.
+    func kill(_ group: AppGroup, within timeout: Duration, afterSignal: () -> Void) throws(CgroupError) {
+        try files.kill(try directory(of: group), timeout: timeout, afterSignal: afterSignal)
     }
 
     public func processes(in group: AppGroup) async throws(CgroupError) -> [Int32] {

@@ -280,6 +280,12 @@ extension WardenDaemon {
         logger.info("Asked app \"\(app)\" to stop (\(reason.rawValue)).")
     }
 
+    /// How long a kill waits on the daemon's loop for the app's group to empty, as lmkd's
+    /// `kill_timeout_ms`: past it the loop goes on and `KillFinisher` waits for the rest beside it,
+    /// so that a victim stuck in uninterruptible sleep holds up neither the next kill nor anything
+    /// else. A kill for memory has handed the victim's memory back with `process_mrelease` by then.
+    static let killWaitOnLoop: Duration = .milliseconds(100)
+
     func kill(_ app: String, reason: TerminationReason) async {
         processes.frozenProcessLists[app] = nil
         processes.signalsSent[app, default: []].insert(SIGKILL)
@@ -287,26 +293,31 @@ extension WardenDaemon {
             logger.notice("Dry run: would kill app \"\(app)\" (\(reason.rawValue)).")
             return
         }
-        if let driver, let group = processes.groups[app] {
-            do {
-                let releasingMemory = options.releasesMemoryOnKill && reason == .memoryPressure
-                try await driver.kill(group, releasingMemory: releasingMemory)
-            } catch {
-                logger.error("Could not kill app \"\(app)\": \(error)")
-            }
-        } else if let main = processes.running[app] {
+        if driver == nil || processes.groups[app] == nil, let main = processes.running[app] {
             parts.launcher.send(SIGKILL, to: main.pid)
         }
+        let releasingMemory = options.releasesMemoryOnKill && reason == .memoryPressure
+        await releaseGroup(app, killing: releasingMemory ? .releasingMemory : .signalOnly)
         logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
-        await releaseGroup(app)
+    }
+
+    /// How `releaseGroup` treats what is still in the group.
+    enum GroupRelease {
+        /// The app ended on its own: processes still there were left behind, and are killed.
+        case leftBehind
+        /// The app is being killed.
+        case signalOnly
+        /// The app is being killed for memory: its memory is handed back at once.
+        case releasingMemory
     }
 
     /// Forgets the app's group and removes it once it is empty.
     /// Processes the app left behind when its main process ended (children it started in the
     /// background) are killed with the group: an app that is not running runs nothing, and its
     /// next launch starts in an empty group. A group that cannot be emptied stays the app's,
-    /// for the next release to retry.
-    func releaseGroup(_ app: String) async {
+    /// for the next release to retry; one whose processes are slow to die is removed once
+    /// `KillFinisher` sees it empty.
+    func releaseGroup(_ app: String, killing release: GroupRelease = .leftBehind) async {
         parts.memory.untrack(app)
         parts.signals.unwatch(app: app)
         processes.frozenProcessLists[app] = nil
@@ -318,29 +329,70 @@ extension WardenDaemon {
             processes.groups[app] = nil
             return
         }
-        if await empty(group, of: app, with: driver) {
+        if await empty(group, of: app, with: driver, release: release) {
             processes.groups[app] = nil
         }
     }
 
-    /// Kills what is left in `group` and removes it; false when it could not be emptied.
-    private func empty(_ group: AppGroup, of app: String, with driver: any CgroupDriver) async -> Bool {
-        let left = (try? await driver.processes(in: group)) ?? []
-        if !left.isEmpty {
-            logger.warning("Killing processes \(left) that app \"\(app)\" left behind when it ended.")
-            do {
-                try await driver.kill(group)
-            } catch {
-                logger.error("Could not kill what app \"\(app)\" left behind: \(error)")
-                return false
+    /// Kills what is left in `group`, waiting `killWaitOnLoop` at most, and removes it; false
+    /// when it is not empty: it could not be killed, or its processes are still dying and
+    /// `KillFinisher` waits for them.
+    private func empty(
+        _ group: AppGroup, of app: String, with driver: any CgroupDriver, release: GroupRelease = .leftBehind
+    ) async -> Bool {
+        if release == .leftBehind {
+            let left = (try? await driver.processes(in: group)) ?? []
+            if !left.isEmpty {
+                logger.warning("Killing processes \(left) that app \"\(app)\" left behind when it ended.")
+            } else {
+                return await remove(group, of: app, with: driver)
             }
         }
+        do {
+            try await driver.kill(
+                group, releasingMemory: release == .releasingMemory, waitingAtMost: Self.killWaitOnLoop)
+        } catch  where error.code == .timeout {
+            if processes.dyingGroups.insert(app).inserted {
+                logger.notice(
+                    "The processes of app \"\(app)\" have not ended \(DurationFormat.string(Self.killWaitOnLoop)) after SIGKILL; waiting for them beside the loop."
+                )
+                workers.killFinisher.enqueue(KillFinisher.Request(app: app, group: group), inbox: inbox)
+            }
+            return false
+        } catch {
+            logger.error("Could not kill app \"\(app)\": \(error)")
+            return false
+        }
+        return await remove(group, of: app, with: driver)
+    }
+
+    /// Removes the empty `group`; a removal that fails is logged, and the group counts as released.
+    private func remove(_ group: AppGroup, of app: String, with driver: any CgroupDriver) async -> Bool {
         do {
             try await driver.remove(group)
         } catch {
             logger.debug("Could not remove the group of app \"\(app)\": \(error)")
         }
         return true
+    }
+
+    /// `KillFinisher` saw the killed group of `request.app` empty, or gave up on it: an empty
+    /// group is removed, unless a new launch of the app runs in it by now.
+    func killFinished(_ request: KillFinisher.Request, emptied: Bool) async {
+        processes.dyingGroups.remove(request.app)
+        guard processes.running[request.app] == nil, processes.groups[request.app] == request.group, let driver
+        else { return }
+        guard emptied else {
+            let left = (try? await driver.processes(in: request.group)) ?? []
+            logger.error(
+                "The group of app \"\(request.app)\" still holds processes \(left) long after SIGKILL; it stays the app's, for its next release to retry."
+            )
+            return
+        }
+        if await remove(request.group, of: request.app, with: driver) {
+            processes.groups[request.app] = nil
+        }
+        logger.info("The last processes of app \"\(request.app)\" ended after SIGKILL; its group is removed.")
     }
 
     /// Keeps the limits the core set for the app's group and writes them to the group now if

@@ -80,6 +80,7 @@ public actor WardenDaemon: Service {
             hooks: HookRunner(
                 logger: parts.logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options)),
             compressor: SuspendedCompressor(),
+            killFinisher: KillFinisher(timeout: CgroupConfiguration().killTimeout),
             pressureEndpoints: PressureEndpoints(directory: options.pressureDirectory))
     }
 
@@ -221,6 +222,7 @@ public actor WardenDaemon: Service {
         let workers = workers
         group.addTask { await workers.hooks.run(clock: parts.clock) }
         group.addTask { await workers.compressor.run(driver: parts.driver, inbox: inbox, logger: parts.logger) }
+        group.addTask { await workers.killFinisher.run(driver: parts.driver, clock: parts.clock, inbox: inbox) }
         if let store = parts.journal as? JournalStore {
             group.addTask { await self.pruneJournal(store) }
         }
@@ -322,6 +324,7 @@ public actor WardenDaemon: Service {
         parts.launcher.stop()
         workers.hooks.stop()
         workers.compressor.stop()
+        workers.killFinisher.stop()
         workers.pressureEndpoints.closeAll()
         logShutdown(stoppedApps: options.stopAppsOnExit && driver != nil)
         if options.stopAppsOnExit, let driver {

@@ -20,6 +20,8 @@ struct ProcessTable {
     /// The memory limits the core set for each app's group (`LifecycleAction.setMemoryLimits`),
     /// applied to the group a launch creates.
     var limits: [String: GroupMemoryLimits] = [:]
+    /// The apps whose killed group `KillFinisher` waits for, beside the loop.
+    var dyingGroups: Set<String> = []
 }
 
 /// A running app: its record (what the checkpoint saves) and, for a process this daemon

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import WardenAPI
+import WardenCgroup
+import WardenCore
+import WardenRuntime
+import WardenTesting
+
+/// A victim that does not die when killed (here: held in a frozen v1 freezer group of the
+/// test's own, where SIGKILL waits until it is thawed, as a process in uninterruptible sleep
+/// waits until it wakes) must not hold up the daemon: its group is waited for beside the loop.
+@Suite(.serialized, .requiresRootCgroups, .requiresBallast, .requiresV1Freezer)
+struct DaemonSlowKillTests {
+    /// `stuck` never says it is ready and is killed at its launch timeout while it cannot die:
+    /// opening `other` is answered at once, not after the kill's timeout, and once `stuck` can
+    /// die its group is removed and nothing of it is left.
+    @Test func aVictimThatCannotDieYetDoesNotHoldUpTheDaemon() async throws {
+        let policy = """
+            foreground_slots = 2
+            [apps.stuck]
+            command = "BALLAST"
+            args = ["--hold", "8"]
+            readiness = "notify"
+            [apps.stuck.launch]
+            timeout = "1s"
+            [apps.other]
+            command = "BALLAST"
+            args = ["--hold", "8"]
+            """
+        let holder = try HeldProcesses()
+        do {
+            try await DaemonHarness.run(policy: policy, apps: ["stuck", "other"]) { harness in
+                let daemon = try await harness.start(stopAppsOnExit: true)
+                _ = try await daemon.perform(.open(app: "stuck"))
+                let pids = try #require(await daemon.app(named: "stuck")?.pids)
+                try #require(!pids.isEmpty)
+                try holder.hold(pids)
+
+                #expect(try await eventually { try await daemon.terminationReasons(of: "stuck") == ["launchTimeout"] })
+                // The kill has begun (its journal entry comes before it) and cannot end.
+                try await Task.sleep(for: .milliseconds(300))
+                let (driver, group) = try harness.group(of: "stuck")
+                #expect(try await driver.processes(in: group) == pids)
+                let clock = ContinuousClock()
+                let started = clock.now
+                _ = try await daemon.perform(.open(app: "other"))
+                let waited = started.duration(to: clock.now)
+                // Waiting on the loop for the kill would take its 5 s timeout, and then as long again.
+                #expect(waited < .seconds(3), "opening another app waited \(waited)")
+                #expect(await daemon.stateName(of: "other") == "active")
+                #expect(await daemon.stateName(of: "stuck") == "notRunning")
+
+                try holder.release()
+                #expect(await eventually { ((try? await driver.processes(in: group)) ?? [1]).isEmpty })
+                #expect(await eventually { !FileManager.default.fileExists(atPath: group.allPaths[0]) })
+                await daemon.stop()
+            }
+        } catch {
+            try? holder.release()
+            throw error
+        }
+        try holder.release()
+    }
+}
+
+/// Processes held in a frozen group of the test's own v1 freezer hierarchy: SIGKILL sent to
+/// them waits until `release()` thaws the group.
+private final class HeldProcesses {
+    private let directory: String
+
+    init() throws {
+        let mount = try #require(try CgroupLayout.read().v1Hierarchies["freezer"]?.mountPoint)
+        directory = mount + "/" + TestCgroupName.unique()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    }
+
+    /// Moves `pids` into the group and freezes it.
+    func hold(_ pids: [Int32]) throws {
+        for pid in pids {
+            try String(pid).write(toFile: directory + "/cgroup.procs", atomically: false, encoding: .utf8)
+        }
+        try "FROZEN".write(toFile: directory + "/freezer.state", atomically: false, encoding: .utf8)
+    }
+
+    /// Thaws the group and removes it once its processes are gone; a second call does nothing.
+    func release() throws {
+        guard FileManager.default.fileExists(atPath: directory) else { return }
+        try "THAWED".write(toFile: directory + "/freezer.state", atomically: false, encoding: .utf8)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while rmdir(directory) != 0 && ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+    }
+}
