@@ -112,6 +112,43 @@ struct DaemonServeTests {
         }
     }
 
+    /// Before it locks its memory the served daemon rehearses a kill for memory, the core's
+    /// decision and the driver's kill of a process of its own, and leaves nothing of it: no
+    /// group, no process, no record.
+    @Test func serveRehearsesAKillBeforeLockingItsMemoryAndLeavesNothingOfIt() async throws {
+        try await DaemonHarness.run(policy: "[apps.steady]\ncommand = \"BALLAST\"\n", apps: ["steady"]) { harness in
+            let options = harness.options
+            let logPath = harness.directory + "/serve.log"
+            #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
+            let daemon = try AppwardenCommandLine.process([
+                "serve", "--policy", options.policyPath, "--socket", options.socketPath, "--state-dir",
+                options.stateDirectory, "--cgroup-root", options.cgroupRoot, "--lock-dir", options.lockDirectory,
+            ])
+            daemon.standardOutput = FileHandle.nullDevice
+            daemon.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+            try daemon.run()
+            defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+            #expect(await eventually(within: .seconds(30)) { await Self.answers(options.socketPath) })
+            let log = try String(contentsOfFile: logPath, encoding: .utf8)
+            let rehearsal = try #require(
+                log.range(
+                    of: "Rehearsed a kill for memory before locking the daemon's memory: the choice of a victim "
+                        + "and the kill of a process of its own"),
+                "the log: \(log)")
+            let locked = try #require(log.range(of: "Memory locked in RAM"), "the log: \(log)")
+            #expect(rehearsal.lowerBound < locked.lowerBound)
+            // Nothing of it is left: no group in any hierarchy, no record in the journal.
+            let (_, probe) = try harness.group(of: WardenDaemon.rehearsalGroupName)
+            for path in probe.allPaths {
+                #expect(!FileManager.default.fileExists(atPath: path), "left behind: \(path)")
+            }
+            let events = try await AppwardenCommandLine.run(["events", "--socket", options.socketPath])
+            #expect(events.code == 0)
+            #expect(!events.output.contains("$AppTerminated"), "events: \(events.output)")
+            #expect(await Self.stop(daemon) == 0)
+        }
+    }
+
     /// Starts the executable with `arguments` and `environment` added, its output discarded.
     static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = try AppwardenCommandLine.process(arguments, environment: environment)

@@ -75,6 +75,11 @@ extension WardenDaemon {
     /// Logs a change of the pressure level and a kill for memory with the figures that decided
     /// them: what was available, the thresholds, what the victim gives back.
     func logMemoryDecision(_ record: JournalRecord) {
+        if let line = memoryDecisionLine(record) { logger.notice("\(line)") }
+    }
+
+    /// The log line of a change of the pressure level or a kill for memory; nil for other records.
+    func memoryDecisionLine(_ record: JournalRecord) -> String? {
         let size = DurationFormat.sizeString
         switch record.kind {
         case .system(.pressureChanged(let from, let to, let figures)):
@@ -82,17 +87,16 @@ extension WardenDaemon {
                 figures.map {
                     ": \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)) (warning below \(size($0.warningBytes)), critical below \(size($0.criticalBytes)))"
                 } ?? ""
-            logger.notice("Memory pressure \(from.rawValue) → \(to.rawValue)\(measured).")
+            return "Memory pressure \(from.rawValue) → \(to.rawValue)\(measured)."
         case .memoryKill(let report):
             let measured =
                 report.figures.map {
                     "; \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)), critical below \(size($0.criticalBytes))"
                 } ?? ""
-            logger.notice(
+            return
                 "Killing app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(size(report.footprint))\(measured)."
-            )
         default:
-            break
+            return nil
         }
     }
 

@@ -189,7 +189,10 @@ public actor WardenDaemon: Service {
         parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
         await boot()
         saveCheckpointIfDue()
-        if options.locksMemory { lockMemory() }
+        if options.locksMemory {
+            await rehearseKill()
+            lockMemory()
+        }
         var failure: (any Error)?
         do {
             try await withGracefulShutdownHandler {
