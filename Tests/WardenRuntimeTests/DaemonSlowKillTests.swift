@@ -61,6 +61,59 @@ struct DaemonSlowKillTests {
         }
         try holder.release()
     }
+
+    /// `serve` stopped with SIGTERM while it waits for such a victim exits at once: the wait
+    /// beside the loop ends with it.
+    @Test(.requiresAppwardenExecutable)
+    func serveExitsAtOnceWhileItWaitsForAVictimThatCannotDieYet() async throws {
+        let policy = """
+            [apps.stuck]
+            command = "BALLAST"
+            args = ["--hold", "8"]
+            readiness = "notify"
+            [apps.stuck.launch]
+            timeout = "1s"
+            """
+        let holder = try HeldProcesses()
+        do {
+            try await DaemonHarness.run(policy: policy, apps: ["stuck"]) { harness in
+                let options = harness.options
+                let daemon = try DaemonServeTests.launch([
+                    "serve", "--policy", options.policyPath, "--socket", options.socketPath, "--state-dir",
+                    options.stateDirectory, "--cgroup-root", options.cgroupRoot, "--lock-dir", options.lockDirectory,
+                ])
+                defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+                #expect(await eventually(within: .seconds(30)) { await DaemonServeTests.answers(options.socketPath) })
+                // `open` answers once the app is ready, which it never is: it runs while the app is held.
+                async let open = AppwardenCommandLine.run(["open", "stuck", "--socket", options.socketPath])
+                let (driver, group) = try harness.group(of: "stuck")
+                #expect(await eventually { !(((try? await driver.processes(in: group)) ?? []).isEmpty) })
+                try holder.hold(try await driver.processes(in: group))
+                _ = try? await open
+                let events = ["events", "--app", "stuck", "--socket", options.socketPath]
+                #expect(
+                    try await eventually {
+                        try await AppwardenCommandLine.run(events).output.contains("launchTimeout")
+                    })
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try await driver.processes(in: group).isEmpty == false)
+
+                let clock = ContinuousClock()
+                let started = clock.now
+                daemon.terminate()
+                #expect(await eventually { !daemon.isRunning })
+                let waited = started.duration(to: clock.now)
+                // The wait beside the loop gives up only after 5 s.
+                #expect(waited < .seconds(3), "the daemon took \(waited) to exit")
+                #expect(daemon.terminationStatus == 0)
+                try holder.release()
+            }
+        } catch {
+            try? holder.release()
+            throw error
+        }
+        try holder.release()
+    }
 }
 
 /// Processes held in a frozen group of the test's own v1 freezer hierarchy: SIGKILL sent to
