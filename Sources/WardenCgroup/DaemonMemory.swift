@@ -11,11 +11,14 @@ import CWardenSpawn
 /// daemon's own code or data to be read back from slow flash at the worst moment, and small by
 /// giving free heap back (`malloc_trim`), never by unmapping code.
 public enum DaemonMemory {
-    /// The figures of `/proc/self/status` that say what the daemon holds, in bytes.
+    /// The figures of `/proc/self/status` (and `/proc/self/smaps_rollup`) that say what the
+    /// daemon holds, in bytes.
     public struct Figures: Sendable, Equatable {
         /// `VmRSS`: resident in all.
         public var resident: Int
-        /// `VmLck`: locked in RAM.
+        /// Resident and locked in RAM: `Locked` of `smaps_rollup` (Linux 4.14+). Where the rollup
+        /// is missing, `VmLck` of `status`, which counts every locked mapping whole, touched or
+        /// not (with `MCL_ONFAULT` that includes untouched heap arenas and the whole executable).
         public var locked: Int
         /// `RssAnon`: anonymous memory resident (heap, stacks): what the daemon costs the device.
         public var anonymous: Int
@@ -40,25 +43,37 @@ public enum DaemonMemory {
         return (before, figures()?.resident ?? before)
     }
 
-    /// This process's figures, from `/proc/self/status`.
+    /// This process's figures, from `/proc/self/status` and `/proc/self/smaps_rollup`.
     public static func figures() -> Figures? {
-        guard case .success(let status) = Syscalls.readText("/proc/self/status") else { return nil }
-        return parse(status: status)
+        figures(ofProcessDirectory: "/proc/self")
     }
 
-    /// The figures of a `/proc/PID/status` text; nil when `VmRSS` is missing.
-    public static func parse(status: String) -> Figures? {
+    /// The figures of the process whose `/proc` directory is `directory` (`/proc/PID`).
+    public static func figures(ofProcessDirectory directory: String) -> Figures? {
+        guard case .success(let status) = Syscalls.readText(directory + "/status") else { return nil }
+        return parse(status: status, rollup: try? Syscalls.readText(directory + "/smaps_rollup").get())
+    }
+
+    /// The figures of a `/proc/PID/status` text and, where there is one, its `smaps_rollup`
+    /// text; nil when `VmRSS` is missing.
+    public static func parse(status: String, rollup: String? = nil) -> Figures? {
+        let values = kilobyteFields(status)
+        guard let resident = values["VmRSS"] else { return nil }
+        let locked = rollup.flatMap { kilobyteFields($0)["Locked"] } ?? values["VmLck"] ?? 0
+        return Figures(
+            resident: resident, locked: locked, anonymous: values["RssAnon"] ?? 0, file: values["RssFile"] ?? 0)
+    }
+
+    /// The `Key: N kB` lines of a `/proc` text, in bytes.
+    private static func kilobyteFields(_ text: String) -> [Substring: Int] {
         var values: [Substring: Int] = [:]
-        for line in status.split(separator: "\n") {
+        for line in text.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard fields.count >= 2, let key = fields.first, key.hasSuffix(":"), let kilobytes = Int(fields[1]) else {
                 continue
             }
             values[key.dropLast()] = kilobytes * 1024
         }
-        guard let resident = values["VmRSS"] else { return nil }
-        return Figures(
-            resident: resident, locked: values["VmLck"] ?? 0, anonymous: values["RssAnon"] ?? 0,
-            file: values["RssFile"] ?? 0)
+        return values
     }
 }

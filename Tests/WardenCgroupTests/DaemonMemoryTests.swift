@@ -29,6 +29,20 @@ struct DaemonMemoryFiguresTests {
         #expect(DaemonMemory.parse(status: "Name:\tx\n") == nil)
     }
 
+    /// Where `smaps_rollup` is read, the locked figure is its `Locked` (pages resident in
+    /// locked mappings), not `VmLck` (every locked mapping whole, touched or not).
+    @Test func theLockedFigureIsWhatTheRollupSaysIsResidentAndLocked() throws {
+        let status = "VmLck:\t  679460 kB\nVmRSS:\t   34000 kB\nRssAnon:\t    9000 kB\n"
+        let rollup = """
+            55ef41287000-7ffcaab35000 ---p 00000000 00:00 0                          [rollup]
+            Rss:               34000 kB
+            Anonymous:          9000 kB
+            Locked:            33000 kB
+            """
+        #expect(DaemonMemory.parse(status: status, rollup: rollup)?.locked == 33000 << 10)
+        #expect(DaemonMemory.parse(status: status)?.locked == 679460 << 10)
+    }
+
     /// Giving free heap back never lets go of the code: the pages the next kill runs stay
     /// mapped (the daemon once unmapped its code to look small, and paid for it at the first
     /// kill on a slow drive).

@@ -89,9 +89,9 @@ struct DaemonServeTests {
             #expect(ready?.contains("MAINPID=\(daemon.processIdentifier)\n") == true)
             #expect(await Self.answers(options.socketPath), "READY=1 came before the socket answered")
             // The killer keeps its pages in RAM, as the peers do.
-            let status = try String(contentsOfFile: "/proc/\(daemon.processIdentifier)/status", encoding: .utf8)
-            let locked = try #require(DaemonMemory.parse(status: status)?.locked)
-            #expect(locked > 1 << 20, "VmLck of the served daemon: \(locked) bytes")
+            let figures = try #require(DaemonMemory.figures(ofProcessDirectory: "/proc/\(daemon.processIdentifier)"))
+            #expect(figures.locked > 1 << 20, "locked by the served daemon: \(figures.locked) bytes")
+            #expect(figures.locked <= figures.resident, "locked \(figures.locked), resident \(figures.resident)")
             let pings = (0..<3).map { _ in listener.receive(timeoutMilliseconds: 5_000) }
             #expect(pings == ["WATCHDOG=1\n", "WATCHDOG=1\n", "WATCHDOG=1\n"], "got \(pings)")
 

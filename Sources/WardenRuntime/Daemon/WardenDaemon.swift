@@ -283,7 +283,7 @@ public actor WardenDaemon: Service {
         case .success:
             let figures = DaemonMemory.figures()
             logger.info(
-                "Memory locked in RAM: \((figures?.locked ?? 0) >> 20) MiB locked, \((figures?.anonymous ?? 0) >> 20) MiB anonymous."
+                "Memory locked in RAM: \((figures?.locked ?? 0) >> 20) MiB resident and locked, \((figures?.anonymous ?? 0) >> 20) MiB anonymous."
             )
         case .failure(let error):
             logger.warning(
