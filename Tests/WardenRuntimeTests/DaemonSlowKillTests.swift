@@ -11,18 +11,23 @@ import WardenTesting
 /// waits until it wakes) must not hold up the daemon: its group is waited for beside the loop.
 @Suite(.serialized, .requiresRootCgroups, .requiresBallast, .requiresV1Freezer)
 struct DaemonSlowKillTests {
+    /// An app that never says it is ready, killed at its launch timeout of 1 s.
+    static let stuckApp = """
+        [apps.stuck]
+        command = "BALLAST"
+        args = ["--hold", "8"]
+        readiness = "notify"
+        [apps.stuck.launch]
+        timeout = "1s"
+        """
+
     /// `stuck` never says it is ready and is killed at its launch timeout while it cannot die:
     /// opening `other` is answered at once, not after the kill's timeout, and once `stuck` can
     /// die its group is removed and nothing of it is left.
     @Test func aVictimThatCannotDieYetDoesNotHoldUpTheDaemon() async throws {
         let policy = """
             foreground_slots = 2
-            [apps.stuck]
-            command = "BALLAST"
-            args = ["--hold", "8"]
-            readiness = "notify"
-            [apps.stuck.launch]
-            timeout = "1s"
+            \(Self.stuckApp)
             [apps.other]
             command = "BALLAST"
             args = ["--hold", "8"]
@@ -66,14 +71,7 @@ struct DaemonSlowKillTests {
     /// beside the loop ends with it.
     @Test(.requiresAppwardenExecutable)
     func serveExitsAtOnceWhileItWaitsForAVictimThatCannotDieYet() async throws {
-        let policy = """
-            [apps.stuck]
-            command = "BALLAST"
-            args = ["--hold", "8"]
-            readiness = "notify"
-            [apps.stuck.launch]
-            timeout = "1s"
-            """
+        let policy = Self.stuckApp
         let holder = try HeldProcesses()
         do {
             try await DaemonHarness.run(policy: policy, apps: ["stuck"]) { harness in

@@ -349,7 +349,8 @@ extension WardenDaemon {
             if !left.isEmpty {
                 logger.warning("Killing processes \(left) that app \"\(app)\" left behind when it ended.")
             } else {
-                return await remove(group, of: app, with: driver)
+                await remove(group, of: app, with: driver)
+                return true
             }
         }
         do {
@@ -367,17 +368,17 @@ extension WardenDaemon {
             logger.error("Could not kill app \"\(app)\": \(error)")
             return false
         }
-        return await remove(group, of: app, with: driver)
+        await remove(group, of: app, with: driver)
+        return true
     }
 
     /// Removes the empty `group`; a removal that fails is logged, and the group counts as released.
-    private func remove(_ group: AppGroup, of app: String, with driver: any CgroupDriver) async -> Bool {
+    private func remove(_ group: AppGroup, of app: String, with driver: any CgroupDriver) async {
         do {
             try await driver.remove(group)
         } catch {
             logger.debug("Could not remove the group of app \"\(app)\": \(error)")
         }
-        return true
     }
 
     /// `KillFinisher` saw the killed group of `request.app` empty, or gave up on it: an empty
@@ -393,9 +394,8 @@ extension WardenDaemon {
             )
             return
         }
-        if await remove(request.group, of: request.app, with: driver) {
-            processes.groups[request.app] = nil
-        }
+        await remove(request.group, of: request.app, with: driver)
+        processes.groups[request.app] = nil
         logger.info("The last processes of app \"\(request.app)\" ended after SIGKILL; its group is removed.")
     }
 
