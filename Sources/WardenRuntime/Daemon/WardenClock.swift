@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WardenCore
 
 #if canImport(Glibc)
@@ -31,6 +32,13 @@ public struct WardenClock: Sendable {
     private let sleeper: @Sendable (Duration) async throws -> Void
     private let wallNow: @Sendable () -> Int64
     private let bootNow: @Sendable () -> BootTime?
+    private let wallOffset = WallOffset()
+
+    /// The wall clock less the monotonic clock, in milliseconds, as last read.
+    private final class WallOffset: Sendable {
+        /// `Int64.min` until the first reading.
+        let millis = Atomic<Int64>(.min)
+    }
 
     /// Makes a clock whose origin is `clock.now`. `wallNow` reads the wall clock in milliseconds
     /// since the epoch (default: the system's; a clock for virtual time passes the wall clock at
@@ -58,8 +66,23 @@ public struct WardenClock: Sendable {
     /// The wall-clock time of a moment `elapsed` after the origin, in milliseconds since the
     /// epoch: the wall clock now, less how long ago the moment was. A step of the wall clock moves
     /// the moments after it and before it alike.
+    ///
+    /// The two clocks are read one after the other in whole milliseconds, so their difference
+    /// wavers by a millisecond from one reading to the next; the difference last used is kept
+    /// while a new reading is within a millisecond of it, so that a moment maps to the same wall
+    /// time every time it is asked for (the app list's next wakes are then unchanged, and their
+    /// kept encodings serve), and a larger step of the wall clock is followed at once.
     public func wallMillis(atElapsed elapsed: Duration) -> Int64 {
-        wallNow() - (elapsedNow() - elapsed).milliseconds
+        let reading = wallNow() - elapsedNow().milliseconds
+        let kept = wallOffset.millis.load(ordering: .relaxed)
+        let offset: Int64
+        if kept != .min, (kept - 1)...(kept + 1) ~= reading {
+            offset = kept
+        } else {
+            offset = reading
+            wallOffset.millis.store(reading, ordering: .relaxed)
+        }
+        return offset + elapsed.milliseconds
     }
 
     /// The wall clock now, in milliseconds since the epoch, as this clock reads it.
