@@ -17,6 +17,22 @@ extension ControlServer {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// A JSON array of values encoded earlier (`KeptEncodings`), written into the answer's buffer
+    /// in one pass, sized once: the app list of a thousand apps is a fifth of a megabyte.
+    static func json(_ elements: [SortedJSONEncoder.Fragment]) -> Response {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(elements.reduce(2) { $0 + $1.bytes.count + 1 })
+        buffer.writeInteger(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+            buffer.writeBytes(element.bytes)
+        }
+        buffer.writeInteger(UInt8(ascii: "]"))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
+    }
+
     /// Reads the whole body (at most `maximumBodyBytes`).
     static func bodyBytes(of request: Request) async throws -> [UInt8] {
         let buffer = try await request.body.collect(upTo: maximumBodyBytes)

@@ -15,6 +15,7 @@ struct KeptEncodings<Value: Equatable & Encodable> {
     /// `fragments(of:key:)` with each value's key given, in the same order.
     mutating func fragments(of values: [Value], keys: [String]) throws -> [SortedJSONEncoder.Fragment] {
         var next: [String: (value: Value, json: [UInt8])] = [:]
+        next.reserveCapacity(values.count)
         var fragments: [SortedJSONEncoder.Fragment] = []
         fragments.reserveCapacity(values.count)
         for (name, value) in zip(keys, values) {
@@ -37,8 +38,8 @@ struct KeptEncodings<Value: Equatable & Encodable> {
 
         /// `fragments(of:key:)` under the lock.
         func fragments(of values: [Value], key: (Value) -> String) throws -> [SortedJSONEncoder.Fragment] {
-            let keyed = values.map { (key: key($0), value: $0) }
-            return try state.withLock { kept in try kept.fragments(of: keyed.map(\.value), keys: keyed.map(\.key)) }
+            let keys = values.map(key)
+            return try state.withLock { kept in try kept.fragments(of: values, keys: keys) }
         }
     }
 }
