@@ -102,8 +102,7 @@ public enum DurationFormat {
 
     /// Prints a size in the largest binary unit that keeps it readable: `"512MiB"`, `"1.5GiB"`.
     public static func sizeString(_ bytes: Int64) -> String {
-        let units: [(String, Int64)] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
-        for (suffix, factor) in units where bytes.magnitude >= UInt64(factor) {
+        for (suffix, factor) in sizeUnits where bytes.magnitude >= UInt64(factor) {
             if bytes % factor == 0 { return "\(bytes / factor)\(suffix)" }
             let value = Double(bytes) / Double(factor)
             let rounded = (value * 10).rounded() / 10
@@ -111,6 +110,10 @@ public enum DurationFormat {
         }
         return "\(bytes)B"
     }
+
+    private static let sizeUnits: [(String, Int64)] = [
+        ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
+    ]
 }
 
 extension String {

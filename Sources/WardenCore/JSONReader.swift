@@ -9,7 +9,7 @@
 public struct JSONReader {
     /// A parsed JSON value. Numbers keep their text.
     public enum Value: Sendable, Equatable {
-        case object([String: Value])
+        case object(Members)
         case array([Value])
         case string(String)
         case number(String)
@@ -26,6 +26,32 @@ public struct JSONReader {
             case .bool: "a boolean"
             case .null: "null"
             }
+        }
+    }
+
+    /// An object's members in the order they were read, each key once. A member is found by
+    /// comparing keys in turn, which for the objects of an answer or a payload (a dozen members)
+    /// costs less than hashing them into a dictionary.
+    public struct Members: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+        public private(set) var pairs: [(key: String, value: Value)] = []
+
+        public init(dictionaryLiteral elements: (String, Value)...) {
+            for (key, value) in elements where self[key] == nil { pairs.append((key, value)) }
+        }
+
+        /// The value of the member `key`, if there is one.
+        public subscript(key: String) -> Value? {
+            for pair in pairs where pair.key == key { return pair.value }
+            return nil
+        }
+
+        public var count: Int { pairs.count }
+
+        mutating func append(key: String, value: Value) { pairs.append((key, value)) }
+
+        /// The same members, in any order.
+        public static func == (lhs: Members, rhs: Members) -> Bool {
+            lhs.count == rhs.count && lhs.pairs.allSatisfy { rhs[$0.key] == $0.value }
         }
     }
 
@@ -93,7 +119,10 @@ public struct JSONReader {
     private mutating func readObject() throws(LifecycleError) -> Value {
         try enter()
         offset += 1  // {
-        var members: [String: Value] = [:]
+        var members = Members()
+        // Past a few members, the keys read so far are also kept in a set, so that a large
+        // object is checked for a repeated key without comparing every pair of keys.
+        var keys: Set<String>?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             offset += 1
@@ -107,7 +136,14 @@ public struct JSONReader {
             }
             let keyOffset = offset
             let key = try readString()
-            if members[key] != nil {
+            let repeated: Bool
+            if keys != nil {
+                repeated = !keys!.insert(key).inserted
+            } else {
+                repeated = members[key] != nil
+                if members.count >= 16 { keys = Set(members.pairs.map(\.key) + [key]) }
+            }
+            if repeated {
                 throw LifecycleError(
                     .invalid,
                     "\(subject) is not valid JSON: the key \"\(key)\" appears twice in one object "
@@ -118,7 +154,7 @@ public struct JSONReader {
                 throw error("expected ':' after the key \"\(key)\" but found \(describeCurrent())")
             }
             offset += 1
-            members[key] = try readValue()
+            members.append(key: key, value: try readValue())
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):

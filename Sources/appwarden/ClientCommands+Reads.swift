@@ -27,8 +27,14 @@ struct StatusCommand: AsyncParsableCommand {
     static func span(_ milliseconds: Int64) -> String {
         let seconds = (milliseconds + 999) / 1000
         if seconds < 60 { return "\(seconds)s" }
-        if seconds < 3600 { return "\(seconds / 60)m" + String(format: "%02llds", seconds % 60) }
-        return "\(seconds / 3600)h" + String(format: "%02lldm", seconds / 60 % 60)
+        if seconds < 3600 { return "\(seconds / 60)m\(twoDigits(seconds % 60))s" }
+        return "\(seconds / 3600)h\(twoDigits(seconds / 60 % 60))m"
+    }
+
+    /// `7` as `07`; without Foundation's `String(format:)`, which a table of a thousand apps
+    /// called a thousand times.
+    private static func twoDigits(_ value: Int64) -> String {
+        value < 10 ? "0\(value)" : "\(value)"
     }
 
     /// The table, one row per app, columns padded to their widest cell.
@@ -46,14 +52,21 @@ struct StatusCommand: AsyncParsableCommand {
                 app.openTasks.isEmpty ? "-" : app.openTasks.map { "\($0.id):\($0.name)" }.joined(separator: ","),
             ])
         }
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padded(to: widths[column])
+        // Written into one string sized once, each cell counted once: a thousand rows.
+        let counts = rows.map { $0.map(\.count) }
+        let widths = rows[0].indices.map { column in counts.map { $0[column] }.max() ?? 0 }
+        var text = ""
+        text.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count + 1))
+        for (index, row) in rows.enumerated() {
+            if index > 0 { text.append("\n") }
+            for (column, cell) in row.enumerated() {
+                text.append(cell)
+                if column < row.count - 1 {
+                    text.append(String(repeating: " ", count: widths[column] - counts[index][column] + 2))
+                }
             }
-            .joined(separator: "  ")
         }
-        .joined(separator: "\n")
+        return text
     }
 }
 

@@ -87,6 +87,25 @@ private func parseError(_ json: String) -> LifecycleError? {
                 == "The push payload is not valid JSON: the string that starts at byte 6 never ends.")
     }
 
+    /// A key repeated in a large object is refused as in a small one, wherever it repeats; the
+    /// same keys in different objects are not repeats.
+    @Test func aRepeatedKeyIsFoundInALargeObject() throws {
+        let members = (0..<40).map { "\"k\($0)\":\($0)" }
+        for repeated in [0, 15, 16, 17, 39] {
+            let json = "{" + members.joined(separator: ",") + ",\"k\(repeated)\":1,\"aps\":{}}"
+            let byte = json.utf8.count - "\"k\(repeated)\":1,\"aps\":{}}".utf8.count
+            #expect(
+                parseError(json)?.message
+                    == "The push payload is not valid JSON: the key \"k\(repeated)\" appears twice in one object "
+                    + "(byte \(byte)).")
+        }
+        let nested =
+            "{" + members.joined(separator: ",") + ",\"aps\":{" + members.joined(separator: ",")
+            + ",\"content-available\":1},\"id\":\"n\"}"
+        let payload = try PushPayload(parsing: nested)
+        #expect(payload.contentAvailable && payload.id == "n")
+    }
+
     /// Containers may nest 64 levels deep, not 65.
     @Test func nestingIsLimited() {
         let deepest = String(repeating: "[", count: 63) + String(repeating: "]", count: 63)

@@ -1,0 +1,34 @@
+import Testing
+import WardenAPI
+
+@testable import appwarden
+
+@Suite struct StatusTableTests {
+    /// Spans are written in whole seconds, rounded up, with two digits after the largest unit.
+    @Test func spansAreWholeSecondsWithTwoDigitsAfterTheLargestUnit() {
+        let spans = [0, 1, 999, 59_000, 60_000, 61_000, 605_000, 898_001, 3_599_000, 3_600_000, 3_660_000, 7_500_000]
+            .map { StatusCommand.span(Int64($0)) }
+        #expect(
+            spans == [
+                "0s", "1s", "1s", "59s", "1m00s", "1m01s", "10m05s", "14m59s", "59m59s", "1h00m", "1h01m", "2h05m",
+            ])
+    }
+
+    /// The table has a header and one row per app, its columns padded to the widest cell.
+    @Test func theTableHasOneRowPerAppWithColumnsAligned() {
+        let apps = [
+            AppInfo(
+                name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
+                footprintBytes: 100 * 1024 * 1024, band: .init(rawValue: "suspended"), timeRemainingMillis: 593_000,
+                nextWakeMillis: 1_000_000 + 890_000),
+            AppInfo(name: "chat", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")),
+        ]
+        let lines = StatusCommand.table(apps, nowMillis: 1_000_000).split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "APP   STATE       STATUS      FOOTPRINT  BAND       TIME LEFT  NEXT WAKE  TASKS",
+                "mail  suspended   background  100MiB     suspended  9m53s      in 14m50s  -",
+                "chat  notRunning  unknown     -          -          -          -          -",
+            ])
+    }
+}
