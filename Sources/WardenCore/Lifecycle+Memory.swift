@@ -21,7 +21,9 @@ extension Lifecycle {
     /// memory watch then polls slowly (`MemoryPollingSchedule`) and sweeps nothing but the
     /// periodic check of suspended apps.
     public var isQuiet: Bool {
-        records.allSatisfy { $0.state == .notRunning || $0.state == .suspended }
+        // Each state read in place: iterating the records would copy every one, and the daemon
+        // asks this at every measurement, with a thousand apps.
+        records.indices.allSatisfy { records[$0].state == .notRunning || records[$0].state == .suspended }
     }
 
     /// The amounts of available memory at which the level can change (`MemoryLevelTracker.boundaries`).

@@ -35,7 +35,7 @@ extension WardenDaemon {
     /// (`Lifecycle.isQuiet`), every process watched, and not a dry run (where suspended apps
     /// are not frozen).
     var deviceIsQuiet: Bool {
-        !options.dryRun && lifecycle.isQuiet && processes.running.values.allSatisfy(\.isWatched)
+        !options.dryRun && lifecycle.isQuiet && processes.everyProcessWatched()
     }
 
     /// A kernel signal: pressure makes the watch measure now; an OOM kill in an app's group

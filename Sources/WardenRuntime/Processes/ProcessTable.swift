@@ -7,7 +7,11 @@ struct ProcessTable {
     /// Each app's group, from its first launch (or re-adoption) until the group is released.
     var groups: [String: AppGroup] = [:]
     /// The running apps, by name.
-    var running: [String: RunningProcess] = [:]
+    var running: [String: RunningProcess] = [:] {
+        didSet { everyProcessWatchedAnswer = nil }
+    }
+    /// `everyProcessWatched()` as last worked out; nil once `running` changed.
+    private var everyProcessWatchedAnswer: Bool?
     /// Signals appwarden sent to each app's processes since its launch (their ends are not crashes).
     var signalsSent: [String: Set<Int32>] = [:]
     /// The processes of suspended apps whose groups this daemon froze, read once after the
@@ -22,6 +26,16 @@ struct ProcessTable {
     var limits: [String: GroupMemoryLimits] = [:]
     /// The apps whose killed group `KillFinisher` waits for, beside the loop.
     var dyingGroups: Set<String> = []
+
+    /// Whether the launcher watches every running app's process; worked out again only after
+    /// `running` changed, since the memory watch asks at every measurement (a thousand
+    /// suspended apps are a thousand running processes).
+    mutating func everyProcessWatched() -> Bool {
+        if let everyProcessWatchedAnswer { return everyProcessWatchedAnswer }
+        let answer = running.values.allSatisfy(\.isWatched)
+        everyProcessWatchedAnswer = answer
+        return answer
+    }
 }
 
 /// A running app: its record (what the checkpoint saves) and, for a process this daemon
