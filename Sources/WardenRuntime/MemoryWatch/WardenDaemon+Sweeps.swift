@@ -31,17 +31,29 @@ extension WardenDaemon {
     /// `options.suspendedChecksPerRound` of them. Not in a dry run, where suspended apps are never frozen.
     func reconcileFreezer(includingSuspended: Bool) async {
         guard let driver, !options.dryRun else { return }
-        let groups = processes.groups.sorted(by: { $0.key < $1.key })
-        var suspended = groups.filter { lifecycle.state(of: $0.key) == .suspended }.map(\.key)
-        if includingSuspended, suspended.count > options.suspendedChecksPerRound {
-            let start = memoryWatch.lastSuspendedChecked.map { last in suspended.firstIndex { $0 > last } ?? 0 } ?? 0
-            suspended = Array((suspended[start...] + suspended[..<start]).prefix(options.suspendedChecksPerRound))
+        // Names only, and only those checked are sorted: the sweep runs every second while an
+        // app runs, beside a thousand suspended ones.
+        var checked: [String] = []
+        var suspended: [String] = []
+        for app in processes.groups.keys {
+            switch lifecycle.state(of: app) {
+            case nil, .notRunning?: continue
+            case .suspended?: if includingSuspended { suspended.append(app) }
+            default: checked.append(app)
+            }
         }
-        if includingSuspended { memoryWatch.lastSuspendedChecked = suspended.last }
-        let checked = includingSuspended ? Set(suspended) : []
-        for (app, group) in groups {
-            guard let state = lifecycle.state(of: app), state != .notRunning,
-                state != .suspended || checked.contains(app),
+        if includingSuspended {
+            suspended.sort()
+            if suspended.count > options.suspendedChecksPerRound {
+                let start =
+                    memoryWatch.lastSuspendedChecked.map { last in suspended.firstIndex { $0 > last } ?? 0 } ?? 0
+                suspended = Array((suspended[start...] + suspended[..<start]).prefix(options.suspendedChecksPerRound))
+            }
+            memoryWatch.lastSuspendedChecked = suspended.last
+            checked += suspended
+        }
+        for app in checked.sorted() {
+            guard let group = processes.groups[app], let state = lifecycle.state(of: app),
                 let frozen = try? await driver.isFrozen(group), frozen != (state == .suspended)
             else { continue }
             logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
@@ -52,6 +64,7 @@ extension WardenDaemon {
     /// Re-adopted processes the launcher could not watch (no pidfd): their end is found here,
     /// by reaping them if they are children or by finding their group empty.
     func checkAdoptedProcesses() async {
+        guard !processes.everyProcessWatched() else { return }
         for (app, entry) in processes.running.sorted(by: { $0.key < $1.key }) where !entry.isWatched {
             var status: Int32 = 0
             let reaped = waitpid(entry.pid, &status, WNOHANG)
