@@ -136,6 +136,31 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// While an app runs, the measurement and the sweep of the running apps share their period
+    /// and one wake-up: the measurement is brought forward to the sweep, and from then on the
+    /// daemon wakes once a second, not twice.
+    @Test func theMeasurementAndTheSweepShareOneWakeUpWhileAnAppRuns() async throws {
+        let policy = try PolicyLoader.parse("[apps.front]\ncommand = \"/bin/front\"", file: "watch.toml")
+        let bed = await WardenTestBed.start(policy: policy, sampleInterval: .seconds(1))
+        defer { bed.removeStateDirectory() }
+        // Far from every threshold: the measurements come at their longest spacing, one second.
+        bed.driver.setDeviceMemory(64 << 30)
+        bed.driver.setFootprint(100 * Self.mib, of: "front")
+        // Opened out of step with the sweeps: an opening makes the watch measure at once.
+        await bed.advance(to: .milliseconds(2_300))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.settle()
+        await bed.advance(by: .seconds(3))
+        var wakes: [Duration] = []
+        let end = bed.now + .seconds(10)
+        while let wake = bed.nextWake, wake <= end {
+            wakes.append(wake)
+            await bed.advance(to: wake)
+        }
+        #expect((10...11).contains(wakes.count), "woken at \(wakes)")
+        await bed.stop()
+    }
+
     /// A device that is quiet (every app frozen or not running) is measured every 5 s at most;
     /// opening an app ends the quiet spell and the watch measures at once.
     @Test func aQuietDeviceIsMeasuredSlowlyUntilAnAppOpens() async throws {

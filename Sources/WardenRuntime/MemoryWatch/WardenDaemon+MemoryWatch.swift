@@ -53,16 +53,26 @@ extension WardenDaemon {
 
     /// Runs what the watch has due by now: a measurement, a sweep of the running apps, a check
     /// of the suspended apps' groups, and the idle trim.
+    ///
+    /// While an app runs, the measurement and the sweep share one period (`sampleInterval` at
+    /// most) and, with this, one wake-up: whichever is due brings the other forward when that one
+    /// is due within half a sweep interval. A measurement then comes only earlier; a sweep keeps
+    /// its grid, one per interval.
     func memoryWatchIfDue() async {
         let now = parts.clock.elapsed()
-        if let next = memoryWatch.nextMeasurement, next <= now {
+        let soon = now + options.sampleInterval / 2
+        let sweeping = !deviceIsQuiet
+        let sweepDue = sweeping && memoryWatch.nextSweep.map { $0 <= now } == true
+        var measurementDue = memoryWatch.nextMeasurement.map { $0 <= now } == true
+        measurementDue = measurementDue || (sweepDue && memoryWatch.nextMeasurement.map { $0 <= soon } == true)
+        if measurementDue {
             await measure()
         }
         let quiet = deviceIsQuiet
         if quiet, !memoryWatch.trimmed, now - memoryWatch.lastEvent >= Self.idleBeforeTrim {
             trimResidentMemory()
         }
-        if !quiet, let next = memoryWatch.nextSweep, next <= now {
+        if !quiet, let next = memoryWatch.nextSweep, next <= now || (measurementDue && next <= soon) {
             memoryWatch.nextSweep = max(next + options.sampleInterval, now + .milliseconds(1))
             await sweepApps()
         }
