@@ -78,6 +78,10 @@ struct AppRecord: Sendable, Equatable, Codable {
 
     var fetchWindowOpen = false
     var pushWindowOpen = false
+    /// The memory stall counted in the open fetch window; nil where it cannot be measured.
+    var fetchStall: WindowStall?
+    /// The memory stall counted in the open push window; nil where it cannot be measured.
+    var pushStall: WindowStall?
     /// Shared resources acquired through the API and not released, in acquisition order.
     var heldResources: [String] = []
     /// Why fetch and push wakes may not launch or wake the app until the user opens it; nil
@@ -129,7 +133,8 @@ struct AppRecord: Sendable, Equatable, Codable {
         case pendingStart, terminating, launchedWith
         case foregroundSince, lastUsed, everInForeground
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
-        case fetchWindowOpen, pushWindowOpen, heldResources, wakeBlock, hasPreservedState, lastTerminationWasSystem
+        case fetchWindowOpen, pushWindowOpen, fetchStall, pushStall, heldResources, wakeBlock, hasPreservedState,
+            lastTerminationWasSystem
         case requestedFetchInterval, deliveredPushIDs
         case footprint, lastMemoryWarning, lastBand, lastScore
         case publishedStatus, believedStatus

@@ -59,6 +59,7 @@ extension Lifecycle {
         records[index].fetchWindowOpen = true
         out.append(.deliver(app: record.name, message: .fetchStart(window: window)))
         arm(index, .fetchWindow, at: now + window, &out)
+        startStallCount(index, \.fetchStall, &out)
         updateScore(index, force: false, &out)
     }
 
@@ -78,10 +79,17 @@ extension Lifecycle {
         closeWindow(index, because: "its fetch completed", at: now, &out)
     }
 
-    /// The fetch window ended without `complete-fetch`: the app is terminated (`fetchTimeout`);
-    /// an app the user opened meanwhile only has its window closed.
+    /// The fetch window reached its end: where the app's stall is counted, it is measured first
+    /// (`stallMeasured`); otherwise the window ends.
     mutating func fetchWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].fetchWindowOpen else { return }
+        if awaitStall(index, \.fetchStall, at: now, &out) { return }
+        fetchWindowEnded(index, at: now, &out)
+    }
+
+    /// The fetch window ended without `complete-fetch`: the app is terminated (`fetchTimeout`);
+    /// an app the user opened meanwhile only has its window closed.
+    mutating func fetchWindowEnded(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         records[index].fetchWindowOpen = false
         fetchScheduler.recordFetch(app: records[index].name, result: nil, at: now)
         if records[index].isInForeground {
@@ -230,6 +238,7 @@ extension Lifecycle {
         records[index].pushWindowOpen = true
         out.append(.deliver(app: name, message: .pushPayload(payload: pending.payload, id: pending.id, window: window)))
         arm(index, .pushWindow, at: now + window, &out)
+        startStallCount(index, \.pushStall, &out)
         updateScore(index, force: false, &out)
     }
 
@@ -247,14 +256,111 @@ extension Lifecycle {
         closeWindow(index, because: "its push completed", at: now, &out)
     }
 
-    /// The push window ended without `complete-push`: the app is terminated (`pushTimeout`).
+    /// The push window reached its end: where the app's stall is counted, it is measured first
+    /// (`stallMeasured`); otherwise the window ends.
     mutating func pushWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].pushWindowOpen else { return }
+        if awaitStall(index, \.pushStall, at: now, &out) { return }
+        pushWindowEnded(index, at: now, &out)
+    }
+
+    /// The push window ended without `complete-push`: the app is terminated (`pushTimeout`).
+    mutating func pushWindowEnded(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         records[index].pushWindowOpen = false
         if records[index].isInForeground {
             decide(index, "Push window ended without completion while in the foreground.", at: now, &out)
         } else {
             terminate(index, reason: .pushTimeout, because: "push window ended without completion", at: now, &out)
+        }
+    }
+
+    // MARK: Memory stall in a window
+
+    /// A window just opened: its stall count starts from the group's stall total now, which the
+    /// runtime is asked for.
+    mutating func startStallCount(
+        _ index: Int, _ stall: WritableKeyPath<AppRecord, WindowStall?>, _ out: inout [LifecycleAction]
+    ) {
+        records[index][keyPath: stall] = WindowStall()
+        out.append(.measureStall(app: records[index].name, launch: records[index].launch))
+    }
+
+    /// A window reached its end: when its stall is counted and the app is in the background,
+    /// the runtime is asked for the stall total and the window waits for it, at most
+    /// `WindowStall.answerWait` (a measurement that never comes, across a restart, ends it);
+    /// returns whether it waits.
+    mutating func awaitStall(
+        _ index: Int, _ stall: WritableKeyPath<AppRecord, WindowStall?>, at now: Instant,
+        _ out: inout [LifecycleAction]
+    ) -> Bool {
+        guard !records[index].isInForeground, let count = records[index][keyPath: stall], count.baseline != nil,
+            !count.awaitingEnd
+        else { return false }
+        records[index][keyPath: stall]?.awaitingEnd = true
+        out.append(.measureStall(app: records[index].name, launch: records[index].launch))
+        arm(index, stall == \AppRecord.fetchStall ? .fetchWindow : .pushWindow, at: now + WindowStall.answerWait, &out)
+        return true
+    }
+
+    /// The group's memory stall in total, measured: the start of an open window's count, or, for
+    /// a window at its end, the stall in it added to the window (up to one more window in all,
+    /// rule 4), or the window ends when there is none to add. A stall the runtime cannot
+    /// measure (nil) ends the count: the window lasts its length.
+    mutating func memoryStall(
+        _ app: String, launch: Int, total: Duration?, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
+        guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning else { return }
+        if records[index].fetchWindowOpen, records[index].fetchStall != nil {
+            stallMeasured(index, \.fetchStall, total: total, at: now, &out)
+        }
+        if records[index].pushWindowOpen, records[index].pushStall != nil {
+            stallMeasured(index, \.pushStall, total: total, at: now, &out)
+        }
+    }
+
+    /// One window's share of `memoryStall`.
+    mutating func stallMeasured(
+        _ index: Int, _ stall: WritableKeyPath<AppRecord, WindowStall?>, total: Duration?, at now: Instant,
+        _ out: inout [LifecycleAction]
+    ) {
+        guard var count = records[index][keyPath: stall] else { return }
+        let isFetch = stall == \AppRecord.fetchStall
+        guard let total else {
+            records[index][keyPath: stall] = nil
+            if count.awaitingEnd { endWindow(index, isFetch: isFetch, at: now, &out) }
+            return
+        }
+        guard count.baseline != nil else {
+            count.baseline = total
+            records[index][keyPath: stall] = count
+            return
+        }
+        guard count.awaitingEnd else { return }
+        count.awaitingEnd = false
+        let window = isFetch ? records[index].settings.fetch.window : records[index].settings.push.window
+        let extra = records[index].isInForeground ? .zero : count.credit(total: total, window: window)
+        guard extra > .zero else {
+            records[index][keyPath: stall] = count
+            endWindow(index, isFetch: isFetch, at: now, &out)
+            return
+        }
+        count.credited += extra
+        records[index][keyPath: stall] = count
+        let kind = isFetch ? "Fetch" : "Push"
+        decide(
+            index,
+            "\(kind) window extended by \(DurationFormat.string(extra)): the app stalled on memory for \(DurationFormat.string(count.credited)) of it.",
+            at: now, &out)
+        arm(index, isFetch ? .fetchWindow : .pushWindow, at: now + extra, &out)
+    }
+
+    /// Ends the fetch or the push window without completion, its timer with it.
+    mutating func endWindow(_ index: Int, isFetch: Bool, at now: Instant, _ out: inout [LifecycleAction]) {
+        cancel(index, isFetch ? .fetchWindow : .pushWindow, &out)
+        if isFetch {
+            fetchWindowEnded(index, at: now, &out)
+        } else {
+            pushWindowEnded(index, at: now, &out)
         }
     }
 

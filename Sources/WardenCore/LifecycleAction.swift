@@ -12,6 +12,10 @@ public enum LifecycleAction: Sendable, Equatable {
     /// `process_madvise(MADV_PAGEOUT)`), off the runtime's way: a thaw never waits for it. The
     /// runtime answers with `LifecycleEvent.compressed`.
     case compress(app: String, launch: Int)
+    /// Measure how long launch `launch` of the app has stalled on memory in its group (PSI
+    /// `some` total of its `memory.pressure`), for a fetch or push window to count only the
+    /// time the app could run. The runtime answers with `LifecycleEvent.memoryStall`.
+    case measureStall(app: String, launch: Int)
     /// Thaw the app's group.
     case thaw(app: String)
     /// Send SIGTERM to the app's processes; the core arms the termination grace and kills after it.

@@ -19,6 +19,11 @@ public struct AppFacts: Sendable, Equatable {
     /// What the app's process does with SIGTERM (`on_terminate`, default "exit"): exit at once,
     /// or keep running until the termination grace ends and it is killed.
     public var onTerminate: TerminationBehavior
+    /// How long the app, thawed while compression left some of its memory in swap, stalls
+    /// bringing it back (`swap_in`, default 0): its group's memory stall grows by that much over
+    /// that time, what reaches it meanwhile is answered only after, and its pages are back in
+    /// memory from the thaw on.
+    public var swapIn: Duration
 
     public init(
         footprint: Int64? = nil,
@@ -27,7 +32,8 @@ public struct AppFacts: Sendable, Equatable {
         onExpiration: ExpirationBehavior = .endTasks,
         launchTime: Duration? = .zero,
         holdsPaths: Set<String> = [],
-        onTerminate: TerminationBehavior = .exit
+        onTerminate: TerminationBehavior = .exit,
+        swapIn: Duration = .zero
     ) {
         self.footprint = footprint
         self.onFetch = onFetch
@@ -36,11 +42,12 @@ public struct AppFacts: Sendable, Equatable {
         self.launchTime = launchTime
         self.holdsPaths = holdsPaths
         self.onTerminate = onTerminate
+        self.swapIn = swapIn
     }
 
     /// The keys of an `[apps.NAME]` table that are simulation facts rather than policy keys.
     public static let keys: Set<String> = [
-        "footprint", "on_fetch", "on_push", "on_expiration", "launch_time", "holds_paths", "on_terminate",
+        "footprint", "on_fetch", "on_push", "on_expiration", "launch_time", "holds_paths", "on_terminate", "swap_in",
     ]
 }
 

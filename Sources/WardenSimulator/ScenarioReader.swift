@@ -227,6 +227,13 @@ struct ScenarioReader {
                 report(value, "key \"\(value.dottedKey)\" must be a duration such as \"2s\", or \"never\".")
             }
         }
+        if let value = keys["swap_in"] {
+            if let text = value.string, let duration = DurationFormat.parse(text), duration >= .zero {
+                facts.swapIn = duration
+            } else {
+                report(value, "key \"\(value.dottedKey)\" must be a duration such as \"20s\".")
+            }
+        }
         if let value = keys["holds_paths"] {
             let names = value.array?.compactMap(\.string)
             if let names, names.count == value.array?.count {

@@ -88,6 +88,7 @@ extension LifecycleAction {
     var app: String? {
         switch self {
         case .spawn(let app, _, _, _), .freeze(let app, _), .thaw(let app), .compress(let app, _),
+            .measureStall(let app, _),
             .terminate(let app, _),
             .kill(let app, _), .setOOMScore(let app, _, _), .setMemoryLimits(let app, _), .deliver(let app, _),
             .publishStatus(let app, _),

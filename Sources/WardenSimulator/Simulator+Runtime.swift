@@ -144,7 +144,18 @@ extension Simulator {
                 apps[index].isFrozen = true
             }
         case .thaw(let app):
-            if let index = index(of: app) { apps[index].isFrozen = false }
+            guard let index = index(of: app) else { return }
+            apps[index].isFrozen = false
+            // An app with `swap_in` brings back what compression pushed out, stalled meanwhile.
+            if apps[index].facts.swapIn > .zero, apps[index].swapped > 0 {
+                apps[index].stall.begin(apps[index].facts.swapIn, at: now)
+                bytesSwapped -= apps[index].swapped
+                apps[index].swapped = 0
+                memoryChanged = true
+            }
+        case .measureStall(let app, let launch):
+            guard let index = index(of: app), apps[index].launch == launch else { return }
+            pending.append(.memoryStall(app: app, launch: launch, total: apps[index].stall.total(at: now)))
         case .compress(let app, let launch):
             // What is left of swap takes what is in RAM of the frozen app's footprint.
             guard let index = index(of: app), apps[index].launch == launch, let swap = scenario.swap else { return }
@@ -217,7 +228,10 @@ extension Simulator {
             apps[index].heldMessages.append(message)
             return
         }
-        for case .call(let call, let delay) in apps[index].facts.reactions(to: message, of: apps[index].name) {
+        // A stalled app answers once the stall is over.
+        let stalled = apps[index].stall.remaining(at: now)
+        for case .call(let call, let reaction) in apps[index].facts.reactions(to: message, of: apps[index].name) {
+            let delay = reaction + stalled
             if delay == .zero {
                 pending.append(call)
             } else {
@@ -289,6 +303,7 @@ extension Simulator {
         bytesInMemory -= apps[index].footprint
         bytesSwapped -= apps[index].swapped
         apps[index].swapped = 0
+        apps[index].stall = StallCount()
         memoryChanged = true
     }
 

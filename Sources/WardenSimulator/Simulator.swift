@@ -227,10 +227,39 @@ struct SimulatedApp: Sendable {
     var isFrozen = false
     /// What compression moved of its footprint to swap.
     var swapped: Int64 = 0
+    /// The memory stall of the current launch's group (`swap_in` after a thaw).
+    var stall = StallCount()
 
     init(name: String, facts: AppFacts, footprint: Int64) {
         self.name = name
         self.facts = facts
         self.footprint = footprint
+    }
+}
+
+/// A simulated group's memory stall, as PSI counts it: the stalls that ended, and the one under
+/// way, which counts up to the present.
+struct StallCount: Sendable {
+    /// The stalls that ended, in total.
+    var ended: Duration = .zero
+    /// The stall under way or last begun.
+    var current: (start: Instant, end: Instant)?
+
+    /// Begins a stall of `length` at `now` (the one under way is counted up to now first).
+    mutating func begin(_ length: Duration, at now: Instant) {
+        ended = total(at: now)
+        current = length > .zero ? (now, now + length) : nil
+    }
+
+    /// The stall counted at `now`.
+    func total(at now: Instant) -> Duration {
+        guard let current else { return ended }
+        return ended + (min(now, current.end) - current.start)
+    }
+
+    /// How long from `now` the stall under way lasts; zero when none is.
+    func remaining(at now: Instant) -> Duration {
+        guard let current, current.end > now else { return .zero }
+        return current.end - now
     }
 }

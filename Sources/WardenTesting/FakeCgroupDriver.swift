@@ -36,6 +36,15 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         var oom = GroupOOMState(kills: 0, limitHits: 0, limit: nil, peak: nil)
         /// What compression moved of the app's footprint to swap.
         var swapped: Int64 = 0
+        /// The group's memory stall that ended, in total, and the one under way (times on the clock).
+        var stallEnded: Duration = .zero
+        var stall: (start: Duration, end: Duration)?
+
+        /// The group's memory stall in total at `now`.
+        func stallTotal(at now: Duration) -> Duration {
+            guard let stall else { return stallEnded }
+            return stallEnded + (min(now, stall.end) - stall.start)
+        }
     }
 
     struct State {
@@ -58,6 +67,11 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         var signal: (@Sendable (MemorySignal) -> Void)?
         /// The apps whose groups the daemon watches for OOM kills.
         var oomWatched: Set<String> = []
+        /// How long each app's thaw stalls bringing back what compression pushed out; an app
+        /// named here has its group's memory stall counted.
+        var swapIn: [String: Duration] = [:]
+        /// The time on the test's clock, for the stall counts.
+        var now: (@Sendable () -> Duration)?
     }
 
     let state = Mutex(State())
@@ -280,11 +294,42 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         for freezing in held { freezing.resume() }
     }
 
+    /// Thaws the group; one of an app with a swap-in time that compression left partly in swap
+    /// brings it all back at once, stalled on memory for that time from now.
     public func thaw(_ group: AppGroup) async throws(CgroupError) {
-        try state.withLock { state throws(CgroupError) in
+        let broughtBack = try state.withLock { state throws(CgroupError) -> Bool in
             state.calls.append(.thaw(group.name))
-            guard state.groups[group.name] != nil else { throw Self.missing(group.name) }
-            state.groups[group.name]?.isFrozen = false
+            guard var found = state.groups[group.name] else { throw Self.missing(group.name) }
+            found.isFrozen = false
+            var broughtBack = false
+            if let swapIn = state.swapIn[group.name], swapIn > .zero, found.swapped > 0, let now = state.now?() {
+                found.stallEnded = found.stallTotal(at: now)
+                found.stall = (now, now + swapIn)
+                found.swapped = 0
+                state.memoryChanges += 1
+                broughtBack = true
+            }
+            state.groups[group.name] = found
+            return broughtBack
+        }
+        if broughtBack { memoryChanged() }
+    }
+
+    /// Gives app `name` a swap-in time: a thaw of its group while compression left some of it in
+    /// swap stalls the group on memory for `swapIn` and brings its pages back; from now on its
+    /// group's memory stall is counted (`memoryPressure(of:)`), on the time `now` gives.
+    public func setSwapIn(_ swapIn: Duration, of name: String, now: @escaping @Sendable () -> Duration) {
+        state.withLock {
+            $0.swapIn[name] = swapIn
+            $0.now = now
+        }
+    }
+
+    /// How long app `name`'s group stays stalled on memory from now; zero when it is not.
+    public func memoryStallRemaining(of name: String) -> Duration {
+        state.withLock { state in
+            guard let stall = state.groups[name]?.stall, let now = state.now?(), stall.end > now else { return .zero }
+            return stall.end - now
         }
     }
 
@@ -378,8 +423,16 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         return MemoryStatistics(current: bytes, anon: bytes, file: 0, shmem: 0, swap: 0, kernel: 0)
     }
 
+    /// The group's memory stall, for an app given a swap-in time (`setSwapIn`); nil for others,
+    /// as on a host that does not count it per group.
     public func memoryPressure(of group: AppGroup) async throws(CgroupError) -> PressureStall? {
-        nil
+        state.withLock { state -> PressureStall? in
+            guard state.swapIn[group.name] != nil, let now = state.now?() else { return nil }
+            let total = state.groups[group.name]?.stallTotal(at: now) ?? .zero
+            let micros = UInt64(max(0, total.nanoseconds / 1000))
+            let idle = PressureStall.Line(avg10: 0, avg60: 0, avg300: 0, total: 0)
+            return PressureStall(some: PressureStall.Line(avg10: 0, avg60: 0, avg300: 0, total: micros), full: idle)
+        }
     }
 
     // MARK: WardenMemorySource

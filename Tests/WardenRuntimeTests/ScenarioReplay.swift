@@ -57,6 +57,10 @@ struct ScenarioReplay {
             // An immediate app is ready once its process runs, `launch_time` after the spawn.
             bed.launcher.setStartsDelayed(app.readiness == .immediate && facts.launchTime != .zero, app: app.name)
             bed.driver.setFootprint(facts.footprint ?? 0, of: app.name)
+            if facts.swapIn > .zero {
+                let clock = bed.clock
+                bed.driver.setSwapIn(facts.swapIn, of: app.name) { clock.now.offset }
+            }
         }
         if let memory = scenario.memory {
             bed.driver.setDeviceMemory(memory, reserved: scenario.reserved)
@@ -231,7 +235,10 @@ struct ScenarioReplay {
             return false
         }
         var acted = false
-        for case .call(let call, let delay) in scenario.facts(of: app).reactions(to: message, of: app) {
+        // A stalled app answers once the stall is over.
+        let stalled = bed.driver.memoryStallRemaining(of: app)
+        for case .call(let call, let reaction) in scenario.facts(of: app).reactions(to: message, of: app) {
+            let delay = reaction + stalled
             if delay == .zero {
                 await send(call)
                 acted = true

@@ -28,6 +28,8 @@ extension WardenDaemon {
                 await freeze(app, guardPaths: guardPaths, followUps: &followUps)
             case .compress(let app, let launch):
                 compress(app, launch: launch)
+            case .measureStall(let app, let launch):
+                followUps.append(.memoryStall(app: app, launch: launch, total: await memoryStall(of: app)))
             case .thaw(let app):
                 await thaw(app)
             case .terminate(let app, let reason):
@@ -262,6 +264,18 @@ extension WardenDaemon {
     func compress(_ app: String, launch: Int) {
         guard let group = processes.groups[app], !options.dryRun else { return }
         workers.compressor.enqueue(SuspendedCompressor.Request(app: app, launch: launch, group: group), inbox: inbox)
+    }
+
+    /// How long the app's group has stalled on memory in total (PSI `some` of its
+    /// `memory.pressure`); nil where the host does not count it per group or the group is gone.
+    func memoryStall(of app: String) async -> Duration? {
+        guard let driver, let group = processes.groups[app] else { return nil }
+        do {
+            return try await driver.memoryPressure(of: group).map { .microseconds($0.some.total) }
+        } catch {
+            logger.debug("Could not read the memory stall of app \"\(app)\": \(error)")
+            return nil
+        }
     }
 
     func thaw(_ app: String) async {
