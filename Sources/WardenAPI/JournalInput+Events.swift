@@ -38,12 +38,12 @@ extension JournalInput {
             ]
         case .observedFrozen(let app, let frozen):
             return [.unreplayable("\(app) was found \(frozen ? "frozen" : "thawed") behind appwarden's back")]
-        case .memoryStall(let app, _, _):
+        case .stallMeasured(let app, _, _):
             // A stall that lengthened a window is the app's own, which no step plays.
             let lengthened = actions.contains {
                 if case .armTimer(let timer, _) = $0 { timer.app == app } else { false }
             }
-            return lengthened ? [.unreplayable("\(app)'s window was lengthened by its own memory stall")] : []
+            return lengthened ? [.unreplayable("\(app)'s window was lengthened by its own stall")] : []
         case .timerFired, .launched, .compressed, .timeRemaining, .ready, .policyChanged:
             return []
         default:

@@ -72,6 +72,11 @@ public protocol CgroupDriver: Sendable {
     /// The group's memory pressure, where the host reports it per group.
     func memoryPressure(of group: AppGroup) async throws(CgroupError) -> PressureStall?
 
+    /// How long the group's tasks have waited on memory or for a CPU, in total since the group
+    /// began (the PSI `some` totals of `memory.pressure` and `cpu.pressure`): time its processes
+    /// could not run. Nil where the host does not report pressure per group.
+    func stall(of group: AppGroup) async throws(CgroupError) -> Duration?
+
     /// Pushes the (frozen) group's memory out to swap (`MemoryCompression`) and returns how
     /// much of what it is charged is in swap then, in bytes.
     ///

@@ -235,6 +235,10 @@ public struct HybridDriver: CgroupDriver {
         try await unified?.memoryPressure(of: group)
     }
 
+    public func stall(of group: AppGroup) async throws(CgroupError) -> Duration? {
+        try await unified?.stall(of: group)
+    }
+
     private func requireUnified(for action: String) throws(CgroupError) -> UnifiedDriver {
         guard let unified else {
             throw CgroupError(

@@ -201,6 +201,10 @@ public struct UnifiedDriver: CgroupDriver {
         try files.memoryPressure(of: try directory(of: group))
     }
 
+    public func stall(of group: AppGroup) async throws(CgroupError) -> Duration? {
+        try files.stall(of: try directory(of: group))
+    }
+
     private func directory(of group: AppGroup) throws(CgroupError) -> String {
         guard let path = group.unifiedPath else {
             throw CgroupError(

@@ -150,7 +150,20 @@ struct UnifiedHierarchy: Sendable {
 
     /// Reads `memory.pressure`, or nil when the kernel has no PSI for the group.
     func memoryPressure(of directory: String) throws(CgroupError) -> PressureStall? {
-        let path = directory + "/memory.pressure"
+        try pressure("memory.pressure", of: directory)
+    }
+
+    /// How long the group's tasks waited on memory or for a CPU, in total: the `some` totals of
+    /// `memory.pressure` and `cpu.pressure`; nil when the kernel has no PSI for the group.
+    func stall(of directory: String) throws(CgroupError) -> Duration? {
+        guard let memory = try pressure("memory.pressure", of: directory) else { return nil }
+        let cpu = try pressure("cpu.pressure", of: directory)
+        return .microseconds(memory.some.total) + .microseconds(cpu?.some.total ?? 0)
+    }
+
+    /// Reads the PSI file `file` of the group, or nil when the kernel has none for it.
+    private func pressure(_ file: String, of directory: String) throws(CgroupError) -> PressureStall? {
+        let path = directory + "/" + file
         switch Syscalls.readText(path) {
         case .success(let text): return try PressureStall.parse(text, path: path)
         case .failure(let error) where error.meansVanished || error == .notSupported: return nil

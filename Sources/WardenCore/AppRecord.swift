@@ -78,9 +78,9 @@ struct AppRecord: Sendable, Equatable, Codable {
 
     var fetchWindowOpen = false
     var pushWindowOpen = false
-    /// The memory stall counted in the open fetch window; nil where it cannot be measured.
+    /// The stall counted in the open fetch window; nil where it cannot be measured.
     var fetchStall: WindowStall?
-    /// The memory stall counted in the open push window; nil where it cannot be measured.
+    /// The stall counted in the open push window; nil where it cannot be measured.
     var pushStall: WindowStall?
     /// Shared resources acquired through the API and not released, in acquisition order.
     var heldResources: [String] = []

@@ -80,7 +80,7 @@ extension Lifecycle {
     }
 
     /// The fetch window reached its end: where the app's stall is counted, it is measured first
-    /// (`stallMeasured`); otherwise the window ends.
+    /// (`countStall`); otherwise the window ends.
     mutating func fetchWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].fetchWindowOpen else { return }
         if awaitStall(index, \.fetchStall, at: now, &out) { return }
@@ -257,7 +257,7 @@ extension Lifecycle {
     }
 
     /// The push window reached its end: where the app's stall is counted, it is measured first
-    /// (`stallMeasured`); otherwise the window ends.
+    /// (`countStall`); otherwise the window ends.
     mutating func pushWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].pushWindowOpen else { return }
         if awaitStall(index, \.pushStall, at: now, &out) { return }
@@ -274,7 +274,7 @@ extension Lifecycle {
         }
     }
 
-    // MARK: Memory stall in a window
+    // MARK: Stall in a window
 
     /// A window just opened: its stall count starts from the group's stall total now, which the
     /// runtime is asked for.
@@ -302,24 +302,24 @@ extension Lifecycle {
         return true
     }
 
-    /// The group's memory stall in total, measured: the start of an open window's count, or, for
+    /// The group's stall in total (waiting on memory or for a CPU), measured: the start of an open window's count, or, for
     /// a window at its end, the stall in it added to the window (up to one more window in all,
     /// rule 4), or the window ends when there is none to add. A stall the runtime cannot
     /// measure (nil) ends the count: the window lasts its length.
-    mutating func memoryStall(
+    mutating func stallMeasured(
         _ app: String, launch: Int, total: Duration?, at now: Instant, _ out: inout [LifecycleAction]
     ) {
         guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning else { return }
         if records[index].fetchWindowOpen, records[index].fetchStall != nil {
-            stallMeasured(index, \.fetchStall, total: total, at: now, &out)
+            countStall(index, \.fetchStall, total: total, at: now, &out)
         }
         if records[index].pushWindowOpen, records[index].pushStall != nil {
-            stallMeasured(index, \.pushStall, total: total, at: now, &out)
+            countStall(index, \.pushStall, total: total, at: now, &out)
         }
     }
 
-    /// One window's share of `memoryStall`.
-    mutating func stallMeasured(
+    /// One window's share of `stallMeasured`.
+    mutating func countStall(
         _ index: Int, _ stall: WritableKeyPath<AppRecord, WindowStall?>, total: Duration?, at now: Instant,
         _ out: inout [LifecycleAction]
     ) {
@@ -339,17 +339,24 @@ extension Lifecycle {
         count.awaitingEnd = false
         let window = isFetch ? records[index].settings.fetch.window : records[index].settings.push.window
         let extra = records[index].isInForeground ? .zero : count.credit(total: total, window: window)
+        let stalled = DurationFormat.string(count.stalled(total: total))
+        let kind = isFetch ? "Fetch" : "Push"
         guard extra > .zero else {
             records[index][keyPath: stall] = count
+            if count.credited > .zero && !records[index].isInForeground {
+                decide(
+                    index,
+                    "\(kind) window not extended further: the app could not run for \(stalled) of it, waiting on memory or for a CPU, and at most \(DurationFormat.string(window)) is added.",
+                    at: now, &out)
+            }
             endWindow(index, isFetch: isFetch, at: now, &out)
             return
         }
         count.credited += extra
         records[index][keyPath: stall] = count
-        let kind = isFetch ? "Fetch" : "Push"
         decide(
             index,
-            "\(kind) window extended by \(DurationFormat.string(extra)): the app stalled on memory for \(DurationFormat.string(count.credited)) of it.",
+            "\(kind) window extended by \(DurationFormat.string(extra)): the app could not run for \(stalled) of it, waiting on memory or for a CPU.",
             at: now, &out)
         arm(index, isFetch ? .fetchWindow : .pushWindow, at: now + extra, &out)
     }

@@ -138,7 +138,8 @@ public struct Lifecycle: Sendable {
         case .oomKilled(let app, let launch, let kill): oomKilled(app, launch: launch, kill: kill, at: now, &out)
         case .compressed(let app, let launch, let bytes):
             compressed(app, launch: launch, swappedBytes: bytes, at: now, &out)
-        case .memoryStall(let app, let launch, let total): memoryStall(app, launch: launch, total: total, at: now, &out)
+        case .stallMeasured(let app, let launch, let total):
+            stallMeasured(app, launch: launch, total: total, at: now, &out)
         case .pressure(let level): pressure(level, at: now, &out)
         case .memorySample(let available, let total, let swap):
             memorySample(available: available, total: total, swap: swap, at: now, &out)

@@ -12,9 +12,10 @@ public enum LifecycleAction: Sendable, Equatable {
     /// `process_madvise(MADV_PAGEOUT)`), off the runtime's way: a thaw never waits for it. The
     /// runtime answers with `LifecycleEvent.compressed`.
     case compress(app: String, launch: Int)
-    /// Measure how long launch `launch` of the app has stalled on memory in its group (PSI
-    /// `some` total of its `memory.pressure`), for a fetch or push window to count only the
-    /// time the app could run. The runtime answers with `LifecycleEvent.memoryStall`.
+    /// Measure how long the processes of launch `launch` of the app have waited on memory or for
+    /// a CPU (PSI `some` totals of its group's `memory.pressure` and `cpu.pressure`), for a fetch
+    /// or push window to count only the time the app could run. The runtime answers with
+    /// `LifecycleEvent.stallMeasured`.
     case measureStall(app: String, launch: Int)
     /// Thaw the app's group.
     case thaw(app: String)

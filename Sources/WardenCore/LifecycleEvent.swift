@@ -50,9 +50,10 @@ public enum LifecycleEvent: Sendable, Equatable {
     /// The memory of launch `launch` of `app` was pushed out to swap after it was frozen: how
     /// much of its footprint is now in swap.
     case compressed(app: String, launch: Int, swappedBytes: Int64)
-    /// The memory stall of launch `launch` of `app`'s group in total (PSI `some`), answering
-    /// `Action.measureStall`; nil where the host does not count it per group.
-    case memoryStall(app: String, launch: Int, total: Duration?)
+    /// How long the processes of launch `launch` of `app` have waited on memory or for a CPU in
+    /// total (PSI `some` of its group), answering `Action.measureStall`; nil where the host does
+    /// not count it per group.
+    case stallMeasured(app: String, launch: Int, total: Duration?)
     /// The kernel's OOM killer killed a process of launch `launch` of `app` while the app's
     /// main process still runs (a group the kernel does not kill whole): the app is terminated,
     /// `memoryLimit` when the kill was at its own limit, else `kernelOOMKill`.
@@ -85,7 +86,7 @@ extension LifecycleEvent {
             .observedFrozen(let app, _):
             app
         case .processExited(let app, _, _), .spawnFailed(let app, _, _), .oomKilled(let app, _, _),
-            .compressed(let app, _, _), .memoryStall(let app, _, _):
+            .compressed(let app, _, _), .stallMeasured(let app, _, _):
             app
         case .push(let target, _, _):
             if case .app(let app) = target { app } else { nil }

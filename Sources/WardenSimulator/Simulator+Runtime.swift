@@ -155,7 +155,7 @@ extension Simulator {
             }
         case .measureStall(let app, let launch):
             guard let index = index(of: app), apps[index].launch == launch else { return }
-            pending.append(.memoryStall(app: app, launch: launch, total: apps[index].stall.total(at: now)))
+            pending.append(.stallMeasured(app: app, launch: launch, total: apps[index].stall.total(at: now)))
         case .compress(let app, let launch):
             // What is left of swap takes what is in RAM of the frozen app's footprint.
             guard let index = index(of: app), apps[index].launch == launch, let swap = scenario.swap else { return }

@@ -76,8 +76,8 @@ public enum TraceText {
                 )
             }
         case .compressed(let app, _, let bytes): (app, "compressed: \(DurationFormat.sizeString(bytes)) in swap")
-        case .memoryStall(let app, _, let total):
-            (app, total.map { "stalled on memory \(DurationFormat.string($0)) in all" } ?? "memory stall not counted")
+        case .stallMeasured(let app, _, let total):
+            (app, total.map { "stalled \(DurationFormat.string($0)) in all" } ?? "stall not counted")
         case .oomKilled(let app, let launch, let kill):
             (
                 app,
@@ -130,7 +130,7 @@ public enum TraceText {
             let paths = guardPaths.map(\.path)
             return (app, paths.isEmpty ? "freeze" : "freeze (guarding \(paths.joined(separator: ", ")))")
         case .thaw(let app): return (app, "thaw")
-        case .measureStall(let app, _): return (app, "measure its memory stall")
+        case .measureStall(let app, _): return (app, "measure its stall")
         case .compress(let app, _): return (app, "compress (push its memory to swap)")
         case .terminate(let app, let reason): return (app, "SIGTERM (\(reason.rawValue))")
         case .kill(let app, let reason): return (app, "SIGKILL (\(reason.rawValue))")

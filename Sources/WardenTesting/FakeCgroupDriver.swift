@@ -317,7 +317,7 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
 
     /// Gives app `name` a swap-in time: a thaw of its group while compression left some of it in
     /// swap stalls the group on memory for `swapIn` and brings its pages back; from now on its
-    /// group's memory stall is counted (`memoryPressure(of:)`), on the time `now` gives.
+    /// group's stall is counted (`stall(of:)`), on the time `now` gives.
     public func setSwapIn(_ swapIn: Duration, of name: String, now: @escaping @Sendable () -> Duration) {
         state.withLock {
             $0.swapIn[name] = swapIn
@@ -423,15 +423,16 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         return MemoryStatistics(current: bytes, anon: bytes, file: 0, shmem: 0, swap: 0, kernel: 0)
     }
 
-    /// The group's memory stall, for an app given a swap-in time (`setSwapIn`); nil for others,
-    /// as on a host that does not count it per group.
     public func memoryPressure(of group: AppGroup) async throws(CgroupError) -> PressureStall? {
-        state.withLock { state -> PressureStall? in
+        nil
+    }
+
+    /// The group's stall, for an app given a swap-in time (`setSwapIn`); nil for others, as on a
+    /// host that does not report pressure per group.
+    public func stall(of group: AppGroup) async throws(CgroupError) -> Duration? {
+        state.withLock { state -> Duration? in
             guard state.swapIn[group.name] != nil, let now = state.now?() else { return nil }
-            let total = state.groups[group.name]?.stallTotal(at: now) ?? .zero
-            let micros = UInt64(max(0, total.nanoseconds / 1000))
-            let idle = PressureStall.Line(avg10: 0, avg60: 0, avg300: 0, total: 0)
-            return PressureStall(some: PressureStall.Line(avg10: 0, avg60: 0, avg300: 0, total: micros), full: idle)
+            return state.groups[group.name]?.stallTotal(at: now) ?? .zero
         }
     }
 

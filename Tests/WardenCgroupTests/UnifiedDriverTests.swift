@@ -80,6 +80,25 @@ struct UnifiedDriverTests {
         }
     }
 
+    /// The group's stall counts the time its processes waited for a CPU: two processes that spin
+    /// on one CPU make it grow by about the time they spin.
+    @Test func stallCountsTheTimeTheGroupWaitedForACPU() async throws {
+        let driver = try makeDriver()
+        try await CgroupTestSupport.withCleanup(driver, groups: ["spinners"]) { driver, groups in
+            let group = groups[0]
+            let idle = try #require(try await driver.stall(of: group))
+            let spinners = try (0..<2).map { _ in try TestProcess("exec taskset -c 0 sh -c 'while :; do :; done'") }
+            defer { for spinner in spinners { spinner.stop() } }
+            for spinner in spinners { try await driver.attach(spinner.pid, to: group) }
+            var stalled: Duration = .zero
+            for _ in 0..<100 where stalled < .milliseconds(200) {
+                try await Task.sleep(for: .milliseconds(50))
+                stalled = try #require(try await driver.stall(of: group)) - idle
+            }
+            #expect(stalled >= .milliseconds(200))
+        }
+    }
+
     /// Freezing a group that does not exist fails with a not-found error that names its directory.
     @Test func freezeOfAMissingGroupNamesThePath() async throws {
         let driver = try makeDriver()

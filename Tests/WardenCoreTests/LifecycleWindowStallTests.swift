@@ -1,7 +1,7 @@
 import Testing
 import WardenCore
 
-/// Rule 4 and 5 where the runtime counts an app's memory stall: a fetch or push window lasts the
+/// Rule 4 and 5 where the runtime counts an app's stall: a fetch or push window lasts the
 /// time the app could run. The core alone, with the test playing the runtime's answers.
 @Suite struct LifecycleWindowStallTests {
     static let fetchWake = TimerID(app: "news", kind: .fetchWake)
@@ -19,7 +19,7 @@ import WardenCore
         let opened = try core.handle(.timerFired(fetchWake), at: at(900))
         #expect(opened.contains(.measureStall(app: "news", launch: 1)))
         _ = try core.handle(.launched(app: "news", launch: 1), at: at(900))
-        _ = try core.handle(.memoryStall(app: "news", launch: 1, total: baseline), at: at(900))
+        _ = try core.handle(.stallMeasured(app: "news", launch: 1, total: baseline), at: at(900))
         return core
     }
 
@@ -36,12 +36,13 @@ import WardenCore
         let end = try core.handle(.timerFired(Self.fetchWindow), at: Self.at(930))
         #expect(end.contains(.measureStall(app: "news", launch: 1)))
         #expect(Self.terminations(end).isEmpty)
-        let measured = try core.handle(.memoryStall(app: "news", launch: 1, total: .seconds(25)), at: Self.at(930))
+        let measured = try core.handle(.stallMeasured(app: "news", launch: 1, total: .seconds(25)), at: Self.at(930))
         #expect(measured.contains(.armTimer(Self.fetchWindow, deadline: Self.at(950))))
         #expect(
             measured.contains {
                 if case .journal(let record) = $0, case .decision(let text) = record.kind {
-                    text == "Fetch window extended by 20s: the app stalled on memory for 20s of it."
+                    text
+                        == "Fetch window extended by 20s: the app could not run for 20s of it, waiting on memory or for a CPU."
                 } else {
                     false
                 }
@@ -55,12 +56,21 @@ import WardenCore
     @Test func theAddedStallIsAtMostOneMoreWindow() throws {
         var core = try Self.fetching(baseline: .zero)
         _ = try core.handle(.timerFired(Self.fetchWindow), at: Self.at(930))
-        let first = try core.handle(.memoryStall(app: "news", launch: 1, total: .seconds(30)), at: Self.at(930))
+        let first = try core.handle(.stallMeasured(app: "news", launch: 1, total: .seconds(30)), at: Self.at(930))
         #expect(first.contains(.armTimer(Self.fetchWindow, deadline: Self.at(960))))
         _ = try core.handle(.timerFired(Self.fetchWindow), at: Self.at(960))
         #expect(core.state(of: "news") == .background)
-        let second = try core.handle(.memoryStall(app: "news", launch: 1, total: .seconds(100)), at: Self.at(960))
+        let second = try core.handle(.stallMeasured(app: "news", launch: 1, total: .seconds(100)), at: Self.at(960))
         #expect(Self.terminations(second) == [.fetchTimeout])
+        #expect(
+            second.contains {
+                if case .journal(let record) = $0, case .decision(let text) = record.kind {
+                    text
+                        == "Fetch window not extended further: the app could not run for 1m40s of it, waiting on memory or for a CPU, and at most 30s is added."
+                } else {
+                    false
+                }
+            })
         #expect(core.state(of: "news") == .notRunning)
     }
 
@@ -69,7 +79,7 @@ import WardenCore
         var core = try Self.fetching()
         _ = try core.handle(.timerFired(Self.fetchWindow), at: Self.at(930))
         let measured = try core.handle(
-            .memoryStall(app: "news", launch: 1, total: .milliseconds(5050)), at: Self.at(930))
+            .stallMeasured(app: "news", launch: 1, total: .milliseconds(5050)), at: Self.at(930))
         #expect(Self.terminations(measured) == [.fetchTimeout])
     }
 
@@ -97,7 +107,7 @@ import WardenCore
     @Test func aMeasurementOfAnEarlierLaunchIsIgnored() throws {
         var core = try Self.fetching()
         _ = try core.handle(.timerFired(Self.fetchWindow), at: Self.at(930))
-        let stale = try core.handle(.memoryStall(app: "news", launch: 0, total: .seconds(25)), at: Self.at(930))
+        let stale = try core.handle(.stallMeasured(app: "news", launch: 0, total: .seconds(25)), at: Self.at(930))
         #expect(stale.isEmpty)
         #expect(core.state(of: "news") == .background)
     }
@@ -107,13 +117,13 @@ import WardenCore
         var core = try Self.fetching()
         let pushed = try core.handle(.push(target: .app("chat"), payload: Self.wake, id: nil), at: Self.at(10))
         #expect(pushed.contains(.measureStall(app: "chat", launch: 1)))
-        _ = try core.handle(.memoryStall(app: "chat", launch: 1, total: .zero), at: Self.at(10))
+        _ = try core.handle(.stallMeasured(app: "chat", launch: 1, total: .zero), at: Self.at(10))
         let window = TimerID(app: "chat", kind: .pushWindow)
         _ = try core.handle(.timerFired(window), at: Self.at(40))
-        let measured = try core.handle(.memoryStall(app: "chat", launch: 1, total: .seconds(12)), at: Self.at(40))
+        let measured = try core.handle(.stallMeasured(app: "chat", launch: 1, total: .seconds(12)), at: Self.at(40))
         #expect(measured.contains(.armTimer(window, deadline: Self.at(52))))
         let ended = try core.handle(.timerFired(window), at: Self.at(52))
-        let last = try core.handle(.memoryStall(app: "chat", launch: 1, total: .seconds(12)), at: Self.at(52))
+        let last = try core.handle(.stallMeasured(app: "chat", launch: 1, total: .seconds(12)), at: Self.at(52))
         #expect(Self.terminations(ended + last) == [.pushTimeout])
     }
 }

@@ -29,7 +29,7 @@ extension WardenDaemon {
             case .compress(let app, let launch):
                 compress(app, launch: launch)
             case .measureStall(let app, let launch):
-                followUps.append(.memoryStall(app: app, launch: launch, total: await memoryStall(of: app)))
+                followUps.append(.stallMeasured(app: app, launch: launch, total: await stall(of: app)))
             case .thaw(let app):
                 await thaw(app)
             case .terminate(let app, let reason):
@@ -266,14 +266,14 @@ extension WardenDaemon {
         workers.compressor.enqueue(SuspendedCompressor.Request(app: app, launch: launch, group: group), inbox: inbox)
     }
 
-    /// How long the app's group has stalled on memory in total (PSI `some` of its
-    /// `memory.pressure`); nil where the host does not count it per group or the group is gone.
-    func memoryStall(of app: String) async -> Duration? {
+    /// How long the app's processes have waited on memory or for a CPU in total (`CgroupDriver.stall`);
+    /// nil where the host does not count it per group or the group is gone.
+    func stall(of app: String) async -> Duration? {
         guard let driver, let group = processes.groups[app] else { return nil }
         do {
-            return try await driver.memoryPressure(of: group).map { .microseconds($0.some.total) }
+            return try await driver.stall(of: group)
         } catch {
-            logger.debug("Could not read the memory stall of app \"\(app)\": \(error)")
+            logger.debug("Could not read the stall of app \"\(app)\": \(error)")
             return nil
         }
     }

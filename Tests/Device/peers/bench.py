@@ -338,6 +338,11 @@ if under_appwarden:
         entries = []
     reasons = [(e.get("app"), e.get("properties", {}).get("reason")) for e in entries if e.get("name") == "$AppTerminated"]
     log("terminations (app, reason):", reasons)
+    decisions = run("appwarden", "events", "--kind", "decision", "--limit", "100000")
+    extended = [line for line in decisions.splitlines() if "window extended" in line]
+    log("windows lengthened by the app's own stall:", len(extended))
+    for line in extended[-20:]:
+        print("  extended:", line)
     memory_kills = sum(1 for _, reason in reasons if reason in ("memoryPressure", "memoryLimit", "kernelOOMKill"))
     journal = run("journalctl", "-u", "appwarden", "-o", "short-monotonic", "--no-pager")
     lines = [line for line in journal.splitlines() if re.search(r"pressure|kill|critical|warning|compress|swap", line, re.I)]
