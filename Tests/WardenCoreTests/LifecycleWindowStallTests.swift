@@ -25,6 +25,12 @@ import WardenCore
 
     static func at(_ seconds: Double) -> Instant { Instant(sinceOrigin: .milliseconds(Int64(seconds * 1000))) }
 
+    static func decisions(_ actions: [LifecycleAction]) -> [String] {
+        actions.compactMap {
+            if case .journal(let record) = $0, case .decision(let text) = record.kind { text } else { nil }
+        }
+    }
+
     static func terminations(_ actions: [LifecycleAction]) -> [TerminationReason] {
         actions.compactMap { if case .kill(_, let reason) = $0 { reason } else { nil } }
     }
@@ -39,14 +45,8 @@ import WardenCore
         let measured = try core.handle(.stallMeasured(app: "news", launch: 1, total: .seconds(25)), at: Self.at(930))
         #expect(measured.contains(.armTimer(Self.fetchWindow, deadline: Self.at(950))))
         #expect(
-            measured.contains {
-                if case .journal(let record) = $0, case .decision(let text) = record.kind {
-                    text
-                        == "Fetch window extended by 20s: the app could not run for 20s of it, waiting on memory or for a CPU."
-                } else {
-                    false
-                }
-            })
+            Self.decisions(measured).contains(
+                "Fetch window extended by 20s: the app could not run for 20s of it, waiting on memory or for a CPU."))
         _ = try core.handle(.completeFetch(app: "news", result: .newData), at: Self.at(945))
         #expect(core.state(of: "news") == .suspended)
     }
@@ -63,14 +63,9 @@ import WardenCore
         let second = try core.handle(.stallMeasured(app: "news", launch: 1, total: .seconds(100)), at: Self.at(960))
         #expect(Self.terminations(second) == [.fetchTimeout])
         #expect(
-            second.contains {
-                if case .journal(let record) = $0, case .decision(let text) = record.kind {
-                    text
-                        == "Fetch window not extended further: the app could not run for 1m40s of it, waiting on memory or for a CPU, and at most 30s is added."
-                } else {
-                    false
-                }
-            })
+            Self.decisions(second).contains(
+                "Fetch window not extended further: the app could not run for 1m40s of it, waiting on memory or for a CPU, and at most 30s is added."
+            ))
         #expect(core.state(of: "news") == .notRunning)
     }
 
