@@ -302,10 +302,10 @@ extension Lifecycle {
         return true
     }
 
-    /// The group's stall in total (waiting on memory or for a CPU), measured: the start of an open window's count, or, for
-    /// a window at its end, the stall in it added to the window (up to one more window in all,
-    /// rule 4), or the window ends when there is none to add. A stall the runtime cannot
-    /// measure (nil) ends the count: the window lasts its length.
+    /// The group's stall in total (waiting on memory or for a CPU), measured: the start of an
+    /// open window's count, or, for a window at its end, the stall in it added to the window (up
+    /// to one more window in all, rule 4), or the window ends when there is none to add. A stall
+    /// the runtime cannot measure (nil) ends the count: the window lasts its length.
     mutating func stallMeasured(
         _ app: String, launch: Int, total: Duration?, at now: Instant, _ out: inout [LifecycleAction]
     ) {
