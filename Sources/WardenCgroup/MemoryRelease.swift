@@ -15,6 +15,12 @@ import Logging
 /// context, as its OOM reaper does, even while the process is frozen or waits for a CPU. A kernel
 /// without the call (`ENOSYS`, before Linux 5.15) is passed over silently, a process already
 /// reaped (`ESRCH`) counts as done, and one that is not dying (`EINVAL`) is left to its exit path.
+///
+/// Before the kill, every thread of each process is also given the highest CPU priority (nice
+/// −20, `setpriority(2)`), as lmkd does for its victims: a killed process still has to run its
+/// exit path before its group is empty and the rest of its memory is free, and on a device with
+/// few cores it would otherwise wait behind the app whose growth caused the kill. A process
+/// whose priority cannot be raised (no `CAP_SYS_NICE`) is killed all the same.
 final class MemoryRelease {
     /// What one release did.
     struct Report: Sendable, Equatable {
@@ -26,26 +32,46 @@ final class MemoryRelease {
         var notDying = 0
         /// Whether the kernel lacks `process_mrelease(2)`.
         var unsupported = false
+        /// Threads given the highest CPU priority before the kill.
+        var prioritized = 0
     }
+
+    /// The nice value a victim's threads get before the kill: the highest priority.
+    static let victimNice: Int32 = -20
 
     private var pidfds: [(pid: Int32, fd: Int32)] = []
     private var report = Report()
     private var done = false
     private let logger: Logger
 
-    /// Opens a pidfd for each of `pids`; a process that has already ended is counted as gone.
+    /// Opens a pidfd for each of `pids` and raises the priority of their threads; a process that
+    /// has already ended is counted as gone.
     init(pids: [Int32], logger: Logger) {
         self.logger = logger
         for pid in pids {
             switch Syscalls.openPidFD(pid) {
             case .success(let fd):
                 pidfds.append((pid, fd))
+                report.prioritized += Self.prioritize(pid)
             case .failure(let error) where error.meansVanished:
                 report.gone += 1
             case .failure(let error):
                 logger.debug("Could not open a pidfd for process \(pid): \(error)")
             }
         }
+    }
+
+    /// Gives every thread of `pid` (`/proc/PID/task`) the highest CPU priority; returns how many.
+    static func prioritize(_ pid: Int32) -> Int {
+        guard case .success(let threads) = Syscalls.listDirectory("/proc/\(pid)/task") else { return 0 }
+        var raised = 0
+        for thread in threads {
+            guard let tid = Int32(thread), case .success = Syscalls.setNice(thread: tid, to: victimNice) else {
+                continue
+            }
+            raised += 1
+        }
+        return raised
     }
 
     deinit {
@@ -78,7 +104,7 @@ final class MemoryRelease {
             "Released the memory of killed processes.",
             metadata: [
                 "released": "\(report.released)", "gone": "\(report.gone)", "notDying": "\(report.notDying)",
-                "unsupported": "\(report.unsupported)",
+                "unsupported": "\(report.unsupported)", "prioritized": "\(report.prioritized)",
             ])
         return report
     }

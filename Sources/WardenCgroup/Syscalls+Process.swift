@@ -106,6 +106,17 @@ extension Syscalls {
         retryingInterrupts { warden_pidfd_open(pid) }
     }
 
+    /// Sets the nice value of the thread `tid` with `setpriority(2)` (`PRIO_PROCESS`, which on
+    /// Linux names one thread). Lowering it below the current value needs `CAP_SYS_NICE`.
+    static func setNice(thread tid: pid_t, to value: Int32) -> Result<Void, Errno> {
+        #if canImport(Glibc)
+            let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        #else
+            let which = PRIO_PROCESS
+        #endif
+        return retryingInterrupts { setpriority(which, id_t(tid), value) }.map { _ in () }
+    }
+
     /// Reaps the address space of the dying process `pidfd` refers to with `process_mrelease(2)`.
     ///
     /// Fails with `ENOSYS` before Linux 5.15, `ESRCH` once the process is reaped, and `EINVAL`

@@ -55,7 +55,7 @@ struct MemoryReleaseTests {
 
             let report = MemoryRelease(pids: [process.pid], logger: logger).release()
 
-            #expect(report == MemoryRelease.Report(released: 1))
+            #expect(report == MemoryRelease.Report(released: 1, prioritized: 1))
             let dropped = await eventually(within: .seconds(20)) {
                 (try? usage(of: group)).map { $0 + 150 * Self.mebibyte <= before } ?? false
             }
@@ -81,6 +81,39 @@ struct MemoryReleaseTests {
         #expect(earlyReport.released == 0 && lateReport.released == 0)
         if !earlyReport.unsupported { #expect(earlyReport.gone == 1) }
         #expect(lateReport.gone == 1 || lateReport.notDying == 1, "a reused pid is not dying")
+    }
+
+    /// Before a kill for memory every thread of the victim gets the highest CPU priority, so that
+    /// its exit does not wait behind other work; a process that is not dying is left running.
+    @Test func preparingAReleaseGivesEveryThreadOfTheProcessTheHighestPriority() async throws {
+        // A main thread and three more, all sleeping.
+        let process = try TestProcess(
+            "exec python3 -c 'import threading, time\n"
+                + "for _ in range(3): threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+                + "time.sleep(60)'")
+        defer { process.stop() }
+        let taskDirectory = "/proc/\(process.pid)/task"
+        #expect(await eventually { (try? Syscalls.listDirectory(taskDirectory).get())?.count == 4 })
+
+        let release = MemoryRelease(pids: [process.pid], logger: logger)
+        let report = release.release()
+
+        let threads = try Syscalls.listDirectory(taskDirectory).get()
+        #expect(threads.count == 4)
+        for thread in threads {
+            #expect(try Self.nice(of: "\(taskDirectory)/\(thread)/stat") == MemoryRelease.victimNice)
+        }
+        #expect(report.prioritized == 4)
+        #expect(report.released == 0)
+        #expect(!process.hasExited())
+    }
+
+    /// The nice value in a `/proc/…/stat` file (field 19).
+    private static func nice(of statPath: String) throws -> Int32 {
+        let text = try Syscalls.readText(statPath).get()
+        let fields = try #require(text.split(separator: ")").last).split(separator: " ")
+        // After the command: state (3), ppid (4), … nice (19).
+        return try #require(Int32(fields[19 - 3]))
     }
 
     /// Whether this kernel has `process_mrelease(2)`: `-1` is never a pidfd, so a kernel with

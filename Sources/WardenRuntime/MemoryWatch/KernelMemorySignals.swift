@@ -128,7 +128,10 @@ public final class KernelMemorySignals: MemorySignalSource {
     public func unwatch(app: String) {
         let source = state.withLock { state -> PressureMonitor.Source? in
             guard let source = state.appSources.removeValue(forKey: app) else { return nil }
-            state.appOfGroup = state.appOfGroup.filter { $0.value != app }
+            switch source {
+            case .oomControl(let group), .memoryEvents(let group): state.appOfGroup[group] = nil
+            case .psi, .pressureLevel, .usageThreshold: break
+            }
             return source
         }
         if let source { monitor?.remove(source) }
