@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -96,6 +97,29 @@ long warden_page_out(int pidfd, const unsigned long *starts, const unsigned long
 }
 
 int warden_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int warden_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int warden_epoll_add(int epfd, int fd, unsigned int events, unsigned long long key) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    event.events = events;
+    event.data.u64 = key;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int warden_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int warden_epoll_wait(int epfd, unsigned long long *keys, unsigned int *events, int capacity) {
+    struct epoll_event ready[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epfd, ready, capacity, -1);
+    for (int index = 0; index < count; index++) {
+        keys[index] = ready[index].data.u64;
+        events[index] = ready[index].events;
+    }
+    return count;
+}
 
 unsigned int warden_dev_major(dev_t device) { return major(device); }
 

@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 extension PressureMonitor {
-    /// The dedicated thread that polls every armed source and yields events.
+    /// The dedicated thread that waits on every armed source (`epoll`) and yields events.
     ///
     /// The watches and their descriptors belong to the thread once it runs; `stop()` only
     /// signals the wake eventfd, under a lock that the thread also takes before closing it.
@@ -114,70 +114,99 @@ extension PressureMonitor {
 
         private func run() {
             let clock = ContinuousClock()
-            var entries = initial.map(Entry.init)
+            // One epoll instance: each descriptor is registered once, and a wake-up costs what is
+            // ready, not every armed source (an OOM source per app, a thousand apps or more).
+            guard case .success(let epfd) = Syscalls.epollCreate() else {
+                control.withLock { control in
+                    control.closed = true
+                    for watch in control.added { watch.close() }
+                    control.added.removeAll()
+                    Syscalls.close(wakeFD)
+                }
+                for watch in initial { watch.close() }
+                continuation.finish()
+                return
+            }
+            defer { Syscalls.close(epfd) }
+            var entries: [UInt64: Entry] = [:]
+            var nextKey: UInt64 = 1
+            func register(_ watch: PressureWatch) {
+                let key = nextKey
+                nextKey += 1
+                guard case .success = Syscalls.epollAdd(epfd, fd: watch.fd, events: watch.pollEvents, key: key) else {
+                    watch.close()
+                    return
+                }
+                entries[key] = Entry(watch)
+            }
+            func forget(_ key: UInt64) {
+                guard let entry = entries.removeValue(forKey: key) else { return }
+                Syscalls.epollRemove(epfd, fd: entry.watch.fd)
+                entry.watch.close()
+            }
+            let wakeKey: UInt64 = 0
+            _ = Syscalls.epollAdd(epfd, fd: wakeFD, events: Int16(POLLIN), key: wakeKey)
+            for watch in initial { register(watch) }
 
             running: while true {
-                var fds = entries.map { pollfd(fd: $0.watch.fd, events: $0.watch.pollEvents, revents: 0) }
-                fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
                 // No timeout: the thread wakes only when the kernel signals or it is asked something.
-                switch Syscalls.poll(&fds, timeoutMilliseconds: -1) {
+                let ready: [(key: UInt64, events: Int16)]
+                switch Syscalls.epollWait(epfd) {
                 case .failure: break running
-                case .success: break
+                case .success(let events): ready = events
                 }
                 let time = clock.now
-                for index in entries.indices where fds[index].revents != 0 {
-                    let revents = fds[index].revents
-                    let watch = entries[index].watch
+                var asked = false
+                for (key, revents) in ready {
+                    if key == wakeKey {
+                        asked = true
+                        continue
+                    }
+                    guard let watch = entries[key]?.watch else { continue }
                     switch watch.kind {
                     case .psi:
-                        if revents & Int16(POLLERR | POLLNVAL) != 0 {
-                            entries[index].watch.fd = -1  // The group was removed.
-                            Syscalls.close(watch.fd)
+                        if revents & Int16(POLLERR) != 0 {
+                            forget(key)  // The group was removed.
                         } else if revents & Int16(POLLPRI) != 0 {
-                            emit(watch, at: time, last: &entries[index].lastEmitted)
+                            emit(watch, at: time, last: &entries[key]!.lastEmitted)
                         }
                     case .eventFD(let controlFile):
                         _ = Syscalls.drainEventFD(watch.fd)
                         if !Syscalls.exists(controlFile) {
-                            entries[index].watch.fd = -1  // Removing a v1 group signals its eventfds one last time.
-                            Syscalls.close(watch.fd)
+                            forget(key)  // Removing a v1 group signals its eventfds one last time.
                         } else {
-                            emit(watch, at: time, last: &entries[index].lastEmitted)
+                            emit(watch, at: time, last: &entries[key]!.lastEmitted)
                         }
                     case .memoryEvents(let path, _):
                         guard let current = try? PressureMonitor.readOOMKills(fd: watch.fd, path: path) else {
-                            entries[index].watch.fd = -1
-                            Syscalls.close(watch.fd)
+                            forget(key)
                             continue
                         }
-                        if current > entries[index].kills {
+                        if let previous = entries[key]?.kills, current > previous {
                             let event = PressureEvent(
-                                source: watch.source, level: .critical, time: time,
-                                oomKills: current - entries[index].kills)
+                                source: watch.source, level: .critical, time: time, oomKills: current - previous)
                             continuation.yield(event)
                         }
-                        entries[index].kills = current
+                        entries[key]?.kills = current
                     }
                 }
-                entries.removeAll { $0.watch.fd < 0 }
-                guard fds[fds.count - 1].revents != 0 else { continue }
+                guard asked else { continue }
                 _ = Syscalls.drainEventFD(wakeFD)
-                let asked = control.withLock { control in
+                let requests = control.withLock { control in
                     defer {
                         control.added.removeAll()
                         control.removed.removeAll()
                     }
                     return (control.stopRequested, control.added, control.removed)
                 }
-                if asked.0 {
-                    for watch in asked.1 { watch.close() }
+                if requests.0 {
+                    for watch in requests.1 { watch.close() }
                     break running
                 }
-                for source in asked.2 {
-                    for entry in entries where entry.watch.requestedSource == source { entry.watch.close() }
-                    entries.removeAll { $0.watch.requestedSource == source }
+                for source in requests.2 {
+                    for (key, entry) in entries where entry.watch.requestedSource == source { forget(key) }
                 }
-                entries += asked.1.map(Entry.init)
+                for watch in requests.1 { register(watch) }
             }
 
             control.withLock { control in
@@ -186,7 +215,7 @@ extension PressureMonitor {
                 control.added.removeAll()
                 Syscalls.close(wakeFD)
             }
-            for entry in entries { entry.watch.close() }
+            for entry in entries.values { entry.watch.close() }
             continuation.finish()
         }
 

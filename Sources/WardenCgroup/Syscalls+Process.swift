@@ -64,6 +64,32 @@ extension Syscalls {
         return fd >= 0 ? .success(fd) : .failure(.current)
     }
 
+    /// Creates a close-on-exec epoll instance with `epoll_create1(2)`.
+    static func epollCreate() -> Result<Int32, Errno> {
+        retryingInterrupts { warden_epoll_create() }
+    }
+
+    /// Adds `fd` to the epoll instance `epfd` with `epoll_ctl(2)`, waiting for `events` (the
+    /// poll bits, which epoll shares); `key` comes back with each of its readiness events.
+    static func epollAdd(_ epfd: Int32, fd: Int32, events: Int16, key: UInt64) -> Result<Void, Errno> {
+        retryingInterrupts { warden_epoll_add(epfd, fd, UInt32(UInt16(bitPattern: events)), key) }.map { _ in () }
+    }
+
+    /// Removes `fd` from the epoll instance `epfd` with `epoll_ctl(2)`.
+    static func epollRemove(_ epfd: Int32, fd: Int32) {
+        _ = retryingInterrupts { warden_epoll_remove(epfd, fd) }
+    }
+
+    /// Waits without a timeout for readiness on `epfd` with `epoll_wait(2)`, repeating on `EINTR`;
+    /// returns each ready descriptor's key and events (as poll bits).
+    static func epollWait(_ epfd: Int32) -> Result<[(key: UInt64, events: Int16)], Errno> {
+        var keys = [UInt64](repeating: 0, count: 64)
+        var events = [UInt32](repeating: 0, count: 64)
+        return retryingInterrupts { warden_epoll_wait(epfd, &keys, &events, 64) }.map { count in
+            (0..<Int(count)).map { (keys[$0], Int16(truncatingIfNeeded: events[$0])) }
+        }
+    }
+
     /// Adds one to the counter of the eventfd `fd`, waking whoever polls it.
     static func signalEventFD(_ fd: Int32) -> Result<Void, Errno> {
         var one: UInt64 = 1

@@ -45,6 +45,21 @@ long warden_page_out(int pidfd, const unsigned long *starts, const unsigned long
 /// Creates a close-on-exec, non-blocking eventfd (eventfd(2)); returns it or -1 with errno.
 int warden_eventfd(void);
 
+/// Creates a close-on-exec epoll instance (epoll_create1(2)); returns it or -1 with errno.
+int warden_epoll_create(void);
+
+/// Adds `fd` to `epfd` waiting for `events` (the poll(2) bits: POLLIN, POLLPRI); `key` comes
+/// back with its readiness events (epoll_ctl(2)). Returns 0 or -1 with errno.
+int warden_epoll_add(int epfd, int fd, unsigned int events, unsigned long long key);
+
+/// Removes `fd` from `epfd` (epoll_ctl(2)); returns 0 or -1 with errno.
+int warden_epoll_remove(int epfd, int fd);
+
+/// Waits without a timeout for readiness on `epfd` (epoll_wait(2)) and writes, for each ready
+/// descriptor, its key and events into `keys` and `events` (`capacity` each). Returns how many,
+/// or -1 with errno.
+int warden_epoll_wait(int epfd, unsigned long long *keys, unsigned int *events, int capacity);
+
 /// The major number of a device id (major(3)).
 unsigned int warden_dev_major(dev_t device);
 
