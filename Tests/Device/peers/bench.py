@@ -7,7 +7,9 @@
 # WORKLOAD: w1 (a legitimate foreground app grows to 340 MiB, about a third of the device, and
 # stops, beside four idle apps of 120 MiB), w2 (the foreground app grows without end), w3 (a day
 # of use: seven apps opened in turn, sent home, woken by fetches, with a reader that keeps the page
-# cache under pressure, for DAY_SECONDS, default 600). The idle apps' pages are half compressible
+# cache under pressure, for DAY_SECONDS, default 600), w3h (the same day with every app 1.6 times
+# as large: 1,056 MiB of apps on a 1 GiB device, more than memory alone holds, so that what the
+# swap keeps decides how many apps live). The idle apps' pages are half compressible
 # (ballast --compressible 50), and so are the foreground app's (front.py).
 # KILLER: appwarden (built-in defaults: the policy names only the apps), appwarden-nocompress
 # (the same with compress_suspended = false), earlyoom, nohang, systemd-oomd, kernel (no killer).
@@ -31,6 +33,7 @@ import time
 workload, killer = sys.argv[1], sys.argv[2]
 ballast = "/opt/appwarden/bin/ballast"
 under_appwarden = killer.startswith("appwarden")
+day = workload in ("w3", "w3h")
 day_seconds = int(os.environ.get("DAY_SECONDS", "600"))
 try:
     slowdown = int(open("/job/out/speed").read().split()[0])
@@ -130,6 +133,8 @@ if workload in ("w1", "w2"):
     apps["front"] = (["python3", "/job/front.py", "340" if workload == "w1" else "0"], 0)
 else:
     sizes = {"mail": 60, "maps": 140, "chat": 80, "camera": 120, "music": 70, "news": 100, "shop": 90}
+    if workload == "w3h":
+        sizes = {name: mib * 8 // 5 for name, mib in sizes.items()}
     idle = list(sizes)
     apps = {
         name: ([ballast, "--hold", str(mib), "--compressible", "50", "--grow", "1", "--every", "60s",
@@ -140,7 +145,7 @@ else:
 
 def write_policy():
     lines = ["# The peers workload %s under appwarden's built-in defaults; only the apps are named." % workload]
-    if workload == "w3":
+    if day:
         # Fetch wakes often enough to be seen within the day's minutes.
         lines += ["[fetch]", 'minimum_interval = "2m"', ""]
     if killer == "appwarden-nocompress":
@@ -149,7 +154,7 @@ def write_policy():
         lines.append("[apps.%s]" % name)
         lines.append("command = %s" % json.dumps(command[0]))
         lines.append("args = %s" % json.dumps(command[1:]))
-        if workload == "w3":
+        if day:
             lines.append('background_modes = ["fetch"]')
             lines.append('fetch_interval = "minimum"')
         lines.append("")
@@ -270,7 +275,7 @@ while True:
         short_at = now
     faults = major_faults(kpid)
     samples += 1
-    if under_appwarden and workload == "w3" and samples % 10 == 0:
+    if under_appwarden and day and samples % 10 == 0:
         # Apps that a fetch launched in the background are watched too.
         for name, app in status().items():
             if app.get("pids") and name not in pids:
@@ -352,8 +357,8 @@ if under_appwarden:
         appwarden_states[name] = (app.get("state"), app.get("footprintBytes", 0) >> 20, app.get("swappedBytes", 0) >> 20)
     log("states at the end (state, footprint MiB, swapped MiB):", appwarden_states)
 
-lost = [name for _, name, _ in kills if name != "front"] if workload != "w3" else [name for _, name, _ in kills]
-if workload == "w3":
+lost = [name for _, name, _ in kills if name != "front"] if not day else [name for _, name, _ in kills]
+if day:
     cold = cold_relaunches
     fg_fate = "killed %d times" % sum(1 for _, _, fg in kills if fg) if any(fg for _, _, fg in kills) else "never killed"
 else:
@@ -397,6 +402,6 @@ row = {
     "seconds": "%.0f" % end,
     "slowdown": slowdown,
 }
-if workload == "w3":
+if day:
     row["opens"] = opens
 print("row: " + " ".join("%s=%s" % item for item in row.items()), flush=True)
