@@ -110,10 +110,10 @@ int warden_epoll_add(int epfd, int fd, unsigned int events, unsigned long long k
 
 int warden_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
 
-int warden_epoll_wait(int epfd, unsigned long long *keys, unsigned int *events, int capacity) {
+int warden_epoll_wait(int epfd, unsigned long long *keys, unsigned int *events, int capacity, int timeout_ms) {
     struct epoll_event ready[64];
     if (capacity > 64) capacity = 64;
-    int count = epoll_wait(epfd, ready, capacity, -1);
+    int count = epoll_wait(epfd, ready, capacity, timeout_ms);
     for (int index = 0; index < count; index++) {
         keys[index] = ready[index].data.u64;
         events[index] = ready[index].events;

@@ -9,12 +9,12 @@ import Synchronization
 extension PressureMonitor {
     /// The dedicated thread that waits on every armed source (`epoll`) and yields events.
     ///
-    /// The watches and their descriptors belong to the thread once it runs; `stop()` only
-    /// signals the wake eventfd, under a lock that the thread also takes before closing it.
+    /// The watches and their descriptors belong to the thread once it runs; `add`, `remove` and
+    /// `stop` leave their request under a lock and wake the thread's wait.
     final class Watcher: Sendable {
         /// What `add`, `remove` and `stop` ask of the thread, taken when it wakes.
         private struct Control {
-            /// Whether the thread has closed the wake eventfd (then nothing may signal it).
+            /// Whether the thread has ended (then a watch handed over is closed at once).
             var closed = false
             var stopRequested = false
             var added: [PressureWatch] = []
@@ -24,32 +24,25 @@ extension PressureMonitor {
         private let initial: [PressureWatch]
         private let debounce: Duration
         private let continuation: AsyncStream<PressureEvent>.Continuation
-        private let wakeFD: Int32
+        private let poll: EventPoll
         private let control = Mutex(Control())
 
         private init(
             watches: [PressureWatch], debounce: Duration, continuation: AsyncStream<PressureEvent>.Continuation,
-            wakeFD: Int32
+            poll: EventPoll
         ) {
             self.initial = watches
             self.debounce = debounce
             self.continuation = continuation
-            self.wakeFD = wakeFD
+            self.poll = poll
         }
 
-        /// Creates the wake eventfd and starts the thread.
+        /// Creates the epoll instance and starts the thread.
         static func start(
             _ watches: [PressureWatch], debounce: Duration, continuation: AsyncStream<PressureEvent>.Continuation
         ) throws(CgroupError) -> Watcher {
-            let wakeFD: Int32
-            switch Syscalls.eventFD() {
-            case .success(let fd): wakeFD = fd
-            case .failure(let error):
-                throw CgroupError(
-                    code: .io, message: "Could not create the eventfd that stops the pressure monitor.",
-                    cause: error.description)
-            }
-            let watcher = Watcher(watches: watches, debounce: debounce, continuation: continuation, wakeFD: wakeFD)
+            let watcher = Watcher(
+                watches: watches, debounce: debounce, continuation: continuation, poll: try EventPoll())
             let context = Unmanaged.passRetained(watcher).toOpaque()
             var thread = pthread_t()
             let status = pthread_create(
@@ -61,7 +54,6 @@ extension PressureMonitor {
                 }, context)
             guard status == 0 else {
                 Unmanaged<Watcher>.fromOpaque(context).release()
-                Syscalls.close(wakeFD)
                 throw CgroupError(
                     code: .io, message: "Could not start the pressure monitor's thread.",
                     cause: Errno(rawValue: status).description)
@@ -75,7 +67,7 @@ extension PressureMonitor {
             let taken = control.withLock { control in
                 guard !control.closed, !control.stopRequested else { return false }
                 control.added.append(watch)
-                _ = Syscalls.signalEventFD(wakeFD)
+                poll.wake()
                 return true
             }
             if !taken { watch.close() }
@@ -87,7 +79,7 @@ extension PressureMonitor {
             control.withLock { control in
                 guard !control.closed, !control.stopRequested else { return }
                 control.removed.append(source)
-                _ = Syscalls.signalEventFD(wakeFD)
+                poll.wake()
             }
         }
 
@@ -96,7 +88,7 @@ extension PressureMonitor {
             control.withLock { control in
                 guard !control.closed else { return }
                 control.stopRequested = true
-                _ = Syscalls.signalEventFD(wakeFD)
+                poll.wake()
             }
         }
 
@@ -114,51 +106,46 @@ extension PressureMonitor {
 
         private func run() {
             let clock = ContinuousClock()
-            // One epoll instance: each descriptor is registered once, and a wake-up costs what is
-            // ready, not every armed source (an OOM source per app, a thousand apps or more).
-            guard case .success(let epfd) = Syscalls.epollCreate() else {
-                control.withLock { control in
-                    control.closed = true
-                    for watch in control.added { watch.close() }
-                    control.added.removeAll()
-                    Syscalls.close(wakeFD)
-                }
-                for watch in initial { watch.close() }
-                continuation.finish()
-                return
-            }
-            defer { Syscalls.close(epfd) }
             var entries: [UInt64: Entry] = [:]
+            // The keys of each requested source, so that forgetting an app's source costs one lookup.
+            var keysOfSource: [Source: [UInt64]] = [:]
             var nextKey: UInt64 = 1
             func register(_ watch: PressureWatch) {
                 let key = nextKey
                 nextKey += 1
-                guard case .success = Syscalls.epollAdd(epfd, fd: watch.fd, events: watch.pollEvents, key: key) else {
+                do {
+                    try poll.add(watch.fd, events: watch.pollEvents, key: key)
+                } catch {
                     watch.close()
                     return
                 }
                 entries[key] = Entry(watch)
+                keysOfSource[watch.requestedSource, default: []].append(key)
             }
             func forget(_ key: UInt64) {
                 guard let entry = entries.removeValue(forKey: key) else { return }
-                Syscalls.epollRemove(epfd, fd: entry.watch.fd)
+                let source = entry.watch.requestedSource
+                keysOfSource[source]?.removeAll { $0 == key }
+                if keysOfSource[source]?.isEmpty == true { keysOfSource[source] = nil }
+                poll.remove(entry.watch.fd)
                 entry.watch.close()
             }
-            let wakeKey: UInt64 = 0
-            _ = Syscalls.epollAdd(epfd, fd: wakeFD, events: Int16(POLLIN), key: wakeKey)
             for watch in initial { register(watch) }
 
             running: while true {
                 // No timeout: the thread wakes only when the kernel signals or it is asked something.
-                let ready: [(key: UInt64, events: Int16)]
-                switch Syscalls.epollWait(epfd) {
-                case .failure: break running
-                case .success(let events): ready = events
+                let ready: [EventPoll.Readiness]
+                do {
+                    ready = try poll.wait()
+                } catch {
+                    break running
                 }
                 let time = clock.now
                 var asked = false
-                for (key, revents) in ready {
-                    if key == wakeKey {
+                for readiness in ready {
+                    let key = readiness.key
+                    let revents = readiness.events
+                    if key == EventPoll.wakeKey {
                         asked = true
                         continue
                     }
@@ -191,7 +178,6 @@ extension PressureMonitor {
                     }
                 }
                 guard asked else { continue }
-                _ = Syscalls.drainEventFD(wakeFD)
                 let requests = control.withLock { control in
                     defer {
                         control.added.removeAll()
@@ -204,7 +190,7 @@ extension PressureMonitor {
                     break running
                 }
                 for source in requests.2 {
-                    for (key, entry) in entries where entry.watch.requestedSource == source { forget(key) }
+                    for key in keysOfSource[source] ?? [] { forget(key) }
                 }
                 for watch in requests.1 { register(watch) }
             }
@@ -213,7 +199,6 @@ extension PressureMonitor {
                 control.closed = true
                 for watch in control.added { watch.close() }
                 control.added.removeAll()
-                Syscalls.close(wakeFD)
             }
             for entry in entries.values { entry.watch.close() }
             continuation.finish()

@@ -80,12 +80,15 @@ extension Syscalls {
         _ = retryingInterrupts { warden_epoll_remove(epfd, fd) }
     }
 
-    /// Waits without a timeout for readiness on `epfd` with `epoll_wait(2)`, repeating on `EINTR`;
-    /// returns each ready descriptor's key and events (as poll bits).
-    static func epollWait(_ epfd: Int32) -> Result<[(key: UInt64, events: Int16)], Errno> {
+    /// Waits at most `timeoutMilliseconds` (-1: no timeout) for readiness on `epfd` with
+    /// `epoll_wait(2)`, repeating on `EINTR`; returns each ready descriptor's key and events (as
+    /// poll bits), none on timeout.
+    static func epollWait(
+        _ epfd: Int32, timeoutMilliseconds: Int32
+    ) -> Result<[(key: UInt64, events: Int16)], Errno> {
         var keys = [UInt64](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
-        return retryingInterrupts { warden_epoll_wait(epfd, &keys, &events, 64) }.map { count in
+        return retryingInterrupts { warden_epoll_wait(epfd, &keys, &events, 64, timeoutMilliseconds) }.map { count in
             (0..<Int(count)).map { (keys[$0], Int16(truncatingIfNeeded: events[$0])) }
         }
     }

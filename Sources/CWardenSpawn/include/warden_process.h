@@ -55,10 +55,10 @@ int warden_epoll_add(int epfd, int fd, unsigned int events, unsigned long long k
 /// Removes `fd` from `epfd` (epoll_ctl(2)); returns 0 or -1 with errno.
 int warden_epoll_remove(int epfd, int fd);
 
-/// Waits without a timeout for readiness on `epfd` (epoll_wait(2)) and writes, for each ready
-/// descriptor, its key and events into `keys` and `events` (`capacity` each). Returns how many,
-/// or -1 with errno.
-int warden_epoll_wait(int epfd, unsigned long long *keys, unsigned int *events, int capacity);
+/// Waits for readiness on `epfd` (epoll_wait(2)), at most `timeout_ms` milliseconds (-1: no
+/// timeout), and writes, for each ready descriptor, its key and events into `keys` and `events`
+/// (`capacity` each). Returns how many (0 on timeout), or -1 with errno.
+int warden_epoll_wait(int epfd, unsigned long long *keys, unsigned int *events, int capacity, int timeout_ms);
 
 /// The major number of a device id (major(3)).
 unsigned int warden_dev_major(dev_t device);

@@ -8,11 +8,13 @@ public import WardenCgroup
     import Musl
 #endif
 
-/// Notices the end of processes at once: one thread polls every pidfd (and a pipe that wakes it
-/// when the set changes), reaps a spawned process as soon as its pidfd becomes readable and
-/// reports the end to the handler it was made with, from its own thread. Processes that are not appwarden's children (re-adopted after a
-/// restart) are watched through a pidfd too (`pidfd_open`); their end is reported without a
-/// status, since only a parent can read it.
+/// Notices the end of processes at once: one thread waits on every pidfd with epoll, reaps a
+/// spawned process as soon as its pidfd becomes readable and reports the end to the handler it
+/// was made with, from its own thread. A wake-up costs the processes that ended, not every process
+/// watched. Processes that are not appwarden's children (re-adopted after a restart) are watched
+/// through a pidfd too (`pidfd_open`); their end is reported without a status, since only a parent
+/// can read it. On a kernel without pidfds (before 5.3) the thread looks at such processes every
+/// 50 ms instead.
 public final class ProcessWatcher: Sendable {
     /// A process that ended.
     public struct Exit: Sendable, Equatable {
@@ -25,7 +27,7 @@ public final class ProcessWatcher: Sendable {
 
     private struct Watched {
         var pid: Int32
-        /// The pidfd polled for the end, or -1 on kernels without pidfds.
+        /// The pidfd waited on for the end, or -1 on kernels without pidfds.
         var pidfd: Int32
         /// The spawned child, reaped at its end; nil for a process that is not a child.
         var process: SpawnedProcess?
@@ -51,30 +53,25 @@ public final class ProcessWatcher: Sendable {
     }
 
     private struct State {
-        var watched: [Watched] = []
+        /// The processes watched, by the key their pidfd is registered with.
+        var watched: [UInt64: Watched] = [:]
+        /// The keys of processes without a pidfd, looked at on a timer.
+        var withoutPidfd: Set<UInt64> = []
+        var nextKey: UInt64 = 1
         var stopped = false
     }
 
     /// Called with each end, in the order noticed, on the watcher's thread.
     private let ended: @Sendable (Exit) -> Void
     private let state = Mutex(State())
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// The epoll instance the thread waits on; nil where it could not be made, and then every
+    /// process is looked at on the timer.
+    private let poll: EventPoll?
 
-    /// Starts the polling thread, which calls `ended` with each end.
+    /// Starts the watching thread, which calls `ended` with each end.
     public init(ended: @escaping @Sendable (Exit) -> Void) {
         self.ended = ended
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        poll = try? EventPoll()
         let thread = Thread { [self] in self.run() }
         thread.name = "appwarden-process-watcher"
         thread.start()
@@ -82,11 +79,7 @@ public final class ProcessWatcher: Sendable {
 
     /// Watches `process`, launch `launch` of `app`, until it ends.
     public func watch(_ process: SpawnedProcess, app: String, launch: Int) {
-        state.withLock {
-            $0.watched.append(
-                Watched(pid: process.pid, pidfd: process.pidfd, process: process, app: app, launch: launch))
-        }
-        wake()
+        add(Watched(pid: process.pid, pidfd: process.pidfd, process: process, app: app, launch: launch))
     }
 
     /// Watches `pid`, a process that is not appwarden's child (one re-adopted after a restart),
@@ -100,10 +93,26 @@ public final class ProcessWatcher: Sendable {
             ended(Exit(app: app, launch: launch, pid: pid, termination: nil))
             return
         }
-        state.withLock {
-            $0.watched.append(Watched(pid: pid, pidfd: pidfd, process: nil, app: app, launch: launch))
+        add(Watched(pid: pid, pidfd: pidfd, process: nil, app: app, launch: launch))
+    }
+
+    /// Registers `entry` under a new key: its pidfd with epoll (an end already past is reported
+    /// by the next wait), or, without one, on the timer.
+    private func add(_ entry: Watched) {
+        let key = state.withLock { state in
+            let key = state.nextKey
+            state.nextKey += 1
+            state.watched[key] = entry
+            return key
         }
-        wake()
+        var registered = false
+        if let poll, entry.pidfd >= 0 {
+            registered = (try? poll.add(entry.pidfd, events: Int16(POLLIN), key: key)) != nil
+        }
+        if !registered {
+            state.withLock { _ = $0.withoutPidfd.insert(key) }
+            poll?.wake()
+        }
     }
 
     /// How many processes are being watched.
@@ -113,56 +122,60 @@ public final class ProcessWatcher: Sendable {
     /// reports nothing more.
     public func stop() {
         state.withLock { $0.stopped = true }
-        wake()
-    }
-
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        poll?.wake()
     }
 
     private func run() {
         while true {
-            let (watched, stopped) = state.withLock { ($0.watched, $0.stopped) }
-            if stopped { break }
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            var withoutPidfd = false
-            for entry in watched {
-                fds.append(pollfd(fd: entry.pidfd, events: Int16(POLLIN), revents: 0))
-                if entry.pidfd < 0 { withoutPidfd = true }
+            let timed = state.withLock { $0.withoutPidfd.isEmpty == false } || poll == nil
+            var ready: [UInt64] = []
+            if let poll {
+                do {
+                    ready = try poll.wait(timeoutMilliseconds: timed ? 50 : -1).map(\.key)
+                } catch {
+                    usleep(10_000)
+                }
+            } else {
+                usleep(50_000)
             }
-            let timeout: Int32 = withoutPidfd || wakeRead < 0 ? 50 : -1
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
-            if ready < 0 && errno != EINTR { usleep(10_000) }
-            if fds[0].revents != 0 {
-                var buffer = [UInt8](repeating: 0, count: 64)
-                while read(wakeRead, &buffer, buffer.count) > 0 {}
+            if state.withLock({ $0.stopped }) { break }
+            for key in ready where key != EventPoll.wakeKey {
+                guard let entry = state.withLock({ $0.watched[key] }) else { continue }
+                finish(key, entry, termination: try? entry.process?.reapIfExited())
             }
-            for (offset, entry) in watched.enumerated() {
-                let readable = fds[offset + 1].revents != 0
-                guard readable || entry.pidfd < 0 else { continue }
-                var termination: SpawnedProcess.Termination?
-                if readable {
-                    termination = try? entry.process?.reapIfExited()
-                } else {
-                    let (ended, status) = entry.endedWithoutPidfd()
-                    guard ended else { continue }
-                    termination = status
-                }
-                state.withLock { state in
-                    state.watched.removeAll { $0.pid == entry.pid }
-                }
-                entry.close()
-                if !state.withLock({ $0.stopped }) {
-                    ended(Exit(app: entry.app, launch: entry.launch, pid: entry.pid, termination: termination))
-                }
+            guard timed else { continue }
+            let unwatched = state.withLock { state in
+                poll == nil ? Array(state.watched.keys) : Array(state.withoutPidfd)
+            }
+            for key in unwatched {
+                guard let entry = state.withLock({ $0.watched[key] }) else { continue }
+                let (ended, termination) = entry.endedWithoutPidfd()
+                if ended { finish(key, entry, termination: termination) }
             }
         }
-        for entry in state.withLock({ $0.watched }) { entry.close() }
+        let remaining = state.withLock { state in
+            defer {
+                state.watched.removeAll()
+                state.withoutPidfd.removeAll()
+            }
+            return Array(state.watched.values)
+        }
+        for entry in remaining {
+            if entry.pidfd >= 0 { poll?.remove(entry.pidfd) }
+            entry.close()
+        }
     }
 
-    deinit {
-        if wakeRead >= 0 { close(wakeRead) }
-        if wakeWrite >= 0 { close(wakeWrite) }
+    /// Forgets the ended process `entry`, closes its pidfd and reports its end.
+    private func finish(_ key: UInt64, _ entry: Watched, termination: SpawnedProcess.Termination?) {
+        state.withLock { state in
+            state.watched[key] = nil
+            state.withoutPidfd.remove(key)
+        }
+        if entry.pidfd >= 0 { poll?.remove(entry.pidfd) }
+        entry.close()
+        if !state.withLock({ $0.stopped }) {
+            ended(Exit(app: entry.app, launch: entry.launch, pid: entry.pid, termination: termination))
+        }
     }
 }
