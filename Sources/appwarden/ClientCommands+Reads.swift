@@ -99,10 +99,13 @@ struct EventsCommand: AsyncParsableCommand {
     @Option(help: "Only events of this kind: \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var kind: String?
     @Option(help: "Only events after this id (a number) or within this duration (\"10m\", \"2h\").") var since: String?
-    @Option(help: "At most this many events, the newest (default 1000).") var limit: Int?
+    @Option(help: "At most this many events, the newest (default 1000, at most 100000).") var limit: Int?
 
     /// How many entries are printed without `--limit`.
     static let defaultLimit = 1000
+
+    /// The most entries the daemon answers a request with, and so the largest `--limit`.
+    static let largestLimit = 100_000
 
     func validate() throws {
         if let since, Int64(since) == nil, DurationFormat.parse(since) == nil {
@@ -110,6 +113,11 @@ struct EventsCommand: AsyncParsableCommand {
                 "--since must be an event id such as 42 or a duration such as \"10m\", not \"\(since)\".")
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit).") }
+        if let limit, limit > Self.largestLimit {
+            throw ValidationError(
+                "--limit must be at most \(Self.largestLimit), the most the daemon answers at once, not \(limit); "
+                    + "narrow the events with --since, --app or --kind.")
+        }
         if let kind, EventKind(rawValue: kind) == nil {
             throw ValidationError(
                 "--kind must be one of \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(kind)\".")
@@ -126,19 +134,24 @@ struct EventsCommand: AsyncParsableCommand {
                 query.sinceMillis = max(0, now - duration.milliseconds)
             }
         }
-        // The newest N, still printed oldest first; one more is asked for to tell whether older ones matched.
-        // The daemon answers at most 100,000 entries a call.
-        let shown = min(limit ?? Self.defaultLimit, 99_999)
-        query.limit = shown + 1
+        // The newest N, still printed oldest first; one more is asked for to tell whether older
+        // ones matched, except at the daemon's largest answer, where a full answer may hide more.
+        let shown = limit ?? Self.defaultLimit
+        query.limit = min(shown + 1, Self.largestLimit)
         query.newest = true
         var entries = try await client.call(ControlAPI.events, query: query.parameters)
+        var notice: String?
         if entries.count > shown {
             entries.removeFirst(entries.count - shown)
-            let notice =
+            notice =
                 "appwarden: older events matched too; these are the newest \(shown). "
                 + "Narrow them with --since, --app or --kind, or raise --limit.\n"
-            FileHandle.standardError.write(Data(notice.utf8))
+        } else if entries.count == Self.largestLimit {
+            notice =
+                "appwarden: these are the newest \(shown), the most the daemon answers at once; older events "
+                + "may have matched too. Narrow them with --since, --app or --kind.\n"
         }
+        if let notice { FileHandle.standardError.write(Data(notice.utf8)) }
         client.output(entries, text: entries.map(EntryLine.text).joined(separator: "\n"))
     }
 }

@@ -36,6 +36,22 @@ struct ControlServerCommandLineTests {
         #expect(noApp.error.contains("APPWARDEN_APP"))
     }
 
+    /// `events --limit` above what the daemon answers at once is refused with the largest allowed,
+    /// not cut to it without a word; the largest is accepted.
+    @Test func anEventLimitAboveTheDaemonsLargestAnswerIsRefused() async throws {
+        let tooMany = try await AppwardenCommandLine.run(["events", "--limit", "100001"])
+        #expect(tooMany.code == 2)
+        #expect(tooMany.error.contains("at most 100000") && tooMany.error.contains("100001"), "\(tooMany.error)")
+        try await ControlServerHarness.run { harness in
+            let environment = ["APPWARDEN_SOCKET": harness.socketPath]
+            _ = try await AppwardenCommandLine.run(["open", "mail"], environment: environment)
+            let largest = try await AppwardenCommandLine.run(["events", "--limit", "100000"], environment: environment)
+            #expect(largest.code == 0, "\(largest.error)")
+            #expect(largest.output.contains("mail"))
+            #expect(largest.error.isEmpty, "\(largest.error)")
+        }
+    }
+
     /// Verbs the daemon accepts exit 0; a refusal exits 1 with the daemon's sentence on standard error.
     @Test func refusalExitsWithOneAndPrintsTheSentence() async throws {
         try await ControlServerHarness.run { harness in
