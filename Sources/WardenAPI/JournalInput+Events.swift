@@ -16,7 +16,15 @@ extension JournalInput {
         case .memorySample, .pressure:
             guard decides(actions) else { return [] }
             let footprints = candidates().map { JournalInput.step("footprint \($0.app) \(exactSize($0.footprint))") }
-            return footprints + [.step(stepText(of: event))]
+            let wait: [JournalInput] =
+                Lifecycle.waitsForDyingVictim(actions)
+                ? [
+                    .unreplayable(
+                        "the killer waited for the memory of a victim still dying, where a replay's victims die at once"
+                    )
+                ]
+                : []
+            return footprints + [.step(stepText(of: event))] + wait
         case .footprint:
             return decides(actions) ? [.step(stepText(of: event))] : []
         case .processExited(let app, _, let end):

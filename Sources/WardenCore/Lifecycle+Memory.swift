@@ -83,7 +83,7 @@ extension Lifecycle {
         let previous = memoryTracker.level
         let level = memoryTracker.update(available: available, total: total, swap: swap)
         journalLevelChange(from: previous, figures: figures, at: now, &out)
-        react(to: level, figures: figures, at: now, &out)
+        react(to: level, figures: figures, swap: swap, at: now, &out)
         levelChanged(from: previous, available: available, &out)
     }
 
@@ -103,13 +103,69 @@ extension Lifecycle {
     }
 
     private mutating func react(
-        to level: PressureLevel, figures: MemoryFigures?, at now: Instant, _ out: inout [LifecycleAction]
+        to level: PressureLevel, figures: MemoryFigures?, swap: SwapFigures? = nil, at now: Instant,
+        _ out: inout [LifecycleAction]
     ) {
         guard level >= .warning else { return }
         warnApps(at: now, &out)
         if level == .critical {
+            if let figures, waitsForDyingVictims(figures: figures, swap: swap, at: now, &out) { return }
             killOneVictim(figures: figures, at: now, &out)
         }
+    }
+
+    /// How long the killer counts on the memory of a victim killed for memory pressure that has
+    /// not been reported ended yet: lmkd waits for its victim's death the same way.
+    public static let victimExitWait: Duration = .seconds(1)
+
+    /// One victim at a time (rule 9), across samples: while a victim killed for memory has not
+    /// been reported ended (for at most `victimExitWait`), its footprint is on its way back, and
+    /// another app is killed only when the device would still be critical with it back. A victim
+    /// slow to die (a large frozen app on a slow device) thus costs no second app that its own
+    /// memory would have saved. Journaled once per victim.
+    private mutating func waitsForDyingVictims(
+        figures: MemoryFigures, swap: SwapFigures?, at now: Instant, _ out: inout [LifecycleAction]
+    ) -> Bool {
+        dyingVictims.removeAll { now - $0.killedAt >= Self.victimExitWait }
+        guard !dyingVictims.isEmpty else { return false }
+        let coming = dyingVictims.reduce(Int64(0)) { $0 + $1.bytes }
+        var withVictimsGone = MemoryLevelTracker(settings: memoryTracker.settings)
+        let level = withVictimsGone.update(
+            available: figures.availableBytes + coming, total: figures.totalBytes, swap: swap)
+        guard level != .critical else { return false }
+        if dyingVictims.contains(where: { !$0.waitJournaled }) {
+            for index in dyingVictims.indices { dyingVictims[index].waitJournaled = true }
+            let names = dyingVictims.map { "\"\($0.app)\"" }.joined(separator: ", ")
+            out.append(
+                .journal(
+                    JournalRecord(
+                        app: Self.systemJournalName, time: now,
+                        kind: .decision(
+                            Self.victimWaitPrefix
+                                + "\(DurationFormat.sizeString(coming)) of app \(names), killed for it, is still on its way back: no other app is killed unless the device stays critical without it."
+                        ))))
+        }
+        return true
+    }
+
+    /// How the journaled wait for a dying victim begins (`waitsForDyingVictim(_:)`).
+    static let victimWaitPrefix = "Memory is critical, but "
+
+    /// Whether `actions`, the core's answer to a memory sample, held off a kill to wait for the
+    /// memory of a victim still dying; a replay, whose victims die at once, would not wait.
+    public static func waitsForDyingVictim(_ actions: [LifecycleAction]) -> Bool {
+        actions.contains { action in
+            guard case .journal(let record) = action, record.app == systemJournalName,
+                case .decision(let text) = record.kind
+            else { return false }
+            return text.hasPrefix(victimWaitPrefix)
+        }
+    }
+
+    /// The victim of launch `launch` of `app` ended: its memory is no longer on its way.
+    mutating func victimEnded(_ app: String, launch: Int) {
+        guard !dyingVictims.isEmpty else { return }
+        dyingVictims.removeAll { $0.app == app && $0.launch == launch }
     }
 
     /// Journals a change of the pressure level, with the figures that made it change.
@@ -270,6 +326,10 @@ extension Lifecycle {
             return
         }
         reportedNoVictim = false
+        dyingVictims.append(
+            DyingVictim(
+                app: records[index].name, launch: records[index].launch, bytes: records[index].footprint,
+                killedAt: now))
         decide(index, victimSentence(index), at: now, &out)
         out.append(
             .journal(
@@ -320,4 +380,15 @@ extension Lifecycle {
         case .foreground: return "Chosen by the memory killer: largest foreground app, as a last resort."
         }
     }
+}
+
+/// An app killed for memory pressure whose process has not been reported ended yet.
+struct DyingVictim: Sendable, Equatable {
+    var app: String
+    var launch: Int
+    /// Its footprint when it was killed: what its death gives back.
+    var bytes: Int64
+    var killedAt: Instant
+    /// Whether a wait for it has been journaled.
+    var waitJournaled = false
 }

@@ -83,6 +83,7 @@ extension Lifecycle {
     mutating func processExited(
         _ app: String, launch: Int, end: ProcessEnd, at now: Instant, _ out: inout [LifecycleAction]
     ) {
+        victimEnded(app, launch: launch)
         guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning else { return }
         if let reason = records[index].terminating {
             records[index].terminating = nil

@@ -34,6 +34,9 @@ public struct Lifecycle: Sendable {
     var reportedNoVictim = false
     /// Whether the last memory sample said the device has swap (then suspended apps are compressed).
     var deviceHasSwap = false
+    /// Apps killed for memory whose process has not been reported ended yet: the memory they
+    /// give back is on its way (rule 9, `Lifecycle.victimExitWait`).
+    var dyingVictims: [DyingVictim] = []
 
     /// A core for `policy` whose device tokens come from `tokenSource` (the daemon passes
     /// `.systemRandom`; the default keeps simulations reproducible).

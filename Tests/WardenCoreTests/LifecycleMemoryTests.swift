@@ -229,3 +229,83 @@ import WardenCore
     }
 
 }
+
+/// The killer across samples while a victim is still dying (rule 9, one victim at a time).
+@Suite struct LifecycleDyingVictimTests {
+    static let mib: Int64 = 1 << 20
+
+    /// Four suspended apps of 300, 200, 1 and 1 MiB beside a foreground app, on a device of
+    /// 1000 MiB (critical below 50 MiB, left at 100 MiB); the core alone, so that no process end
+    /// is reported unless the test sends it.
+    static func suspendedDevice() throws -> Lifecycle {
+        let sizes: [(String, Int64)] = [("a", 300), ("b", 200), ("c", 1), ("d", 1), ("fg", 10)]
+        var harness = Harness(Policy(apps: sizes.map { AppPolicy(name: $0.0) }))
+        for (name, size) in sizes { try harness.send(.footprint(app: name, bytes: size * mib), at: 0) }
+        for (offset, (name, _)) in sizes.enumerated() { try harness.send(.open(app: name), at: Double(offset)) }
+        harness.advance(to: 30)
+        return harness.core
+    }
+
+    static func killed(_ actions: [LifecycleAction]) -> [String] {
+        actions.compactMap { action in
+            guard case .kill(let app, .memoryPressure) = action else { return nil }
+            return app
+        }
+    }
+
+    static func decisions(_ actions: [LifecycleAction]) -> [String] {
+        actions.compactMap { action in
+            guard case .journal(let record) = action, case .decision(let text) = record.kind else { return nil }
+            return text
+        }
+    }
+
+    /// While the victim's end is not reported, a critical sample that its footprint would lift out
+    /// of critical kills nobody else, and says so once; its end lets the next sample kill again.
+    @Test func aVictimStillDyingSparesTheNextAppWhileItsMemoryIsOnItsWay() throws {
+        var core = try Self.suspendedDevice()
+        let total = 1000 * Self.mib
+        let first = try core.handle(.memorySample(available: 40 * Self.mib, total: total), at: Harness.seconds(31))
+        #expect(Self.killed(first) == ["a"])
+
+        let waiting = try core.handle(.memorySample(available: 45 * Self.mib, total: total), at: Harness.seconds(31.1))
+        #expect(Self.killed(waiting).isEmpty)
+        #expect(Self.decisions(waiting).count == 1)
+        #expect(Self.decisions(waiting).first?.contains("\"a\"") == true)
+        #expect(Lifecycle.waitsForDyingVictim(waiting) && !Lifecycle.waitsForDyingVictim(first))
+        let still = try core.handle(.memorySample(available: 42 * Self.mib, total: total), at: Harness.seconds(31.2))
+        #expect(Self.killed(still).isEmpty)
+        #expect(Self.decisions(still).isEmpty)
+
+        _ = try core.handle(.processExited(app: "a", launch: 1, end: .exited(code: 137)), at: Harness.seconds(31.3))
+        let next = try core.handle(.memorySample(available: 45 * Self.mib, total: total), at: Harness.seconds(31.4))
+        #expect(Self.killed(next) == ["b"])
+    }
+
+    /// A victim whose end is never reported is counted on for `victimExitWait`, no longer; and
+    /// when even its memory back would leave the device critical, the next app is killed at once.
+    @Test func theWaitEndsAfterVictimExitWaitAndNeverHoldsWhenStillCritical() throws {
+        var core = try Self.suspendedDevice()
+        let total = 1000 * Self.mib
+        let wait = Double(Lifecycle.victimExitWait.components.seconds)
+        #expect(
+            Self.killed(try core.handle(.memorySample(available: 40 * Self.mib, total: total), at: Harness.seconds(31)))
+                == ["a"])
+        #expect(
+            Self.killed(
+                try core.handle(
+                    .memorySample(available: 45 * Self.mib, total: total), at: Harness.seconds(31 + wait - 0.01))
+            ).isEmpty)
+        let late = try core.handle(
+            .memorySample(available: 45 * Self.mib, total: total), at: Harness.seconds(31 + wait))
+        #expect(Self.killed(late) == ["b"])
+
+        _ = try core.handle(.processExited(app: "b", launch: 1, end: .exited(code: 137)), at: Harness.seconds(33))
+        #expect(
+            Self.killed(try core.handle(.memorySample(available: 10 * Self.mib, total: total), at: Harness.seconds(34)))
+                == ["c"])
+        // 10 MiB free and 1 MiB on its way: still critical, so the next goes at once.
+        let deeper = try core.handle(.memorySample(available: 10 * Self.mib, total: total), at: Harness.seconds(34.01))
+        #expect(Self.killed(deeper) == ["d"])
+    }
+}
