@@ -85,7 +85,13 @@ struct DaemonSlowKillTests {
                 // `open` answers once the app is ready, which it never is: it runs while the app is held.
                 async let open = AppwardenCommandLine.run(["open", "stuck", "--socket", options.socketPath])
                 let (driver, group) = try harness.group(of: "stuck")
-                #expect(await eventually { !(((try? await driver.processes(in: group)) ?? []).isEmpty) })
+                // Held only once it runs the app's program: a child frozen between fork and exec
+                // would hold up the launch itself, which this test is not about.
+                #expect(
+                    await eventually {
+                        let pids = (try? await driver.processes(in: group)) ?? []
+                        return !pids.isEmpty && pids.allSatisfy(Self.runsBallast)
+                    })
                 try holder.hold(try await driver.processes(in: group))
                 _ = try? await open
                 let events = ["events", "--app", "stuck", "--socket", options.socketPath]
@@ -111,6 +117,14 @@ struct DaemonSlowKillTests {
             throw error
         }
         try holder.release()
+    }
+}
+
+extension DaemonSlowKillTests {
+    /// Whether process `pid` has exec'd the test workload (its command line names ballast).
+    static func runsBallast(_ pid: Int32) -> Bool {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        return String(decoding: data, as: UTF8.self).contains("ballast")
     }
 }
 
