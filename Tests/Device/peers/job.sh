@@ -42,7 +42,9 @@ echo "== earlyoom: $(grep -v '^#' /etc/default/earlyoom | grep . | tr '\n' ' ')"
 echo "== kernel $(uname -r), swappiness $(cat /proc/sys/vm/swappiness), zram $(cat /sys/block/zram0/disksize 2>/dev/null) bytes"
 
 reset_device() {
-  systemctl stop appwarden earlyoom nohang systemd-oomd >/dev/null 2>&1
+  # systemd-oomd's socket too: systemd reports the ManagedOOM slices to it, which starts
+  # systemd-oomd on its own, killing for the runs meant to have another killer or none.
+  systemctl stop appwarden earlyoom nohang systemd-oomd.socket systemd-oomd >/dev/null 2>&1
   systemctl stop appwarden-apps.scope >/dev/null 2>&1
   for unit in $(systemctl list-units --plain --no-legend 'w-*' | awk '{ print $1 }'); do
     systemctl stop "$unit" >/dev/null 2>&1
