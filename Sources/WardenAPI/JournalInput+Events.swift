@@ -52,7 +52,13 @@ extension JournalInput {
                 if case .armTimer(let timer, _) = $0 { timer.app == app } else { false }
             }
             return lengthened ? [.unreplayable("\(app)'s window was lengthened by its own stall")] : []
-        case .timerFired, .launched, .compressed, .timeRemaining, .ready, .policyChanged:
+        case .timerFired(let timer):
+            guard Lifecycle.fetchWaitedForMemory(actions) else { return [] }
+            return [
+                .unreplayable(
+                    "\(timer.app)'s fetch waited for memory its wake would bring back, which a replay does not measure")
+            ]
+        case .launched, .compressed, .timeRemaining, .ready, .policyChanged:
             return []
         default:
             return [.step(stepText(of: event))]

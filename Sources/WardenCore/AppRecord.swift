@@ -82,6 +82,10 @@ struct AppRecord: Sendable, Equatable, Codable {
     var fetchStall: WindowStall?
     /// The stall counted in the open push window; nil where it cannot be measured.
     var pushStall: WindowStall?
+    /// The memory the last fetch or push wake had to bring back into RAM (a compressed app's
+    /// swapped part, a launched app's last footprint), in bytes: counted against later fetch
+    /// wakes while a window is open. Not saved.
+    var wakeCharge: Int64 = 0
     /// Shared resources acquired through the API and not released, in acquisition order.
     var heldResources: [String] = []
     /// Why fetch and push wakes may not launch or wake the app until the user opens it; nil

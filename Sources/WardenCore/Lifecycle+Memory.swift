@@ -60,6 +60,7 @@ extension Lifecycle {
     mutating func pressure(_ level: PressureLevel, at now: Instant, _ out: inout [LifecycleAction]) {
         let previous = memoryTracker.level
         memoryTracker.report(level)
+        lastEffectiveAvailable = nil
         journalLevelChange(from: previous, figures: nil, at: now, &out)
         react(to: level, figures: nil, at: now, &out)
         levelChanged(from: previous, available: nil, &out)
@@ -80,6 +81,7 @@ extension Lifecycle {
         }
         // The thresholds this sample is compared with: those in force at the level before it.
         let figures = memoryTracker.figures(available: available, total: total, swap: swap)
+        lastEffectiveAvailable = MemoryLevelTracker.effectiveAvailable(available, swap: swap)
         let previous = memoryTracker.level
         let level = memoryTracker.update(available: available, total: total, swap: swap)
         journalLevelChange(from: previous, figures: figures, at: now, &out)

@@ -45,6 +45,12 @@ extension Lifecycle {
             planFetch(index, at: now, &out)
             return
         }
+        if let why = memoryRefusesWake(index) {
+            decide(index, "Background fetch skipped: \(why).", at: now, &out)
+            planFetch(index, at: now, &out)
+            return
+        }
+        chargeWake(index)
         switch record.state {
         case .notRunning:
             launchPassively(index, reason: .fetch, because: "launched in the background for a fetch", at: now, &out)
@@ -107,6 +113,64 @@ extension Lifecycle {
         if records[index].tasks.isEmpty && !records[index].hasOpenWindow {
             suspend(index, because: reason, at: now, &out)
         }
+    }
+
+    // MARK: Memory for wakes
+
+    /// Why a fetch wake due now must wait for memory, or nil when it may wake the app (rule 4:
+    /// a fetch is an opportunity the system grants, not a promise, as on iOS). Where the level
+    /// is measured (memory samples), it waits while the level is warning or critical, and when the memory the wake would bring back
+    /// into RAM (`wakeCost`), with that of the wakes whose windows are still open, would take
+    /// what could still be freed without killing, as the last sample measured it, under
+    /// `warning_enter`: a batch of compressed apps thawed together would otherwise cost the
+    /// killer an app. The skipped wake counts as taken; the next comes an interval later.
+    func memoryRefusesWake(_ index: Int) -> String? {
+        // A level reported rather than measured (a scenario's `pressure` step) holds back nothing.
+        guard let available = lastEffectiveAvailable, let total = deviceMemory else { return nil }
+        let level = memoryTracker.level
+        if level >= .warning { return "memory pressure is \(level)" }
+        let cost = wakeCost(index)
+        guard cost > 0 else { return nil }
+        var underWay: Int64 = 0
+        for other in records.indices where other != index && records[other].hasOpenWindow {
+            underWay += records[other].wakeCharge
+        }
+        let floor = memoryTracker.settings.warningEnter.bytes(ofTotal: total)
+        let left = available - underWay - cost
+        guard left < floor else { return nil }
+        let others = underWay > 0 ? ", with \(DurationFormat.sizeString(underWay)) for wakes under way," : ""
+        return
+            "\(Self.wakeCostPhrase) \(DurationFormat.sizeString(cost))\(others) would leave \(DurationFormat.sizeString(max(0, left))) that could be freed without killing, under warning_enter (\(DurationFormat.sizeString(floor)))"
+    }
+
+    /// How a fetch skipped for the memory its wake would bring back is journaled, after
+    /// "Background fetch skipped: ".
+    static let wakeCostPhrase = "bringing back its"
+
+    /// Whether `actions`, the core's answer to a timer, skipped a fetch for the memory its wake
+    /// would bring back: figures (what compression left in swap, the last sample) that the
+    /// journal does not keep, so a replay may wake the app.
+    public static func fetchWaitedForMemory(_ actions: [LifecycleAction]) -> Bool {
+        actions.contains { action in
+            guard case .journal(let record) = action, case .decision(let text) = record.kind else { return false }
+            return text.hasPrefix("Background fetch skipped: \(wakeCostPhrase) ")
+        }
+    }
+
+    /// The memory a wake of the app would bring back into RAM: a suspended app's part pushed out
+    /// to swap, a not-running app's last measured footprint; nothing for an app already running.
+    func wakeCost(_ index: Int) -> Int64 {
+        switch records[index].state {
+        case .suspended: records[index].swappedBytes
+        case .notRunning: records[index].footprint
+        case .background, .inactive, .active: 0
+        }
+    }
+
+    /// Records what a wake about to happen brings back, for the fetch wakes that follow it.
+    mutating func chargeWake(_ index: Int) {
+        let cost = wakeCost(index)
+        records[index].wakeCharge = records[index].hasOpenWindow ? max(records[index].wakeCharge, cost) : cost
     }
 
     // MARK: Push
@@ -224,6 +288,7 @@ extension Lifecycle {
                 .deliver(app: name, message: .pushPayload(payload: pending.payload, id: pending.id, window: .zero)))
             return
         }
+        chargeWake(index)
         switch records[index].state {
         case .notRunning:
             launchPassively(index, reason: .push, because: "launched in the background for a push", at: now, &out)

@@ -37,6 +37,10 @@ public struct Lifecycle: Sendable {
     /// Apps killed for memory whose process has not been reported ended yet: the memory they
     /// give back is on its way (rule 9, `Lifecycle.victimExitWait`).
     var dyingVictims: [DyingVictim] = []
+    /// What could still be freed without killing at the last memory sample (available memory
+    /// plus what swap could still take), in bytes; nil before the first sample. Fetch wakes are
+    /// weighed against it (rule 4, `Lifecycle.memoryRefusesWake`).
+    var lastEffectiveAvailable: Int64?
 
     /// A core for `policy` whose device tokens come from `tokenSource` (the daemon passes
     /// `.systemRandom`; the default keeps simulations reproducible).

@@ -134,6 +134,87 @@ import WardenCore
         try harness.send(.open(app: "news"), at: 5000)
         #expect(harness.deadline("news", .fetchWake) != nil)
     }
+
+    static let mib: Int64 = 1 << 20
+
+    /// Three fetch apps due together at 900 s, suspended since 8 s; each is compressed with
+    /// `swapped` MiB of its memory in swap, and the device (1000 MiB: warning below 150 MiB)
+    /// last measured `available` MiB.
+    static func suspendedFetchers(swapped: Int64, available: Int64) throws -> Harness {
+        let names = ["a", "b", "c"]
+        var harness = Harness(Policy(apps: names.map { Self.fetcher($0) }))
+        for (offset, name) in names.enumerated() {
+            try harness.send(.footprint(app: name, bytes: 200 * mib), at: 0)
+            try harness.send(.open(app: name), at: Double(offset))
+        }
+        try harness.send(.home, at: 3)
+        harness.advance(to: 9)
+        for name in names {
+            #expect(harness.state(name) == .suspended)
+            try harness.send(.compressed(app: name, launch: 1, swappedBytes: swapped * mib), at: 10)
+        }
+        try harness.send(.memorySample(available: available * mib, total: 1000 * mib), at: 20)
+        return harness
+    }
+
+    static func skippedForMemory(_ harness: Harness) -> [String] {
+        harness.journal.compactMap { record in
+            guard case .decision(let text) = record.kind, text.hasPrefix("Background fetch skipped:"),
+                text.contains("memory") || text.contains("warning_enter")
+            else { return nil }
+            return record.app
+        }
+    }
+
+    /// A fetch wake due while memory is at `warning` is skipped: the app stays frozen and its
+    /// next wake comes an interval later, when memory is normal again it is woken.
+    @Test func aFetchWakeUnderMemoryPressureIsSkipped() throws {
+        var harness = try Self.suspendedFetchers(swapped: 0, available: 100)
+        #expect(harness.core.memoryLevel == .warning)
+        harness.advance(to: 900)
+        #expect(["a", "b", "c"].allSatisfy { harness.state($0) == .suspended })
+        #expect(Self.skippedForMemory(harness).sorted() == ["a", "b", "c"])
+        // The level is journaled, so a replay skips these wakes too.
+        #expect(!Lifecycle.fetchWaitedForMemory(harness.actions))
+        #expect(!harness.messages(to: "a").contains(.fetchStart(window: .seconds(30))))
+        #expect(harness.deadline("a", .fetchWake) == seconds(1800))
+        try harness.send(.memorySample(available: 600 * Self.mib, total: 1000 * Self.mib), at: 1000)
+        harness.advance(to: 1800)
+        #expect(harness.state("a") == .background)
+        #expect(harness.messages(to: "a").contains(.fetchStart(window: .seconds(30))))
+        #expect(harness.terminations.isEmpty)
+    }
+
+    /// Wakes due together bring back only what memory can take: with 400 MiB that could be freed
+    /// and a warning threshold of 150 MiB, two apps with 100 MiB each in swap are woken and the
+    /// third waits; its next wake, with more memory free, goes through.
+    @Test func aBatchOfCompressedAppsIsWokenOnlyAsFarAsMemoryAllows() throws {
+        var harness = try Self.suspendedFetchers(swapped: 100, available: 400)
+        #expect(harness.core.memoryLevel == .normal)
+        harness.advance(to: 900)
+        let woken = ["a", "b", "c"].filter { harness.state($0) == .background }
+        let skipped = Self.skippedForMemory(harness)
+        #expect(woken.count == 2)
+        #expect(skipped.count == 1)
+        #expect(Lifecycle.fetchWaitedForMemory(harness.actions))
+        guard let waiting = skipped.first else { return }
+        #expect(!woken.contains(waiting))
+        #expect(harness.state(waiting) == .suspended)
+        #expect(harness.deadline(waiting, .fetchWake) == seconds(1800))
+        for name in woken { try harness.send(.completeFetch(app: name, result: .newData), at: 902) }
+        try harness.send(.memorySample(available: 600 * Self.mib, total: 1000 * Self.mib), at: 1000)
+        harness.advance(to: 1800)
+        #expect(harness.messages(to: waiting).contains(.fetchStart(window: .seconds(30))))
+        #expect(Self.skippedForMemory(harness).count == 1)
+    }
+
+    /// With room for all three, none waits: the rule holds back only what memory cannot take.
+    @Test func aBatchWithRoomForEveryAppIsWokenWhole() throws {
+        var harness = try Self.suspendedFetchers(swapped: 100, available: 500)
+        harness.advance(to: 900)
+        #expect(["a", "b", "c"].allSatisfy { harness.state($0) == .background })
+        #expect(Self.skippedForMemory(harness).isEmpty)
+    }
 }
 
 @Suite struct LifecyclePushTests {

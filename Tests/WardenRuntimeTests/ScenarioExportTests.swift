@@ -145,4 +145,20 @@ struct ScenarioExportTests {
             JournalInput.inputs(for: exit, actions: [], endsOnItsOwn: true, candidates: []) == [.step("maps crash")])
         #expect(JournalInput.inputs(for: exit, actions: [], endsOnItsOwn: false, candidates: []).isEmpty)
     }
+
+    /// A fetch wake skipped for the memory it would bring back is marked unreplayable (the
+    /// figures it was weighed with are not journaled); a timer that decides nothing journals nothing.
+    @Test func aFetchSkippedForTheMemoryItWouldBringBackIsUnreplayable() {
+        let wake = LifecycleEvent.timerFired(TimerID(app: "news", kind: .fetchWake))
+        #expect(JournalInput.inputs(for: wake, actions: [], endsOnItsOwn: false, candidates: []).isEmpty)
+        let skipped = LifecycleAction.journal(
+            JournalRecord(
+                app: "news", time: .zero,
+                kind: .decision(
+                    "Background fetch skipped: bringing back its 100MiB would leave 50MiB that could be freed without killing, under warning_enter (150MiB)."
+                )))
+        let inputs = JournalInput.inputs(for: wake, actions: [skipped], endsOnItsOwn: false, candidates: [])
+        #expect(inputs.count == 1)
+        #expect(inputs.first?.name == "unreplayable")
+    }
 }
