@@ -22,7 +22,9 @@
 # that, the lowest MemAvailable, the kernel's OOM kills, the killer's major page faults from the
 # sample before the first kill to the sample after the last, the device's memory stall (PSI some
 # and full: the highest avg10 sampled and the stall time over the run) and the most swap used.
-# Samples are taken about once a second; in a slow guest less often.
+# Samples are taken about once a second; in a slow guest less often. Each app lost is listed with
+# how it ended: under appwarden the reason it journaled; under the others the service's result
+# and its main process's status (signal/9: SIGKILL), or systemd-oomd when its log names the kill.
 import json
 import os
 import re
@@ -96,6 +98,13 @@ def held_mib(pid):
     except OSError:
         return 0
     return total // 1024
+
+
+def unit_end(name):
+    """How the service of app `name` ended, as systemd recorded it: "RESULT/STATUS"."""
+    fields = run("systemctl", "show", "-p", "Result", "-p", "ExecMainStatus", "--value",
+                 "w-%s.service" % name).split()
+    return "/".join(fields) or "unknown"
 
 
 def run(*command, check=False):
@@ -249,6 +258,7 @@ psi_start = psi()
 peak_some = peak_full = 0.0
 short_at = None
 kills = []  # (seconds after t0, app, was it the foreground app)
+ends = []  # how each of `kills` ended, where the killer's service tells (not under appwarden)
 majflt_before_kill = None
 majflt_last = major_faults(kpid)
 majflt_after_last_kill = None
@@ -287,6 +297,7 @@ while True:
         if name in stopped_by_us or alive(pids[name]):
             continue
         kills.append((now, name, name == foreground))
+        ends.append(None if under_appwarden or name == "front" else unit_end(name))
         killed_now = True
         del pids[name]
         if name == "front":
@@ -357,7 +368,28 @@ if under_appwarden:
         appwarden_states[name] = (app.get("state"), app.get("footprintBytes", 0) >> 20, app.get("swappedBytes", 0) >> 20)
     log("states at the end (state, footprint MiB, swapped MiB):", appwarden_states)
 
+# How each app lost ended: appwarden's journaled reasons, in order per app; systemd-oomd's own
+# log; otherwise what systemd recorded of the service.
+reasons_left = {}
+if under_appwarden:
+    for app, reason in reasons:
+        reasons_left.setdefault(app, []).append(reason)
+oomd_log = run("journalctl", "-u", "systemd-oomd", "--since", "@%d" % int(t_start), "--no-pager", "-o", "cat")
+oomd_killed = re.findall(r"Killed \S*w-([a-z0-9]+)\.service", oomd_log)
+log("systemd-oomd at the end: %s; kills it logged in this run: %s"
+    % (run("systemctl", "is-active", "systemd-oomd").strip(), ",".join(oomd_killed) or "none"))
+labels = []
+for (_, name, _), end in zip(kills, ends):
+    if under_appwarden:
+        how = (reasons_left.get(name) or ["unknown"]).pop(0)
+    elif name in oomd_killed:
+        oomd_killed.remove(name)
+        how = "systemd-oomd"
+    else:
+        how = end or "unknown"
+    labels.append("%s(%s)" % (name, how))
 lost = [name for _, name, _ in kills if name != "front"] if not day else [name for _, name, _ in kills]
+lost_labels = [label for (_, name, _), label in zip(kills, labels) if day or name != "front"]
 if day:
     cold = cold_relaunches
     fg_fate = "killed %d times" % sum(1 for _, _, fg in kills if fg) if any(fg for _, _, fg in kills) else "never killed"
@@ -384,7 +416,7 @@ row = {
     "workload": workload,
     "killer": killer,
     "lost": len(lost),
-    "lost_apps": ",".join(lost) or "-",
+    "lost_apps": ",".join(lost_labels) or "-",
     "cold": cold,
     "front": fg_fate.replace(" ", "_"),
     "short_s": "-" if short_at is None else "%.0f" % short_at,
