@@ -116,19 +116,15 @@ extension Lifecycle {
         }
     }
 
-    /// How long the killer counts on the memory of a victim killed for memory pressure that has
-    /// not been reported ended yet: lmkd waits for its victim's death the same way.
-    public static let victimExitWait: Duration = .seconds(1)
-
     /// One victim at a time (rule 9), across samples: while a victim killed for memory has not
-    /// been reported ended (for at most `victimExitWait`), its footprint is on its way back, and
+    /// been reported ended (for at most `[memory] victim_exit_wait`), its footprint is on its way back, and
     /// another app is killed only when the device would still be critical with it back. A victim
     /// slow to die (a large frozen app on a slow device) thus costs no second app that its own
     /// memory would have saved. Journaled once per victim.
     private mutating func waitsForDyingVictims(
         figures: MemoryFigures, swap: SwapFigures?, at now: Instant, _ out: inout [LifecycleAction]
     ) -> Bool {
-        dyingVictims.removeAll { now - $0.killedAt >= Self.victimExitWait }
+        dyingVictims.removeAll { now - $0.killedAt >= memoryTracker.settings.victimExitWait }
         guard !dyingVictims.isEmpty else { return false }
         let coming = dyingVictims.reduce(Int64(0)) { $0 + $1.bytes }
         var withVictimsGone = MemoryLevelTracker(settings: memoryTracker.settings)

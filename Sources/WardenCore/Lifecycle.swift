@@ -35,7 +35,7 @@ public struct Lifecycle: Sendable {
     /// Whether the last memory sample said the device has swap (then suspended apps are compressed).
     var deviceHasSwap = false
     /// Apps killed for memory whose process has not been reported ended yet: the memory they
-    /// give back is on its way (rule 9, `Lifecycle.victimExitWait`).
+    /// give back is on its way (rule 9, `MemorySettings.victimExitWait`).
     var dyingVictims: [DyingVictim] = []
     /// What could still be freed without killing at the last memory sample (available memory
     /// plus what swap could still take), in bytes; nil before the first sample. Fetch wakes are

@@ -31,6 +31,10 @@ public struct MemorySettings: Sendable, Equatable {
     /// Where the device has swap, push a suspended app's memory out to swap right after it is
     /// frozen (`compress_suspended`, true), so that more apps stay alive; per app too.
     public var compressSuspended: Bool
+    /// How long after a kill for memory the killer counts the victim's footprint as on its way
+    /// back while its end is not reported (`victim_exit_wait`, 1s): another app is killed
+    /// meanwhile only if the device would stay critical with it back. Zero: no wait.
+    public var victimExitWait: Duration
 
     public init(
         warningEnter: MemoryThreshold = .percent(15),
@@ -42,7 +46,8 @@ public struct MemorySettings: Sendable, Equatable {
         backgroundLimit: MemoryThreshold? = nil,
         fairShare: MemoryThreshold? = MemorySettings.defaultFairShare,
         stallCritical: Double? = MemorySettings.defaultStallCritical,
-        compressSuspended: Bool = true
+        compressSuspended: Bool = true,
+        victimExitWait: Duration = MemorySettings.defaultVictimExitWait
     ) {
         self.warningEnter = warningEnter
         self.warningExit = warningExit
@@ -54,7 +59,15 @@ public struct MemorySettings: Sendable, Equatable {
         self.fairShare = fairShare
         self.stallCritical = stallCritical
         self.compressSuspended = compressSuspended
+        self.victimExitWait = victimExitWait
     }
+
+    /// The built-in wait for a dying victim: lmkd waits for its victim's death the same way.
+    public static let defaultVictimExitWait: Duration = .seconds(1)
+
+    /// The longest `victim_exit_wait` a policy may set: the killer must not stand still for long
+    /// behind a victim that cannot die.
+    public static let maximumVictimExitWait: Duration = .seconds(10)
 
     /// The built-in stall at which a short device with swap is critical: 40% of the time stalled
     /// is thrashing by any measure (systemd-oomd's default limit for a unit is 60% for 30 s).

@@ -33,7 +33,7 @@ extension PolicyValidator {
     static let memoryKeys =
         [
             "warning_enter", "warning_exit", "critical_enter", "critical_exit", "kill_foreground", "warning_interval",
-            "stall_critical",
+            "stall_critical", "victim_exit_wait",
         ] + appMemoryKeys
 
     /// The keys of `[memory]` that an app's `[apps.NAME.memory]` table may set for itself.
@@ -186,6 +186,8 @@ extension PolicyValidator {
                 memory[keyPath: field.global] = bound(value, allowingNone: true)
             } else if key == "stall_critical" {
                 memory.stallCritical = stallShare(value)
+            } else if key == "victim_exit_wait" {
+                if let wait = victimExitWait(value) { memory.victimExitWait = wait }
             } else if key != "warning_interval" {
                 reportUnknown(value, known: Self.memoryKeys, place: "[\(table.dottedKey)]")
             }
@@ -252,6 +254,21 @@ extension PolicyValidator {
             return nil
         }
         return threshold
+    }
+
+    /// `victim_exit_wait`: a duration from zero (no wait) to `MemorySettings.maximumVictimExitWait`.
+    private mutating func victimExitWait(_ value: LocatedValue) -> Duration? {
+        let maximum = DurationFormat.string(MemorySettings.maximumVictimExitWait)
+        guard let text = value.string, let wait = DurationFormat.parse(text), wait >= .zero,
+            wait <= MemorySettings.maximumVictimExitWait
+        else {
+            report(
+                value,
+                "key \"\(value.dottedKey)\" must be a duration from \"0s\" (no wait) to \"\(maximum)\", such as \"1s\"."
+            )
+            return nil
+        }
+        return wait
     }
 
     /// `stall_critical`: a percentage above zero (`"40%"`), or `"none"`.

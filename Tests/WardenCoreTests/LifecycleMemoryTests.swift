@@ -237,9 +237,9 @@ import WardenCore
     /// Four suspended apps of 300, 200, 1 and 1 MiB beside a foreground app, on a device of
     /// 1000 MiB (critical below 50 MiB, left at 100 MiB); the core alone, so that no process end
     /// is reported unless the test sends it.
-    static func suspendedDevice() throws -> Lifecycle {
+    static func suspendedDevice(memory: MemorySettings = MemorySettings()) throws -> Lifecycle {
         let sizes: [(String, Int64)] = [("a", 300), ("b", 200), ("c", 1), ("d", 1), ("fg", 10)]
-        var harness = Harness(Policy(apps: sizes.map { AppPolicy(name: $0.0) }))
+        var harness = Harness(Policy(memory: memory, apps: sizes.map { AppPolicy(name: $0.0) }))
         for (name, size) in sizes { try harness.send(.footprint(app: name, bytes: size * mib), at: 0) }
         for (offset, (name, _)) in sizes.enumerated() { try harness.send(.open(app: name), at: Double(offset)) }
         harness.advance(to: 30)
@@ -258,6 +258,21 @@ import WardenCore
             guard case .journal(let record) = action, case .decision(let text) = record.kind else { return nil }
             return text
         }
+    }
+
+    /// With `victim_exit_wait = "0s"` the killer does not wait: the next critical sample kills
+    /// the next app although the first victim's end is not reported.
+    @Test func noWaitWhenVictimExitWaitIsZero() throws {
+        var memory = MemorySettings()
+        memory.victimExitWait = .zero
+        var core = try Self.suspendedDevice(memory: memory)
+        let total = 1000 * Self.mib
+        #expect(
+            Self.killed(try core.handle(.memorySample(available: 40 * Self.mib, total: total), at: Harness.seconds(31)))
+                == ["a"])
+        let next = try core.handle(.memorySample(available: 45 * Self.mib, total: total), at: Harness.seconds(31.1))
+        #expect(Self.killed(next) == ["b"])
+        #expect(!Lifecycle.waitsForDyingVictim(next))
     }
 
     /// While the victim's end is not reported, a critical sample that its footprint would lift out
@@ -282,12 +297,17 @@ import WardenCore
         #expect(Self.killed(next) == ["b"])
     }
 
-    /// A victim whose end is never reported is counted on for `victimExitWait`, no longer; and
-    /// when even its memory back would leave the device critical, the next app is killed at once.
-    @Test func theWaitEndsAfterVictimExitWaitAndNeverHoldsWhenStillCritical() throws {
-        var core = try Self.suspendedDevice()
+    /// A victim whose end is never reported is counted on for `victim_exit_wait` (1s by
+    /// default), no longer; and when even its memory back would leave the device critical, the
+    /// next app is killed at once.
+    @Test(arguments: [nil, 3.0])
+    func theWaitEndsAfterVictimExitWaitAndNeverHoldsWhenStillCritical(seconds: Double?) throws {
+        var memory = MemorySettings()
+        if let seconds { memory.victimExitWait = .milliseconds(Int64(seconds * 1000)) }
+        var core = try Self.suspendedDevice(memory: memory)
         let total = 1000 * Self.mib
-        let wait = Double(Lifecycle.victimExitWait.components.seconds)
+        let wait = seconds ?? 1
+        #expect(memory.victimExitWait == .milliseconds(Int64(wait * 1000)))
         #expect(
             Self.killed(try core.handle(.memorySample(available: 40 * Self.mib, total: total), at: Harness.seconds(31)))
                 == ["a"])
@@ -300,12 +320,16 @@ import WardenCore
             .memorySample(available: 45 * Self.mib, total: total), at: Harness.seconds(31 + wait))
         #expect(Self.killed(late) == ["b"])
 
-        _ = try core.handle(.processExited(app: "b", launch: 1, end: .exited(code: 137)), at: Harness.seconds(33))
+        let after = 31 + wait
+        _ = try core.handle(
+            .processExited(app: "b", launch: 1, end: .exited(code: 137)), at: Harness.seconds(after + 2))
         #expect(
-            Self.killed(try core.handle(.memorySample(available: 10 * Self.mib, total: total), at: Harness.seconds(34)))
-                == ["c"])
+            Self.killed(
+                try core.handle(
+                    .memorySample(available: 10 * Self.mib, total: total), at: Harness.seconds(after + 3))) == ["c"])
         // 10 MiB free and 1 MiB on its way: still critical, so the next goes at once.
-        let deeper = try core.handle(.memorySample(available: 10 * Self.mib, total: total), at: Harness.seconds(34.01))
+        let deeper = try core.handle(
+            .memorySample(available: 10 * Self.mib, total: total), at: Harness.seconds(after + 3.01))
         #expect(Self.killed(deeper) == ["d"])
     }
 }

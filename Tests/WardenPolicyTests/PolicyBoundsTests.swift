@@ -69,6 +69,25 @@ struct PolicyBoundsTests {
         #expect(diagnostics.last?.message.contains("from 1 to 4194304") == true)
     }
 
+    /// `[memory] victim_exit_wait` is 1s unless set; "0s" turns the wait off; a wait that is not a
+    /// duration, or longer than 10s, is refused at its line with the range.
+    @Test func victimExitWaitIsReadAndBounded() throws {
+        #expect(try PolicyLoader.parse("", file: "wait.toml").memory.victimExitWait == .seconds(1))
+        let off = try PolicyLoader.parse("[memory]\nvictim_exit_wait = \"0s\"\n", file: "wait.toml")
+        #expect(off.memory.victimExitWait == .zero)
+        let long = try PolicyLoader.parse("[memory]\nvictim_exit_wait = \"2500ms\"\n", file: "wait.toml")
+        #expect(long.memory.victimExitWait == .milliseconds(2500))
+        for bad in ["\"11s\"", "\"soon\"", "3"] {
+            let diagnostics = PolicyFixtures.diagnostics(
+                parsing: "[memory]\nvictim_exit_wait = \(bad)\n", file: "wait.toml")
+            #expect(diagnostics.map(\.line) == [2])
+            #expect(
+                diagnostics.map(\.message) == [
+                    "key \"memory.victim_exit_wait\" must be a duration from \"0s\" (no wait) to \"10s\", such as \"1s\"."
+                ])
+        }
+    }
+
     /// A misspelt key in a new section gets a suggestion.
     @Test func unknownBoundKeysSuggestTheKnownOnes() throws {
         let diagnostics = PolicyFixtures.diagnostics(parsing: "[limits]\ntask_max = 10\n", file: "bounds.toml")
