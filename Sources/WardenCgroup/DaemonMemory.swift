@@ -35,6 +35,15 @@ public enum DaemonMemory {
         return .failure(.current)
     }
 
+    /// The major page faults this process has taken so far (`getrusage(RUSAGE_SELF)`,
+    /// `ru_majflt`): each one a wait for a page read back from storage.
+    public static func majorFaults() -> Int {
+        var usage = rusage()
+        let ofSelf: Int32 = 0  // RUSAGE_SELF, spelt as Glibc and Musl both take it
+        guard getrusage(ofSelf, &usage) == 0 else { return 0 }
+        return usage.ru_majflt
+    }
+
     /// Gives free heap memory back to the kernel (`malloc_trim(0)`); returns the resident
     /// memory before and after.
     public static func trimHeap() -> (before: Int, after: Int)? {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import WardenCgroup
@@ -41,6 +42,18 @@ struct DaemonMemoryFiguresTests {
             """
         #expect(DaemonMemory.parse(status: status, rollup: rollup)?.locked == 33000 << 10)
         #expect(DaemonMemory.parse(status: status)?.locked == 679460 << 10)
+    }
+
+    /// The major faults counted are the process's own, as `/proc/self/stat` (its 12th field,
+    /// `majflt`) gives them, read between two counts.
+    @Test func majorFaultsAreTheProcessesOwnCount() throws {
+        let before = DaemonMemory.majorFaults()
+        let stat = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8)
+        let after = DaemonMemory.majorFaults()
+        let fields = try #require(stat.split(separator: ")").last).split(separator: " ")
+        let majflt = try #require(Int(fields[9]))
+        #expect(before <= majflt && majflt <= after)
+        #expect(before >= 0)
     }
 
     /// Giving free heap back never lets go of the code: the pages the next kill runs stay

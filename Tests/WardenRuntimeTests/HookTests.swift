@@ -120,6 +120,12 @@ import WardenTesting
         let logged = lines.withLock { $0 }
         #expect(logged.contains { $0.contains("Hook on_kill (app \"mail\"): hook saw kill") })
         #expect(logged.contains { $0.contains("Hook on_pressure: hook saw pressure") })
+        // A kill for memory says what the daemon itself waited for storage meanwhile.
+        #expect(
+            logged.contains {
+                $0.contains("Killed app \"mail\" (memoryPressure); the daemon took ")
+                    && $0.contains(" since the measurement that chose it.")
+            })
         await bed.stop()
     }
 

@@ -67,6 +67,7 @@ columns = [
     ("lost", "apps lost"), ("cold", "cold launches"), ("front", "foreground app"),
     ("short_to_kill_s", "short→kill s"), ("lowest_mib", "lowest MemAvailable MiB"),
     ("oom_kills", "kernel OOM kills"), ("killer_majflt", "killer majflt in kills"),
+    ("kill_majflt", "daemon majflt measurement→kill"),
     ("some_peak", "PSI some avg10 peak"), ("full_peak", "PSI full avg10 peak"),
     ("some_total_s", "some stall s"), ("full_total_s", "full stall s"), ("swap_peak_mib", "swap used MiB"),
 ]

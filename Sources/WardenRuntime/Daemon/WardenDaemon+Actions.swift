@@ -315,8 +315,18 @@ extension WardenDaemon {
             parts.launcher.send(SIGKILL, to: main.pid)
         }
         let releasingMemory = options.releasesMemoryOnKill && reason == .memoryPressure
+        let faultsBefore = memoryWatch.faultsAtMeasurement ?? DaemonMemory.majorFaults()
         await releaseGroup(app, killing: releasingMemory ? .releasingMemory : .signalOnly)
-        logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
+        guard reason == .memoryPressure else {
+            logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
+            return
+        }
+        // The killer's own waits for storage, from the measurement that chose the victim to its
+        // end: the daemon's memory is locked so that there are none.
+        let faults = DaemonMemory.majorFaults() - faultsBefore
+        logger.info(
+            "Killed app \"\(app)\" (\(reason.rawValue)); the daemon took \(faults) major page fault\(faults == 1 ? "" : "s") since the measurement that chose it."
+        )
     }
 
     /// How `releaseGroup` treats what is still in the group.

@@ -24,6 +24,9 @@ struct MemoryWatch {
     var trimmed = false
     /// The v1 usage thresholds armed: the group and the usage marks.
     var thresholds: (group: String, marks: [UInt64])?
+    /// The daemon's major page faults when the last measurement began (`DaemonMemory.majorFaults`):
+    /// a kill for memory says how many it took since, which should be none.
+    var faultsAtMeasurement: Int?
     /// The marks the kernel refused (logged once, not tried again for the same marks).
     var refusedMarks: [UInt64] = []
 

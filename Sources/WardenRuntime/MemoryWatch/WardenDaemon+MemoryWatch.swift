@@ -86,6 +86,7 @@ extension WardenDaemon {
     /// first when the level is or becomes critical); plans the next measurement.
     func measure() async {
         guard phase.isRunning else { return }
+        memoryWatch.faultsAtMeasurement = DaemonMemory.majorFaults()
         let quiet = deviceIsQuiet
         memoryWatch.quiet = quiet
         guard let device = parts.memory.deviceMemory() else {

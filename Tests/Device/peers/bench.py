@@ -21,7 +21,9 @@
 # (MemAvailable under 10% of MemTotal) after the foreground app started and the first kill after
 # that, the lowest MemAvailable, the kernel's OOM kills, the killer's major page faults from the
 # sample before the first kill to the sample after the last, the device's memory stall (PSI some
-# and full: the highest avg10 sampled and the stall time over the run) and the most swap used.
+# and full: the highest avg10 sampled and the stall time over the run) and the most swap used;
+# under appwarden also the major faults the daemon counts itself from the measurement that chose
+# each victim to that kill's end (the sum, then each kill's).
 # Samples are taken about once a second; in a slow guest less often. Each app lost is listed with
 # how it ended: under appwarden the reason it journaled; under the others the service's result
 # and its main process's status (signal/9: SIGKILL), or systemd-oomd when its log names the kill.
@@ -272,6 +274,7 @@ order = ["mail", "chat", "maps", "mail", "news", "camera", "chat", "music", "sho
 appwarden_states = {}
 samples = 0
 memory_kills = "-"
+kill_majflt = "-"
 
 while True:
     now = time.time() - t0
@@ -361,6 +364,11 @@ if under_appwarden:
         print("  extended:", line)
     memory_kills = sum(1 for _, reason in reasons if reason in ("memoryPressure", "memoryLimit", "kernelOOMKill"))
     journal = run("journalctl", "-u", "appwarden", "-o", "short-monotonic", "--no-pager")
+    # The daemon's own count, from the measurement that chose each victim to the kill's end.
+    kill_faults = [int(n) for n in re.findall(r"the daemon took (\d+) major page faults? since the measurement", journal)]
+    if kill_faults:
+        kill_majflt = "%d (%s)" % (sum(kill_faults), "+".join(map(str, kill_faults)))
+        kill_majflt = kill_majflt.replace(" ", "")
     lines = [line for line in journal.splitlines() if re.search(r"pressure|kill|critical|warning|compress|swap", line, re.I)]
     for line in lines[-60:]:
         print("  journal:", line)
@@ -425,6 +433,7 @@ row = {
     "oom_kills": oom,
     "oom_victims": ",".join(sorted(seen_pids.get(pid, str(pid)) for pid in oom_victims)) or "-",
     "killer_majflt": majflt,
+    "kill_majflt": kill_majflt,
     "some_peak": "%.1f" % peak_some,
     "full_peak": "%.1f" % peak_full,
     "some_total_s": "%.1f" % ((psi_end["some_total"] - psi_start["some_total"]) / 1e6),
