@@ -119,11 +119,12 @@ extension Lifecycle {
 
     /// Why a fetch wake due now must wait for memory, or nil when it may wake the app (rule 4:
     /// a fetch is an opportunity the system grants, not a promise, as on iOS). Where the level
-    /// is measured (memory samples), it waits while the level is warning or critical, and when the memory the wake would bring back
-    /// into RAM (`wakeCost`), with that of the wakes whose windows are still open, would take
-    /// what could still be freed without killing, as the last sample measured it, under
-    /// `warning_enter`: a batch of compressed apps thawed together would otherwise cost the
-    /// killer an app. The skipped wake counts as taken; the next comes an interval later.
+    /// is measured (memory samples), it waits while the level is warning or critical, and when
+    /// the memory the wake would bring back into RAM (`wakeCost`), with that of the wakes whose
+    /// windows are still open, would take what could still be freed without killing, as the
+    /// last sample measured it, under `warning_enter`: a batch of compressed apps thawed
+    /// together would otherwise cost the killer an app. The skipped wake counts as taken; the
+    /// next comes an interval later.
     func memoryRefusesWake(_ index: Int) -> String? {
         // A level reported rather than measured (a scenario's `pressure` step) holds back nothing.
         guard let available = lastEffectiveAvailable, let total = deviceMemory else { return nil }
