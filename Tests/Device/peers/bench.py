@@ -387,14 +387,14 @@ oomd_killed = re.findall(r"Killed \S*w-([a-z0-9]+)\.service", oomd_log)
 log("systemd-oomd at the end: %s; kills it logged in this run: %s"
     % (run("systemctl", "is-active", "systemd-oomd").strip(), ",".join(oomd_killed) or "none"))
 labels = []
-for (_, name, _), end in zip(kills, ends):
+for (_, name, _), unit_result in zip(kills, ends):
     if under_appwarden:
         how = (reasons_left.get(name) or ["unknown"]).pop(0)
     elif name in oomd_killed:
         oomd_killed.remove(name)
         how = "systemd-oomd"
     else:
-        how = end or "unknown"
+        how = unit_result or "unknown"
     labels.append("%s(%s)" % (name, how))
 lost = [name for _, name, _ in kills if name != "front"] if not day else [name for _, name, _ in kills]
 lost_labels = [label for (_, name, _), label in zip(kills, labels) if day or name != "front"]
