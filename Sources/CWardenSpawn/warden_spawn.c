@@ -15,13 +15,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_clone3
@@ -201,6 +205,61 @@ static pid_t raw_clone3(uint64_t flags, int unified_cgroup_fd, int *pidfd) {
     return (pid_t)syscall(SYS_clone3, &args, sizeof args);
 }
 
+/// A child given up on: reaped on a detached thread whenever it ends (a child frozen in its
+/// group ends only once the group is thawed or killed), so that no zombie is left.
+struct warden_abandoned_child {
+    pid_t pid;
+    int pidfd;
+};
+
+static void *reap_abandoned_child(void *argument) {
+    struct warden_abandoned_child *child = argument;
+    int status;
+    while (waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {}
+    if (child->pidfd >= 0) close(child->pidfd);
+    free(child);
+    return NULL;
+}
+
+/// Kills a child that did not reach execve in time and leaves its reaping to a thread.
+static void abandon_child(pid_t pid, int pidfd) {
+    if (pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0) kill(pid, SIGKILL);
+    struct warden_abandoned_child *child = malloc(sizeof *child);
+    pthread_attr_t attributes;
+    pthread_t thread;
+    if (child != NULL && pthread_attr_init(&attributes) == 0) {
+        child->pid = pid;
+        child->pidfd = pidfd;
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        int created = pthread_create(&thread, &attributes, reap_abandoned_child, child);
+        pthread_attr_destroy(&attributes);
+        if (created == 0) return;
+    }
+    free(child);
+    if (pidfd >= 0) close(pidfd);
+}
+
+/// Milliseconds on the monotonic clock.
+static long long monotonic_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/// Waits until the report pipe can be read or `deadline_ms` passes (none when negative);
+/// returns 1 when readable (data or end of file), 0 at the deadline.
+static int wait_for_report(int fd, long long deadline_ms) {
+    if (deadline_ms < 0) return 1;
+    for (;;) {
+        long long left = deadline_ms - monotonic_ms();
+        if (left <= 0) return 0;
+        struct pollfd entry = {.fd = fd, .events = POLLIN};
+        int ready = poll(&entry, 1, left > 60000 ? 60000 : (int)left);
+        if (ready > 0) return 1;
+        if (ready < 0 && errno != EINTR) return 1;  // let read() report the error
+    }
+}
+
 int warden_spawn(const struct warden_spawn_request *request, struct warden_spawn_result *result) {
     fail(result, WARDEN_SPAWN_STAGE_NONE, 0, -1);
     if (request == NULL || request->path == NULL || request->argv == NULL || request->envp == NULL) {
@@ -307,7 +366,14 @@ int warden_spawn(const struct warden_spawn_request *request, struct warden_spawn
 
     struct warden_child_report report;
     size_t received = 0;
+    long long deadline_ms = request->report_timeout_ms > 0 ? monotonic_ms() + request->report_timeout_ms : -1;
     while (received < sizeof report) {
+        if (!wait_for_report(report_pipe[0], deadline_ms)) {
+            close(report_pipe[0]);
+            abandon_child(pid, pidfd);
+            fail(result, WARDEN_SPAWN_STAGE_REPORT, ETIMEDOUT, -1);
+            return -1;
+        }
         ssize_t count = read(report_pipe[0], (char *)&report + received, sizeof report - received);
         if (count < 0) {
             if (errno == EINTR) continue;

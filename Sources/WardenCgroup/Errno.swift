@@ -43,6 +43,8 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
     public static let tryAgain = Errno(rawValue: EAGAIN)
     /// `ENOSYS`: the kernel has no such system call.
     public static let noSuchSystemCall = Errno(rawValue: ENOSYS)
+    /// `ETIMEDOUT`: a wait ran out of time (a child that did not reach `execve`).
+    public static let timedOut = Errno(rawValue: ETIMEDOUT)
 
     /// Whether this error means the thing asked about has vanished, which is normal for a group
     /// or process that ends while it is being read or killed.
@@ -60,5 +62,6 @@ public struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
         EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST",
         ENODEV: "ENODEV", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", ENOSPC: "ENOSPC",
         EROFS: "EROFS", ENOSYS: "ENOSYS", ENOTEMPTY: "ENOTEMPTY", EOPNOTSUPP: "EOPNOTSUPP",
+        ETIMEDOUT: "ETIMEDOUT",
     ]
 }

@@ -96,6 +96,7 @@ public struct ProcessSpawner: Sendable {
                         cRequest.stdout_fd = stdoutFD
                         cRequest.stderr_fd = stderrFD
                         cRequest.force_fallback = request.method == .forkFallback ? 1 : 0
+                        cRequest.report_timeout_ms = request.startTimeout.map { Self.milliseconds($0) } ?? 0
                         return warden_spawn(&cRequest, &result)
                     }
                 }
@@ -171,6 +172,14 @@ public struct ProcessSpawner: Sendable {
             )
         case WARDEN_SPAWN_STAGE_EXEC.rawValue:
             return CgroupError.from(error, "execute the program", path: path)
+        case WARDEN_SPAWN_STAGE_REPORT.rawValue where error == .timedOut:
+            let limit = request.startTimeout.map { Self.text(milliseconds: Self.milliseconds($0)) } ?? "its time"
+            return CgroupError(
+                code: .io,
+                message:
+                    "The new process of \(program) did not reach its program within \(limit) (its group frozen, or the device stalled), so it was killed.",
+                cause: error.description
+            )
         case WARDEN_SPAWN_STAGE_CLONE.rawValue:
             guard let unifiedPath = request.group?.unifiedPath else {
                 return CgroupError(
@@ -193,6 +202,19 @@ public struct ProcessSpawner: Sendable {
                 cause: error.description
             )
         }
+    }
+
+    /// A timeout in whole milliseconds for C, at least 1 and at most `Int32.max`.
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < Int64(Int32.max) / 1000 else { return Int32.max }
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(1, total))
+    }
+
+    /// `10s`, or `300ms` where the time is not whole seconds.
+    static func text(milliseconds: Int32) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 
     private static let stageNames: [UInt32: String] = [

@@ -63,6 +63,14 @@ public struct SpawnRequest: Sendable, Hashable {
     public var newSession: Bool
     /// How the child is created.
     public var method: Method
+    /// How long the spawn waits for the child to reach `execve`: a child that takes longer (its
+    /// group frozen by someone else, a device stalled on memory) is killed and the spawn fails,
+    /// so that the caller is never held for ever. Nil waits for ever.
+    public var startTimeout: Duration?
+
+    /// The start timeout a request has unless it says otherwise: long enough for a slow device
+    /// under memory pressure to read a program in, short of holding its caller for long.
+    public static let defaultStartTimeout: Duration = .seconds(10)
 
     /// Makes a request; only the program is required.
     public init(
@@ -77,7 +85,8 @@ public struct SpawnRequest: Sendable, Hashable {
         group: AppGroup? = nil,
         newSession: Bool = true,
         method: Method = .automatic,
-        logRotation: LogRotation? = nil
+        logRotation: LogRotation? = nil,
+        startTimeout: Duration? = SpawnRequest.defaultStartTimeout
     ) {
         self.executable = executable
         self.arguments = arguments
@@ -91,5 +100,6 @@ public struct SpawnRequest: Sendable, Hashable {
         self.newSession = newSession
         self.method = method
         self.logRotation = logRotation
+        self.startTimeout = startTimeout
     }
 }

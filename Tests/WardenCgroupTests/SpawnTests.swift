@@ -122,6 +122,25 @@ struct SpawnTests {
         #expect(try child.waitAndReap() == .signaled(SIGTERM))
     }
 
+    /// A child that cannot reach its program (its group frozen by someone else) does not hold the
+    /// spawn for ever: past the start timeout it is killed, and the error says why; the group
+    /// empties once thawed, and no zombie is left.
+    @Test(.requiresRootCgroups, .requiresExecutable("/bin/true"), .timeLimit(.minutes(1)))
+    func aChildFrozenBeforeExecFailsTheSpawnAtTheTimeout() async throws {
+        try await ScratchGroup.with("frozen", memory: false) { group in
+            let unified = try #require(group.unifiedPath)
+            try Syscalls.writeText("1", to: unified + "/cgroup.freeze").get()
+            let error = #expect(throws: CgroupError.self) {
+                try ProcessSpawner().spawn(
+                    SpawnRequest(executable: "/bin/true", group: group.appGroup, startTimeout: .milliseconds(300)))
+            }
+            #expect(error?.message.contains("did not reach its program within 300ms") == true)
+            #expect(error?.message.contains("\"/bin/true\"") == true)
+            try Syscalls.writeText("0", to: unified + "/cgroup.freeze").get()
+            #expect(await eventually { ScratchGroup.pids(in: unified).isEmpty })
+        }
+    }
+
     /// A program that is not in PATH gives an error that names it and the search path.
     @Test func missingProgramIsReportedByName() {
         let error = #expect(throws: CgroupError.self) {

@@ -81,6 +81,10 @@ struct warden_spawn_request {
     int stderr_fd;
     /// Non-zero to skip clone3 and take the fork fallback (for tests and old kernels).
     int force_fallback;
+    /// How long to wait for the child to reach execve, in milliseconds; 0 waits for ever. A child
+    /// that takes longer (frozen in its group, stuck on a stalled device) is killed, reaped on a
+    /// thread of its own, and the spawn fails at WARDEN_SPAWN_STAGE_REPORT with ETIMEDOUT.
+    int report_timeout_ms;
 };
 
 /// The outcome of a spawn.
@@ -107,7 +111,8 @@ struct warden_spawn_result {
 /// E2BIG) the child is created with fork() and also joins the v2 leaf by writing "0" to
 /// its cgroup.procs before execve, so it still runs no program code outside its groups.
 /// Failures in the child come back through a close-on-exec pipe as (stage, errno); the
-/// child is then reaped before this returns.
+/// child is then reaped before this returns. A child that does not reach execve within
+/// `report_timeout_ms` is killed and the spawn fails (ETIMEDOUT), without waiting for its end.
 ///
 /// Returns 0 on success and -1 on failure, with the details in `result`.
 int warden_spawn(const struct warden_spawn_request *request, struct warden_spawn_result *result);
