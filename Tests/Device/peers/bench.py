@@ -363,7 +363,8 @@ if under_appwarden:
     for line in extended[-20:]:
         print("  extended:", line)
     memory_kills = sum(1 for _, reason in reasons if reason in ("memoryPressure", "memoryLimit", "kernelOOMKill"))
-    journal = run("journalctl", "-u", "appwarden", "-o", "short-monotonic", "--no-pager")
+    journal = run("journalctl", "-u", "appwarden", "--since", "@%d" % int(t_start), "-o", "short-monotonic",
+                  "--no-pager")
     # The daemon's own count, from the measurement that chose each victim to the kill's end.
     kill_faults = [int(n) for n in re.findall(r"the daemon took (\d+) major page faults? since the measurement", journal)]
     if kill_faults:
