@@ -27,17 +27,21 @@ install_package || {
 }
 ln -sf /opt/appwarden/bin/ballast /usr/local/bin/ballast
 systemctl disable --now appwarden >/dev/null 2>&1
-mkdir -p /etc/systemd/system/apps.slice.d /etc/systemd/system/-.slice.d
-cat >/etc/systemd/system/apps.slice.d/oomd.conf <<'CONF'
-[Slice]
-ManagedOOMMemoryPressure=kill
-ManagedOOMMemoryPressureLimit=50%
-CONF
-cat >/etc/systemd/system/-.slice.d/oomd.conf <<'CONF'
-[Slice]
-ManagedOOMSwap=kill
-CONF
-systemctl daemon-reload
+# systemd-oomd's managed slices exist only for its own turn: with them in place, PID 1 starts
+# systemd-oomd as soon as apps.slice starts, and it would kill during the other killers' runs.
+oomd_slices() {
+  if [ "$1" = on ]; then
+    mkdir -p /etc/systemd/system/apps.slice.d /etc/systemd/system/-.slice.d
+    printf '[Slice]\nManagedOOMMemoryPressure=kill\nManagedOOMMemoryPressureLimit=50%%\n' \
+      >/etc/systemd/system/apps.slice.d/oomd.conf
+    printf '[Slice]\nManagedOOMSwap=kill\n' >/etc/systemd/system/-.slice.d/oomd.conf
+    systemctl unmask --runtime systemd-oomd.service systemd-oomd.socket >/dev/null 2>&1
+  else
+    rm -f /etc/systemd/system/apps.slice.d/oomd.conf /etc/systemd/system/-.slice.d/oomd.conf
+    systemctl mask --runtime systemd-oomd.service systemd-oomd.socket >/dev/null 2>&1
+  fi
+  systemctl daemon-reload
+}
 echo "== earlyoom: $(grep -v '^#' /etc/default/earlyoom | grep . | tr '\n' ' ')"
 echo "== kernel $(uname -r), swappiness $(cat /proc/sys/vm/swappiness), zram $(cat /sys/block/zram0/disksize 2>/dev/null) bytes"
 
@@ -66,9 +70,11 @@ reset_device() {
 for workload in $WORKLOADS; do
   for killer in $KILLERS; do
     reset_device
+    if [ "$killer" = systemd-oomd ]; then oomd_slices on; else oomd_slices off; fi
     step "$workload under $killer (MemAvailable $(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo) MiB)"
     python3 /job/bench.py "$workload" "$killer" || fail "$workload under $killer: the workload ran"
   done
 done
 reset_device
+oomd_slices off
 finish
