@@ -31,6 +31,9 @@
 #ifndef SYS_clone3
 #define SYS_clone3 435
 #endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -236,6 +239,12 @@ static void abandon_child(pid_t pid, int pidfd) {
         if (created == 0) return;
     }
     free(child);
+    // No thread to wait with: reap it if it is gone already (SIGKILL usually ends it at once).
+    int status;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        if (waitpid(pid, &status, WNOHANG) != 0) break;
+        usleep(1000);
+    }
     if (pidfd >= 0) close(pidfd);
 }
 
@@ -247,7 +256,7 @@ static long long monotonic_ms(void) {
 }
 
 /// Waits until the report pipe can be read or `deadline_ms` passes (none when negative);
-/// returns 1 when readable (data or end of file), 0 at the deadline.
+/// returns 1 when readable (data or end of file), 0 at the deadline or when poll fails.
 static int wait_for_report(int fd, long long deadline_ms) {
     if (deadline_ms < 0) return 1;
     for (;;) {
@@ -256,7 +265,7 @@ static int wait_for_report(int fd, long long deadline_ms) {
         struct pollfd entry = {.fd = fd, .events = POLLIN};
         int ready = poll(&entry, 1, left > 60000 ? 60000 : (int)left);
         if (ready > 0) return 1;
-        if (ready < 0 && errno != EINTR) return 1;  // let read() report the error
+        if (ready < 0 && errno != EINTR) return 0;  // cannot wait: give up as at the deadline
     }
 }
 

@@ -125,6 +125,8 @@ extension WardenDaemon {
     /// After a kill for memory: the group is empty (the driver waited), so the running apps and
     /// the device are measured again, and a sample that is still critical kills the next victim.
     func remeasure() -> [LifecycleEvent] {
+        // A next victim chosen by this measurement counts its own faults from here.
+        memoryWatch.faultsAtMeasurement = DaemonMemory.majorFaults()
         var events = measureRunningApps(includingSuspended: false)
         if let device = parts.memory.deviceMemory() {
             events.append(
