@@ -349,7 +349,7 @@ dmesg_lines = run("dmesg").splitlines()[dmesg_before:]
 oom_victims = set(int(m.group(1)) for line in dmesg_lines for m in [re.search(r"Killed process (\d+)", line)] if m)
 
 if under_appwarden:
-    events = run("appwarden", "events", "--json")
+    events = run("appwarden", "events", "--json", "--limit", "100000")
     try:
         entries = json.loads(events)
         entries = entries if isinstance(entries, list) else entries.get("events", entries.get("entries", []))
