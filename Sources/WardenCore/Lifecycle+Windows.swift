@@ -140,13 +140,19 @@ extension Lifecycle {
         let left = available - underWay - cost
         guard left < floor else { return nil }
         let others = underWay > 0 ? ", with \(DurationFormat.sizeString(underWay)) for wakes under way," : ""
+        let what =
+            isEstimated(index)
+            ? "\(Self.launchCostPhrase) \(DurationFormat.sizeString(cost)) (the mean footprint of the apps measured; it has none of its own yet)"
+            : "\(Self.wakeCostPhrase) \(DurationFormat.sizeString(cost))"
         return
-            "\(Self.wakeCostPhrase) \(DurationFormat.sizeString(cost))\(others) would leave \(DurationFormat.sizeString(max(0, left))) that could be freed without killing, under warning_enter (\(DurationFormat.sizeString(floor)))"
+            "\(what)\(others) would leave \(DurationFormat.sizeString(max(0, left))) that could be freed without killing, under warning_enter (\(DurationFormat.sizeString(floor)))"
     }
 
     /// How a fetch skipped for the memory its wake would bring back is journaled, after
     /// "Background fetch skipped: ".
     static let wakeCostPhrase = "bringing back its"
+    /// The same for a launch of an app never measured, whose cost is estimated.
+    static let launchCostPhrase = "launching it, at an estimated"
 
     /// Whether `actions`, the core's answer to a timer, skipped a fetch for the memory its wake
     /// would bring back: figures (what compression left in swap, the last sample) that the
@@ -155,17 +161,38 @@ extension Lifecycle {
         actions.contains { action in
             guard case .journal(let record) = action, case .decision(let text) = record.kind else { return false }
             return text.hasPrefix("Background fetch skipped: \(wakeCostPhrase) ")
+                || text.hasPrefix("Background fetch skipped: \(launchCostPhrase) ")
         }
     }
 
     /// The memory a wake of the app would bring back into RAM: a suspended app's part pushed out
     /// to swap, a not-running app's last measured footprint; nothing for an app already running.
+    /// An app never measured (not launched since it was declared) would take about what the
+    /// others take: the mean footprint of the apps measured, so that a batch of first launches
+    /// into background does not fill the device with apps the user has not opened.
     func wakeCost(_ index: Int) -> Int64 {
         switch records[index].state {
         case .suspended: records[index].swappedBytes
-        case .notRunning: records[index].footprint
+        case .notRunning: isEstimated(index) ? meanMeasuredFootprint() : records[index].footprint
         case .background, .inactive, .active: 0
         }
+    }
+
+    /// Whether the app's wake cost is an estimate: it is not running and was never measured.
+    func isEstimated(_ index: Int) -> Bool {
+        records[index].state == .notRunning && records[index].footprint == 0
+    }
+
+    /// The mean footprint of the apps with one measured (running, or their last before they
+    /// stopped); 0 when none has one.
+    func meanMeasuredFootprint() -> Int64 {
+        var sum: Int64 = 0
+        var count: Int64 = 0
+        for record in records where record.footprint > 0 {
+            sum += record.footprint
+            count += 1
+        }
+        return count == 0 ? 0 : sum / count
     }
 
     /// Records what a wake about to happen brings back, for the fetch wakes that follow it.

@@ -208,6 +208,38 @@ import WardenCore
         #expect(Self.skippedForMemory(harness).count == 1)
     }
 
+    /// An app never measured is charged the mean footprint of the apps measured: with one app of
+    /// 200 MiB open and 400 MiB that could be freed (warning below 150 MiB), the first of three
+    /// apps never launched goes into background for its fetch and the other two wait, where a
+    /// cost of nothing would have launched all three into a device with no room for them.
+    @Test func firstLaunchesForFetchesAreChargedWhatTheAppsMeasuredTake() throws {
+        let names = ["a", "b", "c"]
+        var harness = Harness(Policy(apps: names.map { Self.fetcher($0) } + [AppPolicy(name: "front")]))
+        try harness.send(.open(app: "front"), at: 0)
+        try harness.send(.footprint(app: "front", bytes: 200 * Self.mib), at: 1)
+        try harness.send(.memorySample(available: 400 * Self.mib, total: 1000 * Self.mib), at: 2)
+        harness.advance(to: 900)
+        let launched = names.filter { harness.state($0) == .background }
+        #expect(launched.count == 1)
+        #expect(Self.skippedForMemory(harness).count == 2)
+        #expect(Lifecycle.fetchWaitedForMemory(harness.actions))
+        let skip = harness.journal.compactMap { record -> String? in
+            guard case .decision(let text) = record.kind else { return nil }
+            return text.hasPrefix("Background fetch skipped:") ? text : nil
+        }
+        #expect(
+            skip.first
+                == "Background fetch skipped: launching it, at an estimated 200MiB (the mean footprint of the apps measured; it has none of its own yet), with 200MiB for wakes under way, would leave 0B that could be freed without killing, under warning_enter (150MiB)."
+        )
+        // Measured once it runs, the launched app counts as itself; the mean now covers it too.
+        guard let first = launched.first else { return }
+        try harness.send(.footprint(app: first, bytes: 100 * Self.mib), at: 910)
+        try harness.send(.completeFetch(app: first, result: .newData), at: 911)
+        try harness.send(.memorySample(available: 600 * Self.mib, total: 1000 * Self.mib), at: 1000)
+        harness.advance(to: 1800)
+        #expect(names.allSatisfy { harness.state($0) != .notRunning })
+    }
+
     /// With room for all three, none waits: the rule holds back only what memory cannot take.
     @Test func aBatchWithRoomForEveryAppIsWokenWhole() throws {
         var harness = try Self.suspendedFetchers(swapped: 100, available: 500)
