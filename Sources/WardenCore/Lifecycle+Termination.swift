@@ -105,7 +105,8 @@ extension Lifecycle {
         }
     }
 
-    /// A launch could not be carried out: recorded as a crash of that launch.
+    /// A launch could not be carried out (`launchFailed`). None of the app's code ran, so its
+    /// preserved state is kept and its next launch restores if this one would have.
     mutating func spawnFailed(
         _ app: String, launch: Int, message: String, at now: Instant, _ out: inout [LifecycleAction]
     ) {
@@ -113,7 +114,9 @@ extension Lifecycle {
             records[index].terminating == nil
         else { return }
         decide(index, "Launch \(launch) failed: \(message)", at: now, &out)
-        crashed(index, at: now, &out)
+        let restores = records[index].lastTerminationWasSystem
+        terminate(index, reason: .launchFailed, because: "its launch failed", processGone: true, at: now, &out)
+        records[index].lastTerminationWasSystem = restores
     }
 
     /// A crash; within the crash window of a restoring launch it deletes the preserved state (§1.4).

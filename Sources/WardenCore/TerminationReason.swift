@@ -9,6 +9,10 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     case pushTimeout
     case heldSharedResource
     case launchTimeout
+    /// The launch could not be carried out (no program, a group that could not be made, a new
+    /// process that did not reach its program): none of the app's code ran, so its preserved
+    /// state and whether its next launch restores stay as they were.
+    case launchFailed
     /// Killed at its own memory limit (jetsam's per-process limit): by the kernel at the limit
     /// of its group, or by appwarden when its footprint went over the limit in force for its
     /// state (`memory_max`, `foreground_limit`, `background_limit`).
@@ -27,7 +31,7 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
         case .memoryPressure, .backgroundTaskExpired, .fetchTimeout, .pushTimeout,
             .heldSharedResource, .launchTimeout, .memoryLimit, .kernelOOMKill:
             true
-        case .exited, .crashed, .userForceQuit, .policyRemoved, .policyChanged:
+        case .exited, .crashed, .launchFailed, .userForceQuit, .policyRemoved, .policyChanged:
             false
         }
     }

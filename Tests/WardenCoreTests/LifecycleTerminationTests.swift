@@ -82,6 +82,24 @@ import WardenCore
         #expect(!crash.contains(.deleteRestorationState(app: "mail")))
     }
 
+    /// A relaunch that fails (`launchFailed`, not `crashed`) ran none of the app's code: its
+    /// preserved state stays, and the launch after it restores as the failed one would have.
+    @Test func aFailedLaunchKeepsTheRestoration() throws {
+        var harness = Harness(Self.mail)
+        try harness.send(.open(app: "mail"), at: 0)
+        try harness.send(.open(app: "maps"), at: 1)
+        harness.advance(to: 10)
+        try harness.send(.pressure(.critical), at: 10)
+        let relaunch = try harness.send(.open(app: "mail"), at: 20)
+        #expect(relaunch.contains(.spawn(app: "mail", launch: 2, reason: .user, restore: true)))
+        let failed = try harness.send(.spawnFailed(app: "mail", launch: 2, message: "no such program"), at: 21)
+        #expect(!failed.contains(.deleteRestorationState(app: "mail")))
+        #expect(harness.terminations.last == "mail launchFailed")
+        #expect(harness.state("mail") == .notRunning)
+        let next = try harness.send(.open(app: "mail"), at: 30)
+        #expect(next.contains(.spawn(app: "mail", launch: 3, reason: .user, restore: true)))
+    }
+
     /// An app holding an acquired shared resource when it would be suspended is killed instead.
     @Test func heldResourceAtSuspensionKillsTheApp() throws {
         let policy = Policy(

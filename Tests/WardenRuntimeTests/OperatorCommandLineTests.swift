@@ -28,7 +28,8 @@ struct OperatorCommandLineTests {
         """
 
     /// `open` exits 1 and says why when the program does not exist or the process ends at once
-    /// (`--json`: the error `launchFailed`); an app that stays up opens with 0.
+    /// (`--json`: the error `launchFailed`; a program that does not exist is journaled as the
+    /// termination reason `launchFailed`, not `crashed`); an app that stays up opens with 0.
     @Test func openFailsWithTheReasonWhenTheAppDoesNotStayRunning() async throws {
         try await DaemonHarness.run(policy: Self.policy, apps: ["missing", "quitter", "steady", "talker"]) { harness in
             let daemon = try await harness.start(stopAppsOnExit: true)
@@ -38,6 +39,8 @@ struct OperatorCommandLineTests {
                 #expect(missing.code == 1)
                 #expect(missing.error.contains("missing did not stay running"), "\(missing.error)")
                 #expect(missing.error.contains("/no/such/program"))
+                // A launch that never reached the app's code is not the app's crash.
+                #expect(try await daemon.terminationReasons(of: "missing") == ["launchFailed"])
                 // The launch that did not start left no group behind.
                 let (_, group) = try harness.group(of: "missing")
                 #expect(group.allPaths.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
