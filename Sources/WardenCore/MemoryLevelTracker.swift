@@ -6,7 +6,11 @@
 /// available memory plus what swap can still take (`SwapFigures.headroom`), so that apps are
 /// killed only when the kernel could no longer make room; and the level is critical anyway while
 /// the memory available (without swap) is under `criticalEnter` and the device stalls on memory
-/// at least `stallCritical` of the time, since swapping has then stopped being cheap.
+/// at least `stallCritical` of the time, since swapping has then stopped being cheap. Where the
+/// stall is measured, what could be freed under `criticalEnter` makes the level critical only
+/// once the device stalls at least `stallBeforeKill`, or once it is under half of
+/// `criticalEnter`: until then the kernel still makes room (from the page cache), and a kill
+/// would cost an app that waiting keeps.
 ///
 /// Critical implies warning: when critical ends but available memory is still below the
 /// warning exit threshold, the level becomes `warning`, not `normal`. A fall straight below
@@ -32,8 +36,9 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         let warningExit = max(settings.warningExit.bytes(ofTotal: total), warningEnter)
         let effective = Self.effectiveAvailable(available, swap: swap)
         let thrashing = isThrashing(available: available, swap: swap, criticalEnter: criticalEnter)
+        let enter = copes(swap) ? criticalEnter / 2 : criticalEnter
 
-        let critical = thrashing || (level == .critical ? effective < criticalExit : effective < criticalEnter)
+        let critical = thrashing || (level == .critical ? effective < criticalExit : effective < enter)
         if critical {
             level = .critical
         } else {
@@ -54,11 +59,20 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         return available < criticalEnter && stall >= limit
     }
 
+    /// Whether the kernel is taken to be still making room on a device with swap: its memory
+    /// stall is measured and under `stallBeforeKill`.
+    private func copes(_ swap: SwapFigures?) -> Bool {
+        guard let limit = settings.stallBeforeKill, let swap, swap.total > 0, let stall = swap.stallPercent else {
+            return false
+        }
+        return stall < limit
+    }
+
     /// Available memory and the thresholds the next sample is compared with, on a device with
     /// `total` bytes: while a level holds, its exit threshold (the one that ends it); otherwise
-    /// its enter threshold.
+    /// its enter threshold (for critical, half of it while the kernel still makes room).
     public func figures(available: Int64, total: Int64, swap: SwapFigures? = nil) -> MemoryFigures {
-        let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
+        let criticalEnter = settings.criticalEnter.bytes(ofTotal: total) / (copes(swap) ? 2 : 1)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)
         let critical =
             level == .critical ? max(settings.criticalExit.bytes(ofTotal: total), criticalEnter) : criticalEnter
@@ -70,15 +84,17 @@ public struct MemoryLevelTracker: Sendable, Equatable {
     }
 
     /// The amounts of available memory at which the level can change on a device with `total`
-    /// bytes: the enter and exit thresholds of warning and critical, highest first, without
-    /// repeats. Kernel notifications armed at these marks see every change between samples.
+    /// bytes: the enter and exit thresholds of warning and critical (and half of critical's
+    /// enter, where `stallBeforeKill` may hold a kill back), highest first, without repeats.
+    /// Kernel notifications armed at these marks see every change between samples.
     public func boundaries(total: Int64) -> [Int64] {
         let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)
-        let marks = [
+        var marks = [
             warningEnter, max(settings.warningExit.bytes(ofTotal: total), warningEnter),
             criticalEnter, max(settings.criticalExit.bytes(ofTotal: total), criticalEnter),
         ]
+        if settings.stallBeforeKill != nil { marks.append(criticalEnter / 2) }
         var unique: [Int64] = []
         for mark in marks.sorted(by: >) where mark > 0 && mark < total && unique.last != mark {
             unique.append(mark)

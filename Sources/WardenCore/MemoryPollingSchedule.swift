@@ -81,9 +81,13 @@ public struct MemoryPollingSchedule: Sendable {
         quiet: Bool = false, at time: Instant
     ) -> Duration {
         if killing || level == .critical { return floor }
-        let threshold =
+        var threshold =
             level == .warning
             ? settings.criticalEnter.bytes(ofTotal: total) : settings.warningEnter.bytes(ofTotal: total)
+        // Under critical_enter without being critical: a device with swap whose kernel still
+        // makes room (`stall_before_kill`); the next mark is half of critical_enter (a rise of
+        // the stall wakes the watch through its PSI trigger).
+        if level == .warning, settings.stallBeforeKill != nil, available < threshold { threshold /= 2 }
         let headroom = available - threshold
         guard headroom > 0 else { return floor }
         let reach = Double(headroom) / Double(plannedGrowth(at: time, quiet: quiet))

@@ -28,6 +28,12 @@ public struct MemorySettings: Sendable, Equatable {
     /// under `critical_enter`, however much swap is left (`stall_critical`, 40%): swapping has
     /// then stopped being cheap. Nil: swap alone decides.
     public var stallCritical: Double?
+    /// On a device with swap whose memory stall is measured, the stall (PSI `full avg10`, in
+    /// percent) below which the kernel is taken to be still making room (`stall_before_kill`,
+    /// 10%): what could be freed under `critical_enter` makes the level critical only once the
+    /// device stalls this much, or once it is under half of `critical_enter`. Nil: the threshold
+    /// alone decides.
+    public var stallBeforeKill: Double?
     /// Where the device has swap, push a suspended app's memory out to swap right after it is
     /// frozen (`compress_suspended`, true), so that more apps stay alive; per app too.
     public var compressSuspended: Bool
@@ -46,6 +52,7 @@ public struct MemorySettings: Sendable, Equatable {
         backgroundLimit: MemoryThreshold? = nil,
         fairShare: MemoryThreshold? = MemorySettings.defaultFairShare,
         stallCritical: Double? = MemorySettings.defaultStallCritical,
+        stallBeforeKill: Double? = MemorySettings.defaultStallBeforeKill,
         compressSuspended: Bool = true,
         victimExitWait: Duration = MemorySettings.defaultVictimExitWait
     ) {
@@ -58,6 +65,7 @@ public struct MemorySettings: Sendable, Equatable {
         self.backgroundLimit = backgroundLimit
         self.fairShare = fairShare
         self.stallCritical = stallCritical
+        self.stallBeforeKill = stallBeforeKill
         self.compressSuspended = compressSuspended
         self.victimExitWait = victimExitWait
     }
@@ -72,6 +80,11 @@ public struct MemorySettings: Sendable, Equatable {
     /// The built-in stall at which a short device with swap is critical: 40% of the time stalled
     /// is thrashing by any measure (systemd-oomd's default limit for a unit is 60% for 30 s).
     public static let defaultStallCritical = 40.0
+
+    /// The built-in stall below which a device with swap under `critical_enter` is still making
+    /// room: a tenth of the time stalled is when reclaim stops being free (nohang's default
+    /// PSI warning is 10 %), and the kernel reclaims page cache well before.
+    public static let defaultStallBeforeKill = 10.0
 
     /// The built-in fair share: 40% of the device's memory, above the third of the device that a
     /// legitimate foreground app (a map loading tiles, a game loading a level) may take, and

@@ -33,7 +33,7 @@ extension PolicyValidator {
     static let memoryKeys =
         [
             "warning_enter", "warning_exit", "critical_enter", "critical_exit", "kill_foreground", "warning_interval",
-            "stall_critical", "victim_exit_wait",
+            "stall_critical", "stall_before_kill", "victim_exit_wait",
         ] + appMemoryKeys
 
     /// The keys of `[memory]` that an app's `[apps.NAME.memory]` table may set for itself.
@@ -185,7 +185,9 @@ extension PolicyValidator {
             } else if let field = Self.boundFields.first(where: { $0.key == key }) {
                 memory[keyPath: field.global] = bound(value, allowingNone: true)
             } else if key == "stall_critical" {
-                memory.stallCritical = stallShare(value)
+                memory.stallCritical = stallShare(value, fallback: MemorySettings.defaultStallCritical)
+            } else if key == "stall_before_kill" {
+                memory.stallBeforeKill = stallShare(value, fallback: MemorySettings.defaultStallBeforeKill)
             } else if key == "victim_exit_wait" {
                 if let wait = victimExitWait(value) { memory.victimExitWait = wait }
             } else if key != "warning_interval" {
@@ -271,8 +273,8 @@ extension PolicyValidator {
         return wait
     }
 
-    /// `stall_critical`: a percentage above zero (`"40%"`), or `"none"`.
-    private mutating func stallShare(_ value: LocatedValue) -> Double? {
+    /// `stall_critical` and `stall_before_kill`: a percentage above zero (`"40%"`), or `"none"`.
+    private mutating func stallShare(_ value: LocatedValue, fallback: Double) -> Double? {
         let text = value.string?.trimmingBlanks() ?? ""
         if text == "none" { return nil }
         if text.hasSuffix("%"), let percent = Double(String(text.dropLast()).trimmingBlanks()), percent > 0,
@@ -284,7 +286,7 @@ extension PolicyValidator {
             value,
             "key \"\(value.dottedKey)\" must be a percentage of time above 0% and at most 100%, such as \"40%\", or \"none\"."
         )
-        return MemorySettings.defaultStallCritical
+        return fallback
     }
 
     /// Reports when `low` is above `high`; thresholds of different kinds (a size and a

@@ -76,19 +76,20 @@ import WardenCore
         #expect(tracker.update(available: 30, total: 1000) == .critical)
     }
 
-    /// The boundaries are the four thresholds in bytes, highest first; an exit below its enter
-    /// threshold counts as the enter threshold and is listed once.
+    /// The boundaries are the four thresholds in bytes, highest first, and half of
+    /// critical_enter (where stall_before_kill may hold a kill back to it); an exit below its
+    /// enter threshold counts as the enter threshold and is listed once.
     @Test func boundariesListEveryThresholdOnce() {
         let mib: Int64 = 1 << 20
         let tracker = MemoryLevelTracker(
             settings: MemorySettings(
                 warningEnter: .bytes(128 * mib), warningExit: .bytes(160 * mib), criticalEnter: .bytes(64 * mib),
                 criticalExit: .percent(10)))
-        #expect(tracker.boundaries(total: 1000 * mib) == [160 * mib, 128 * mib, 100 * mib, 64 * mib])
+        #expect(tracker.boundaries(total: 1000 * mib) == [160 * mib, 128 * mib, 100 * mib, 64 * mib, 32 * mib])
         let collapsed = MemoryLevelTracker(
             settings: MemorySettings(
                 warningEnter: .bytes(128 * mib), warningExit: .bytes(100 * mib), criticalEnter: .bytes(64 * mib),
-                criticalExit: .bytes(64 * mib)))
+                criticalExit: .bytes(64 * mib), stallBeforeKill: nil))
         #expect(collapsed.boundaries(total: 1000 * mib) == [128 * mib, 64 * mib])
     }
 }
@@ -136,5 +137,33 @@ import WardenCore
         #expect(calm.update(available: 500 * Self.mib, total: Self.gib, swap: swap) == .normal)
         var unbounded = MemoryLevelTracker(settings: MemorySettings(stallCritical: nil))
         #expect(unbounded.update(available: 20 * Self.mib, total: Self.gib, swap: swap) == .normal)
+    }
+
+    /// With swap spent and what could be freed under critical_enter (51 MiB of 1 GiB), a device
+    /// whose memory stall is under stall_before_kill (10%) is still making room: warning, down to
+    /// half of critical_enter; a stall of 10% or more, or less than half left, is critical. Where
+    /// the stall is not measured, or stall_before_kill is "none", critical_enter alone decides.
+    @Test func aDeviceWithSwapThatDoesNotStallIsKilledOnlyAtHalfOfCriticalEnter() {
+        var spent = SwapFigures(free: 0, total: 512 * Self.mib, swappable: 600 * Self.mib, compressionRatio: 2)
+        spent.stallPercent = 4
+        var tracker = MemoryLevelTracker(settings: MemorySettings())
+        #expect(tracker.update(available: 40 * Self.mib, total: Self.gib, swap: spent) == .warning)
+        #expect(tracker.figures(available: 40 * Self.mib, total: Self.gib, swap: spent).criticalBytes == Self.gib / 40)
+        #expect(tracker.update(available: 26 * Self.mib, total: Self.gib, swap: spent) == .warning)
+        #expect(tracker.update(available: 25 * Self.mib, total: Self.gib, swap: spent) == .critical)
+
+        var stalling = MemoryLevelTracker(settings: MemorySettings())
+        spent.stallPercent = 10
+        #expect(stalling.update(available: 40 * Self.mib, total: Self.gib, swap: spent) == .critical)
+
+        var unmeasured = MemoryLevelTracker(settings: MemorySettings())
+        spent.stallPercent = nil
+        #expect(unmeasured.update(available: 40 * Self.mib, total: Self.gib, swap: spent) == .critical)
+
+        var off = MemoryLevelTracker(settings: MemorySettings(stallBeforeKill: nil))
+        spent.stallPercent = 4
+        #expect(off.update(available: 40 * Self.mib, total: Self.gib, swap: spent) == .critical)
+        var noSwap = MemoryLevelTracker(settings: MemorySettings())
+        #expect(noSwap.update(available: 40 * Self.mib, total: Self.gib) == .critical)
     }
 }

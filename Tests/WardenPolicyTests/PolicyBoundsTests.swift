@@ -88,6 +88,25 @@ struct PolicyBoundsTests {
         }
     }
 
+    /// `[memory] stall_before_kill` is 10% unless set; "none" turns it off; anything but a
+    /// percentage above 0% and at most 100% is refused at its line.
+    @Test func stallBeforeKillIsReadAndBounded() throws {
+        #expect(try PolicyLoader.parse("", file: "stall.toml").memory.stallBeforeKill == 10)
+        let off = try PolicyLoader.parse("[memory]\nstall_before_kill = \"none\"\n", file: "stall.toml")
+        #expect(off.memory.stallBeforeKill == nil)
+        let set = try PolicyLoader.parse("[memory]\nstall_before_kill = \"25%\"\n", file: "stall.toml")
+        #expect(set.memory.stallBeforeKill == 25)
+        for bad in ["\"0%\"", "\"often\"", "10"] {
+            let diagnostics = PolicyFixtures.diagnostics(
+                parsing: "[memory]\nstall_before_kill = \(bad)\n", file: "stall.toml")
+            #expect(diagnostics.map(\.line) == [2])
+            #expect(
+                diagnostics.map(\.message) == [
+                    "key \"memory.stall_before_kill\" must be a percentage of time above 0% and at most 100%, such as \"40%\", or \"none\"."
+                ])
+        }
+    }
+
     /// A misspelt key in a new section gets a suggestion.
     @Test func unknownBoundKeysSuggestTheKnownOnes() throws {
         let diagnostics = PolicyFixtures.diagnostics(parsing: "[limits]\ntask_max = 10\n", file: "bounds.toml")
