@@ -142,7 +142,7 @@ extension Lifecycle {
         let others = underWay > 0 ? ", with \(DurationFormat.sizeString(underWay)) for wakes under way," : ""
         let what =
             isEstimated(index)
-            ? "\(Self.launchCostPhrase) \(DurationFormat.sizeString(cost)) (the mean footprint of the apps measured; it has none of its own yet)"
+            ? "\(Self.launchCostPhrase) \(DurationFormat.sizeString(cost)) (the mean footprint of the running apps; it has none of its own yet)"
             : "\(Self.wakeCostPhrase) \(DurationFormat.sizeString(cost))"
         return
             "\(what)\(others) would leave \(DurationFormat.sizeString(max(0, left))) that could be freed without killing, under warning_enter (\(DurationFormat.sizeString(floor)))"
@@ -168,7 +168,7 @@ extension Lifecycle {
     /// The memory a wake of the app would bring back into RAM: a suspended app's part pushed out
     /// to swap, a not-running app's last measured footprint; nothing for an app already running.
     /// An app never measured (not launched since it was declared) would take about what the
-    /// others take: the mean footprint of the apps measured, so that a batch of first launches
+    /// others take: the mean footprint of the running apps, so that a batch of first launches
     /// into background does not fill the device with apps the user has not opened.
     func wakeCost(_ index: Int) -> Int64 {
         switch records[index].state {
@@ -183,13 +183,14 @@ extension Lifecycle {
         records[index].state == .notRunning && records[index].footprint == 0
     }
 
-    /// The mean footprint of the apps with one measured (running, or their last before they
-    /// stopped); 0 when none has one.
+    /// The mean footprint of the running apps with one measured; 0 when none has one. Stopped
+    /// apps do not count: the last size of an app killed for its limit would otherwise hold
+    /// every new app back for as long as it stays stopped.
     func meanMeasuredFootprint() -> Int64 {
         var sum: Int64 = 0
         var count: Int64 = 0
-        for record in records where record.footprint > 0 {
-            sum += record.footprint
+        for index in records.indices where records[index].isRunning && records[index].footprint > 0 {
+            sum += records[index].footprint
             count += 1
         }
         return count == 0 ? 0 : sum / count

@@ -84,17 +84,17 @@ public struct MemoryLevelTracker: Sendable, Equatable {
     }
 
     /// The amounts of available memory at which the level can change on a device with `total`
-    /// bytes: the enter and exit thresholds of warning and critical (and half of critical's
-    /// enter, where `stallBeforeKill` may hold a kill back), highest first, without repeats.
-    /// Kernel notifications armed at these marks see every change between samples.
+    /// bytes: the enter and exit thresholds of warning and critical, highest first, without
+    /// repeats. Kernel notifications armed at these marks see every change between samples.
+    /// (They are armed on a device that is a group with a limit of its own, where swap is not
+    /// counted, so half of critical's enter, where `stallBeforeKill` holds a kill back, is not one.)
     public func boundaries(total: Int64) -> [Int64] {
         let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)
-        var marks = [
+        let marks = [
             warningEnter, max(settings.warningExit.bytes(ofTotal: total), warningEnter),
             criticalEnter, max(settings.criticalExit.bytes(ofTotal: total), criticalEnter),
         ]
-        if settings.stallBeforeKill != nil { marks.append(criticalEnter / 2) }
         var unique: [Int64] = []
         for mark in marks.sorted(by: >) where mark > 0 && mark < total && unique.last != mark {
             unique.append(mark)

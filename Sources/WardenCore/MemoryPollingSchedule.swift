@@ -85,8 +85,8 @@ public struct MemoryPollingSchedule: Sendable {
             level == .warning
             ? settings.criticalEnter.bytes(ofTotal: total) : settings.warningEnter.bytes(ofTotal: total)
         // Under critical_enter without being critical: a device with swap whose kernel still
-        // makes room (`stall_before_kill`); the next mark is half of critical_enter (a rise of
-        // the stall wakes the watch through its PSI trigger).
+        // makes room (`stall_before_kill`); the next mark is half of critical_enter, and the
+        // interval's ceiling bounds how late a rise of the stall is seen.
         if level == .warning, settings.stallBeforeKill != nil, available < threshold { threshold /= 2 }
         let headroom = available - threshold
         guard headroom > 0 else { return floor }

@@ -284,7 +284,7 @@ extension PolicyValidator {
         }
         report(
             value,
-            "key \"\(value.dottedKey)\" must be a percentage of time above 0% and at most 100%, such as \"40%\", or \"none\"."
+            "key \"\(value.dottedKey)\" must be a percentage of time above 0% and at most 100%, such as \"\(Int(fallback))%\", or \"none\"."
         )
         return fallback
     }

@@ -208,7 +208,7 @@ import WardenCore
         #expect(Self.skippedForMemory(harness).count == 1)
     }
 
-    /// An app never measured is charged the mean footprint of the apps measured: with one app of
+    /// An app never measured is charged the mean footprint of the running apps: with one app of
     /// 200 MiB open and 400 MiB that could be freed (warning below 150 MiB), the first of three
     /// apps never launched goes into background for its fetch and the other two wait, where a
     /// cost of nothing would have launched all three into a device with no room for them.
@@ -229,7 +229,7 @@ import WardenCore
         }
         #expect(
             skip.first
-                == "Background fetch skipped: launching it, at an estimated 200MiB (the mean footprint of the apps measured; it has none of its own yet), with 200MiB for wakes under way, would leave 0B that could be freed without killing, under warning_enter (150MiB)."
+                == "Background fetch skipped: launching it, at an estimated 200MiB (the mean footprint of the running apps; it has none of its own yet), with 200MiB for wakes under way, would leave 0B that could be freed without killing, under warning_enter (150MiB)."
         )
         // Measured once it runs, the launched app counts as itself; the mean now covers it too.
         guard let first = launched.first else { return }
@@ -238,6 +238,23 @@ import WardenCore
         try harness.send(.memorySample(available: 600 * Self.mib, total: 1000 * Self.mib), at: 1000)
         harness.advance(to: 1800)
         #expect(names.allSatisfy { harness.state($0) != .notRunning })
+    }
+
+    /// A stopped app's last footprint is no part of the estimate: with a 900 MiB app killed and
+    /// a 100 MiB one running, an app never launched is weighed at 100 MiB and goes.
+    @Test func aStoppedAppsLastFootprintDoesNotHoldFirstLaunchesBack() throws {
+        var harness = Harness(Policy(apps: [Self.fetcher("a"), AppPolicy(name: "big"), AppPolicy(name: "front")]))
+        try harness.send(.open(app: "big"), at: 0)
+        try harness.send(.footprint(app: "big", bytes: 900 * Self.mib), at: 1)
+        try harness.send(.forceQuit(app: "big"), at: 2)
+        harness.advance(to: 10)
+        #expect(harness.state("big") == .notRunning)
+        try harness.send(.open(app: "front"), at: 20)
+        try harness.send(.footprint(app: "front", bytes: 100 * Self.mib), at: 21)
+        try harness.send(.memorySample(available: 400 * Self.mib, total: 1000 * Self.mib), at: 22)
+        harness.advance(to: 900)
+        #expect(harness.state("a") == .background)
+        #expect(Self.skippedForMemory(harness).isEmpty)
     }
 
     /// With room for all three, none waits: the rule holds back only what memory cannot take.

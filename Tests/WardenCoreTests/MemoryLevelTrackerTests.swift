@@ -76,20 +76,19 @@ import WardenCore
         #expect(tracker.update(available: 30, total: 1000) == .critical)
     }
 
-    /// The boundaries are the four thresholds in bytes, highest first, and half of
-    /// critical_enter (where stall_before_kill may hold a kill back to it); an exit below its
-    /// enter threshold counts as the enter threshold and is listed once.
+    /// The boundaries are the four thresholds in bytes, highest first; an exit below its enter
+    /// threshold counts as the enter threshold and is listed once.
     @Test func boundariesListEveryThresholdOnce() {
         let mib: Int64 = 1 << 20
         let tracker = MemoryLevelTracker(
             settings: MemorySettings(
                 warningEnter: .bytes(128 * mib), warningExit: .bytes(160 * mib), criticalEnter: .bytes(64 * mib),
                 criticalExit: .percent(10)))
-        #expect(tracker.boundaries(total: 1000 * mib) == [160 * mib, 128 * mib, 100 * mib, 64 * mib, 32 * mib])
+        #expect(tracker.boundaries(total: 1000 * mib) == [160 * mib, 128 * mib, 100 * mib, 64 * mib])
         let collapsed = MemoryLevelTracker(
             settings: MemorySettings(
                 warningEnter: .bytes(128 * mib), warningExit: .bytes(100 * mib), criticalEnter: .bytes(64 * mib),
-                criticalExit: .bytes(64 * mib), stallBeforeKill: nil))
+                criticalExit: .bytes(64 * mib)))
         #expect(collapsed.boundaries(total: 1000 * mib) == [128 * mib, 64 * mib])
     }
 }

@@ -41,6 +41,22 @@ struct MemoryPollingScheduleTests {
         #expect(interval == .microseconds(15625))
     }
 
+    /// In warning under critical_enter (a device with swap whose kernel still makes room,
+    /// `stall_before_kill`) the next threshold is half of it: 31 MiB above 32 MiB at 1 GiB/s →
+    /// about 15 ms; with `stall_before_kill = "none"` such a sample would be critical: the floor.
+    @Test func warningUnderCriticalEnterPlansForHalfOfIt() {
+        let schedule = MemoryPollingSchedule()
+        let interval = schedule.interval(
+            available: 63 * Self.mib, total: Self.total, level: .warning, settings: Self.settings, at: Self.at(0))
+        #expect(interval == .microseconds(15136))
+        var off = Self.settings
+        off.stallBeforeKill = nil
+        #expect(
+            schedule.interval(
+                available: 63 * Self.mib, total: Self.total, level: .warning, settings: off, at: Self.at(0))
+                == schedule.floor)
+    }
+
     /// Growth seen faster than the assumed rate shortens the interval: 4 GiB/s quarters it.
     @Test func fastGrowthShortensTheInterval() {
         var schedule = MemoryPollingSchedule()

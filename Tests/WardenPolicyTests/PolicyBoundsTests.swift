@@ -102,7 +102,7 @@ struct PolicyBoundsTests {
             #expect(diagnostics.map(\.line) == [2])
             #expect(
                 diagnostics.map(\.message) == [
-                    "key \"memory.stall_before_kill\" must be a percentage of time above 0% and at most 100%, such as \"40%\", or \"none\"."
+                    "key \"memory.stall_before_kill\" must be a percentage of time above 0% and at most 100%, such as \"10%\", or \"none\"."
                 ])
         }
     }
