@@ -30,7 +30,7 @@ public struct MemorySettings: Sendable, Equatable {
     public var stallCritical: Double?
     /// On a device with swap whose memory stall is measured, the stall (PSI `full avg10`, in
     /// percent) below which the kernel is taken to be still making room (`stall_before_kill`,
-    /// 10%): what could be freed under `critical_enter` makes the level critical only once the
+    /// 20%): what could be freed under `critical_enter` makes the level critical only once the
     /// device stalls this much, or once it is under half of `critical_enter`. Nil: the threshold
     /// alone decides.
     public var stallBeforeKill: Double?
@@ -82,9 +82,11 @@ public struct MemorySettings: Sendable, Equatable {
     public static let defaultStallCritical = 40.0
 
     /// The built-in stall below which a device with swap under `critical_enter` is still making
-    /// room: a tenth of the time stalled is when reclaim stops being free (nohang's default
-    /// PSI warning is 10 %), and the kernel reclaims page cache well before.
-    public static let defaultStallBeforeKill = 10.0
+    /// room: a fifth of the time stalled, half of `stall_critical`. PSI's `avg10` still carries
+    /// the stall of the seconds before a kill for a while after it, so a lower mark turns the
+    /// cold launch that follows a kill into a second kill; the half of `critical_enter` bounds
+    /// the wait however the stall reads.
+    public static let defaultStallBeforeKill = 20.0
 
     /// The built-in fair share: 40% of the device's memory, above the third of the device that a
     /// legitimate foreground app (a map loading tiles, a game loading a level) may take, and

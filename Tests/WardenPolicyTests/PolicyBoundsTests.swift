@@ -88,10 +88,10 @@ struct PolicyBoundsTests {
         }
     }
 
-    /// `[memory] stall_before_kill` is 10% unless set; "none" turns it off; anything but a
+    /// `[memory] stall_before_kill` is 20% unless set; "none" turns it off; anything but a
     /// percentage above 0% and at most 100% is refused at its line.
     @Test func stallBeforeKillIsReadAndBounded() throws {
-        #expect(try PolicyLoader.parse("", file: "stall.toml").memory.stallBeforeKill == 10)
+        #expect(try PolicyLoader.parse("", file: "stall.toml").memory.stallBeforeKill == 20)
         let off = try PolicyLoader.parse("[memory]\nstall_before_kill = \"none\"\n", file: "stall.toml")
         #expect(off.memory.stallBeforeKill == nil)
         let set = try PolicyLoader.parse("[memory]\nstall_before_kill = \"25%\"\n", file: "stall.toml")
@@ -102,7 +102,7 @@ struct PolicyBoundsTests {
             #expect(diagnostics.map(\.line) == [2])
             #expect(
                 diagnostics.map(\.message) == [
-                    "key \"memory.stall_before_kill\" must be a percentage of time above 0% and at most 100%, such as \"10%\", or \"none\"."
+                    "key \"memory.stall_before_kill\" must be a percentage of time above 0% and at most 100%, such as \"20%\", or \"none\"."
                 ])
         }
     }
