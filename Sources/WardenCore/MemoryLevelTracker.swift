@@ -36,7 +36,7 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         let warningExit = max(settings.warningExit.bytes(ofTotal: total), warningEnter)
         let effective = Self.effectiveAvailable(available, swap: swap)
         let thrashing = isThrashing(available: available, swap: swap, criticalEnter: criticalEnter)
-        let enter = copes(swap) ? criticalEnter / 2 : criticalEnter
+        let enter = criticalEnterBytes(total: total, swap: swap)
 
         let critical = thrashing || (level == .critical ? effective < criticalExit : effective < enter)
         if critical {
@@ -59,20 +59,22 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         return available < criticalEnter && stall >= limit
     }
 
-    /// Whether the kernel is taken to be still making room on a device with swap: its memory
-    /// stall is measured and under `stallBeforeKill`.
-    private func copes(_ swap: SwapFigures?) -> Bool {
-        guard let limit = settings.stallBeforeKill, let swap, swap.total > 0, let stall = swap.stallPercent else {
-            return false
-        }
-        return stall < limit
+    /// What could be freed under which the level turns critical: `criticalEnter`, or half of it
+    /// while the kernel is taken to be still making room on a device with swap (its memory
+    /// stall measured and under `stallBeforeKill`).
+    private func criticalEnterBytes(total: Int64, swap: SwapFigures?) -> Int64 {
+        let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
+        guard let limit = settings.stallBeforeKill, let swap, swap.total > 0, let stall = swap.stallPercent,
+            stall < limit
+        else { return criticalEnter }
+        return criticalEnter / 2
     }
 
     /// Available memory and the thresholds the next sample is compared with, on a device with
     /// `total` bytes: while a level holds, its exit threshold (the one that ends it); otherwise
     /// its enter threshold (for critical, half of it while the kernel still makes room).
     public func figures(available: Int64, total: Int64, swap: SwapFigures? = nil) -> MemoryFigures {
-        let criticalEnter = settings.criticalEnter.bytes(ofTotal: total) / (copes(swap) ? 2 : 1)
+        let criticalEnter = criticalEnterBytes(total: total, swap: swap)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)
         let critical =
             level == .critical ? max(settings.criticalExit.bytes(ofTotal: total), criticalEnter) : criticalEnter
