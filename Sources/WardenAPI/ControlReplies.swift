@@ -32,7 +32,8 @@ public enum ControlReplies {
         public init(token: String) { self.token = token }
     }
 
-    /// `push`: what became of it (`delivered`, `coalesced`, `pendingLaunch`, `notWoken`, `duplicate`).
+    /// `push`: what became of it (`delivered`, `coalesced`, `pendingLaunch`, `waitingForMemory`, `notWoken`,
+    /// `duplicate`).
     public struct PushAccepted: Codable, Sendable, Equatable {
         public var disposition: String
         public init(disposition: String) { self.disposition = disposition }

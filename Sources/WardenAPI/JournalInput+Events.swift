@@ -53,10 +53,19 @@ extension JournalInput {
             }
             return lengthened ? [.unreplayable("\(app)'s window was lengthened by its own stall")] : []
         case .timerFired(let timer):
-            guard Lifecycle.fetchWaitedForMemory(actions) else { return [] }
+            guard Lifecycle.wakeWaitedForMemory(actions) else { return [] }
+            let what = timer.kind == .pushSlot ? "push" : "fetch"
             return [
                 .unreplayable(
-                    "\(timer.app)'s fetch waited for memory its wake would bring back, which a replay does not measure")
+                    "\(timer.app)'s \(what) waited for memory its wake would bring back, which a replay does not measure"
+                )
+            ]
+        case .push:
+            let step = JournalInput.step(stepText(of: event))
+            guard Lifecycle.wakeWaitedForMemory(actions) else { return [step] }
+            return [
+                step,
+                .unreplayable("a push waited for memory its wake would bring back, which a replay does not measure"),
             ]
         case .launched, .compressed, .timeRemaining, .ready, .policyChanged:
             return []

@@ -64,11 +64,20 @@ extension Lifecycle {
             sentences.append(Self.wakeBlockSentence(block))
         }
         if let held = pushRouter.coalescedPush(app: record.name) {
+            let push = "A push\(held.id.map { " (\"\($0)\")" } ?? "")"
             let slot = pushRouter.nextSlot(app: record.name, now: now, settings: record.settings.push)
-            let when = slot.map { $0 > now ? "in \(DurationFormat.roundedUp($0 - now))" : "now" } ?? "at the next slot"
-            sentences.append(
-                "A push\(held.id.map { " (\"\($0)\")" } ?? "") is held by the push throttle (\(record.settings.push.maxPerHour) wakes an hour); its next slot is \(when)."
-            )
+            let retry = record.timers[.pushSlot].map { "in \(DurationFormat.roundedUp(max(.zero, $0 - now)))" }
+            if let index = indexByName[record.name], let why = memoryRefusesWake(index) {
+                sentences.append("\(push) is held for memory: \(why); it is tried again \(retry ?? "at the next try").")
+            } else if let slot, slot > now {
+                sentences.append(
+                    "\(push) is held by the push throttle (\(record.settings.push.maxPerHour) wakes an hour); its next slot is in \(DurationFormat.roundedUp(slot - now))."
+                )
+            } else {
+                sentences.append(
+                    "\(push) is held; a slot is free and memory can take its wake, so it is delivered \(retry ?? "at the next try")."
+                )
+            }
         }
         if let kept = pushRouter.pendingLaunchPush(app: record.name) {
             sentences.append("A push\(kept.id.map { " (\"\($0)\")" } ?? "") is kept for the app's next launch.")

@@ -154,14 +154,15 @@ extension Lifecycle {
     /// The same for a launch of an app never measured, whose cost is estimated.
     static let launchCostPhrase = "launching it, at an estimated"
 
-    /// Whether `actions`, the core's answer to a timer, skipped a fetch for the memory its wake
-    /// would bring back: figures (what compression left in swap, the last sample) that the
+    /// Whether `actions`, the core's answer to a timer or a push, skipped a fetch or held a push
+    /// for the memory its wake would bring back: figures (what compression left in swap, the last sample) that the
     /// journal does not keep, so a replay may wake the app.
-    public static func fetchWaitedForMemory(_ actions: [LifecycleAction]) -> Bool {
+    public static func wakeWaitedForMemory(_ actions: [LifecycleAction]) -> Bool {
         actions.contains { action in
             guard case .journal(let record) = action, case .decision(let text) = record.kind else { return false }
-            return text.hasPrefix("Background fetch skipped: \(wakeCostPhrase) ")
-                || text.hasPrefix("Background fetch skipped: \(launchCostPhrase) ")
+            return ["Background fetch skipped: ", pushHeldPrefix].contains { prefix in
+                text.hasPrefix(prefix + wakeCostPhrase + " ") || text.hasPrefix(prefix + launchCostPhrase + " ")
+            }
         }
     }
 
@@ -257,11 +258,13 @@ extension Lifecycle {
             return
         }
         // A force-quit app, one the system terminated, or one being stopped (reset, policy
-        // change), is not woken: the push waits for its next launch.
+        // change), is not woken: the push waits for its next launch. A wake that memory cannot
+        // take now waits for memory, as a fetch does (rule 4).
+        let memoryHold = parsed.contentAvailable ? memoryRefusesWake(index) : nil
         let admission = pushRouter.admit(
             app: app, payload: payload, id: notificationID, contentAvailable: parsed.contentAvailable,
-            isForceQuit: records[index].wakeBlock != nil || records[index].terminating != nil, now: now,
-            settings: settings)
+            isForceQuit: records[index].wakeBlock != nil || records[index].terminating != nil,
+            memoryHolds: memoryHold != nil, now: now, settings: settings)
         switch admission {
         case .deliver:
             cancel(index, .pushSlot, &out)
@@ -273,6 +276,9 @@ extension Lifecycle {
                 arm(index, .pushSlot, at: until, &out)
             }
             out.append(.reply(.push(.coalesced)))
+        case .holdForMemory:
+            holdPushForMemory(index, because: memoryHold ?? "memory is short", at: now, &out)
+            out.append(.reply(.push(.waitingForMemory)))
         case .pendingLaunch:
             let why = records[index].wakeBlock?.pushSentence ?? "the app is being stopped"
             decide(index, "Push kept for the next launch: \(why).", at: now, &out)
@@ -296,12 +302,33 @@ extension Lifecycle {
             }
             return
         }
-        if let pending = pushRouter.takeCoalesced(app: record.name, now: now, settings: settings) {
+        if pushRouter.coalescedPush(app: record.name) != nil, let why = memoryRefusesWake(index) {
+            holdPushForMemory(index, because: why, at: now, &out)
+        } else if let pending = pushRouter.takeCoalesced(app: record.name, now: now, settings: settings) {
             deliverPush(index, pending, at: now, &out)
         } else if let next = pushRouter.nextSlot(app: record.name, now: now, settings: settings), next > now {
             arm(index, .pushSlot, at: next, &out)
         }
     }
+
+    /// A push whose wake memory cannot take now (`memoryRefusesWake`) is held, and tried again
+    /// after `PushRouter.memoryRetry`, or at the next slot when that comes later; a try already
+    /// planned (for a push held before) stays.
+    mutating func holdPushForMemory(_ index: Int, because why: String, at now: Instant, _ out: inout [LifecycleAction])
+    {
+        let retry = now + PushRouter.memoryRetry
+        let slot = pushRouter.nextSlot(app: records[index].name, now: now, settings: records[index].settings.push)
+        let planned = records[index].timers[.pushSlot].flatMap { $0 > now ? $0 : nil }
+        let at = planned ?? max(retry, slot ?? retry)
+        decide(
+            index, "\(Self.pushHeldPrefix)\(why); tried again in \(DurationFormat.roundedUp(at - now)).", at: now, &out)
+        if records[index].timers[.pushSlot] != at {
+            arm(index, .pushSlot, at: at, &out)
+        }
+    }
+
+    /// How a push held for memory is journaled, before the reason.
+    static let pushHeldPrefix = "Push held for memory: "
 
     /// Hands a push to the app: a foreground app just gets it; a background or suspended one
     /// (thawed) gets it with a push window; a not-running one is launched passively first.

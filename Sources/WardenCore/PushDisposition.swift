@@ -6,6 +6,8 @@ public enum PushDisposition: String, Sendable, Equatable, CaseIterable {
     case coalesced
     /// Kept for the app's next launch (it was force-quit).
     case pendingLaunch
+    /// Held until memory can take the wake (tried again every minute; newest kept).
+    case waitingForMemory
     /// Accepted but wakes nothing (no `content-available`).
     case notWoken
     /// Dropped: this notification id was delivered before.

@@ -14,10 +14,14 @@
 /// - A push to a force-quit app is kept for the app's next launch (newest only); it replaces
 ///   a push coalesced before the force-quit, and a launch takes a coalesced push if no push
 ///   was kept for it.
+/// - A push whose wake memory cannot take now is held the same way (newest kept), without
+///   taking a slot; the lifecycle tries it again every `memoryRetry`.
 /// - A push without `content-available` wakes nothing and is not recorded.
 public struct PushRouter: Sendable {
     /// The span in which `max_per_hour` wakes are counted.
     public static let slotSpan: Duration = .seconds(3600)
+    /// How long a push held for memory waits before it is tried again.
+    public static let memoryRetry: Duration = .seconds(60)
 
     private struct AppPushes: Sendable {
         /// How many tokens the app has been given.
@@ -28,7 +32,7 @@ public struct PushRouter: Sendable {
         var wakes: [Instant] = []
         /// Ids delivered to the app.
         var deliveredIDs: Set<String> = []
-        /// The push held until the next slot.
+        /// The push held until the next slot (or until memory allows its wake).
         var coalesced: Pending?
         /// The push held for the next launch after a force-quit.
         var pendingLaunch: Pending?
@@ -63,9 +67,9 @@ public struct PushRouter: Sendable {
             if let id = pending.id { deliveredIDs.insert(id) }
         }
 
-        mutating func admit(_ pending: Pending, contentAvailable: Bool, isForceQuit: Bool, now: Instant, limit: Int)
-            -> Admission
-        {
+        mutating func admit(
+            _ pending: Pending, contentAvailable: Bool, isForceQuit: Bool, memoryHolds: Bool, now: Instant, limit: Int
+        ) -> Admission {
             if let id = pending.id, deliveredIDs.contains(id) { return .duplicate }
             guard contentAvailable else { return .notWoken }
             if isForceQuit {
@@ -73,6 +77,11 @@ public struct PushRouter: Sendable {
                 pendingLaunch = pending
                 coalesced = nil
                 return .pendingLaunch
+            }
+            if memoryHolds {
+                // Held as a coalesced push is, without taking a slot: delivered at a later try.
+                coalesced = pending
+                return .holdForMemory
             }
             expireWakes(at: now)
             if wakes.count < limit {
@@ -239,6 +248,9 @@ public struct PushRouter: Sendable {
         case coalesce(until: Instant)
         /// The app is force-quit: kept (newest only) for its next launch.
         case pendingLaunch
+        /// Memory cannot take the wake now: held as the app's newest pending push, without
+        /// taking a slot, and tried again after `memoryRetry`.
+        case holdForMemory
         /// No content-available: nothing to wake.
         case notWoken
         /// This id was delivered before.
@@ -248,17 +260,18 @@ public struct PushRouter: Sendable {
     /// Decides what to do with a push to `app` at `now` (size/JSON/target checks are done before).
     ///
     /// In this order: a delivered id is a `duplicate`; no `content-available` is `notWoken`;
-    /// a force-quit app keeps it for its next launch; a free slot delivers it now (and drops an
-    /// older coalesced push, which it supersedes); otherwise it is coalesced until the oldest
-    /// wake of the hour expires.
+    /// a force-quit app keeps it for its next launch; a wake that memory cannot take now
+    /// (`memoryHolds`, rule 5 as rule 4) is held, newest kept, without taking a slot; a free slot
+    /// delivers it now (and drops an older coalesced push, which it supersedes); otherwise it is
+    /// coalesced until the oldest wake of the hour expires.
     public mutating func admit(
         app: String, payload: String, id: String?, contentAvailable: Bool,
-        isForceQuit: Bool, now: Instant, settings: PushSettings
+        isForceQuit: Bool, memoryHolds: Bool = false, now: Instant, settings: PushSettings
     ) -> Admission {
         if !contentAvailable, id == nil { return .notWoken }
         return apps[app, default: AppPushes()].admit(
             Pending(payload: payload, id: id), contentAvailable: contentAvailable, isForceQuit: isForceQuit,
-            now: now, limit: Self.limit(settings))
+            memoryHolds: memoryHolds, now: now, limit: Self.limit(settings))
     }
 
     /// When the app's pushSlot timer fires: the coalesced push to deliver now (taking a slot), if any
@@ -275,7 +288,7 @@ public struct PushRouter: Sendable {
         return state.nextFreeSlot(at: now, limit: Self.limit(settings))
     }
 
-    /// The push held until the app's next slot, if any.
+    /// The push held until the app's next slot or until memory allows its wake, if any.
     public func coalescedPush(app: String) -> Pending? {
         apps[app]?.coalesced
     }

@@ -21,7 +21,7 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
         case pushWindow
         /// A background fetch is due (rule 4).
         case fetchWake
-        /// A push slot frees up and a coalesced push may be delivered (rule 5).
+        /// A push slot frees up, or memory is tried again, and a held push may be delivered (rule 5).
         case pushSlot
         /// A `readiness = "notify"` app did not call `ready` in time (rule 12).
         case launchTimeout

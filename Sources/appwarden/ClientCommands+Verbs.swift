@@ -177,7 +177,7 @@ struct PushCommand: AsyncParsableCommand {
         discussion: """
             Only a payload with {"aps":{"content-available":1}} wakes the app. PAYLOAD "-" reads the \
             payload from standard input. Prints what became of the push: delivered, coalesced, \
-            pendingLaunch, notWoken or duplicate.
+            pendingLaunch, waitingForMemory, notWoken or duplicate.
             """
     )
     @OptionGroup var client: ClientOptions

@@ -175,7 +175,7 @@ import WardenCore
         #expect(["a", "b", "c"].allSatisfy { harness.state($0) == .suspended })
         #expect(Self.skippedForMemory(harness).sorted() == ["a", "b", "c"])
         // The level is journaled, so a replay skips these wakes too.
-        #expect(!Lifecycle.fetchWaitedForMemory(harness.actions))
+        #expect(!Lifecycle.wakeWaitedForMemory(harness.actions))
         #expect(!harness.messages(to: "a").contains(.fetchStart(window: .seconds(30))))
         #expect(harness.deadline("a", .fetchWake) == seconds(1800))
         try harness.send(.memorySample(available: 600 * Self.mib, total: 1000 * Self.mib), at: 1000)
@@ -196,7 +196,7 @@ import WardenCore
         let skipped = Self.skippedForMemory(harness)
         #expect(woken.count == 2)
         #expect(skipped.count == 1)
-        #expect(Lifecycle.fetchWaitedForMemory(harness.actions))
+        #expect(Lifecycle.wakeWaitedForMemory(harness.actions))
         guard let waiting = skipped.first else { return }
         #expect(!woken.contains(waiting))
         #expect(harness.state(waiting) == .suspended)
@@ -222,7 +222,7 @@ import WardenCore
         let launched = names.filter { harness.state($0) == .background }
         #expect(launched.count == 1)
         #expect(Self.skippedForMemory(harness).count == 2)
-        #expect(Lifecycle.fetchWaitedForMemory(harness.actions))
+        #expect(Lifecycle.wakeWaitedForMemory(harness.actions))
         let skip = harness.journal.compactMap { record -> String? in
             guard case .decision(let text) = record.kind else { return nil }
             return text.hasPrefix("Background fetch skipped:") ? text : nil
@@ -295,6 +295,88 @@ import WardenCore
         #expect(harness.terminations.isEmpty)
         harness.advance(to: 40)
         #expect(harness.terminations == ["chat pushTimeout"])
+    }
+
+    static let mib: Int64 = 1 << 20
+
+    /// Push ids delivered to `app`, in order.
+    static func deliveredIDs(_ harness: Harness, to app: String) -> [String?] {
+        harness.messages(to: app).compactMap { message in
+            guard case .pushPayload(_, let id, _) = message else { return nil }
+            return .some(id)
+        }
+    }
+
+    /// A push that would launch a stopped app while memory is at `warning` waits for memory, as
+    /// a fetch does: it is held (the newest kept, no slot taken), tried again every minute, and
+    /// delivered by the first try after memory is normal again.
+    @Test func aPushUnderMemoryPressureWaitsForMemory() throws {
+        var harness = Harness(Policy(apps: [Self.chat, AppPolicy(name: "front")]))
+        try harness.send(.open(app: "front"), at: 0)
+        try harness.send(.memorySample(available: 100 * Self.mib, total: 1000 * Self.mib), at: 1)
+        #expect(harness.core.memoryLevel == .warning)
+        let first = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "p1"), id: nil), at: 10)
+        #expect(first.contains(.reply(.push(.waitingForMemory))))
+        #expect(harness.state("chat") == .notRunning)
+        #expect(harness.deadline("chat", .pushSlot) == seconds(70))
+        #expect(!Lifecycle.wakeWaitedForMemory(first))
+        let second = try harness.send(.push(target: .app("chat"), payload: Self.payload(id: "p2"), id: nil), at: 20)
+        #expect(second.contains(.reply(.push(.waitingForMemory))))
+        harness.advance(to: 70)
+        #expect(harness.state("chat") == .notRunning)
+        #expect(harness.deadline("chat", .pushSlot) == seconds(130))
+        let explained = harness.core.outlook(of: "chat", at: harness.now) ?? []
+        #expect(
+            explained.contains(
+                #"A push ("p2") is held for memory: memory pressure is warning; it is tried again in 1m."#))
+        try harness.send(.memorySample(available: 600 * Self.mib, total: 1000 * Self.mib), at: 100)
+        harness.advance(to: 130)
+        #expect(harness.state("chat") == .background)
+        #expect(Self.deliveredIDs(harness, to: "chat") == ["p2"])
+        // The tries took no slot: two more pushes this hour are delivered at once.
+        for (offset, id) in ["p3", "p4"].enumerated() {
+            try harness.send(.completePush(app: "chat", result: .newData), at: 140 + Double(offset) * 10)
+            let out = try harness.send(
+                .push(target: .app("chat"), payload: Self.payload(id: id), id: nil), at: 145 + Double(offset) * 10)
+            #expect(out.contains(.reply(.push(.delivered))))
+        }
+        let held = harness.journal.compactMap { record -> String? in
+            guard case .decision(let text) = record.kind, text.hasPrefix("Push held for memory:") else { return nil }
+            return text
+        }
+        #expect(held.first == "Push held for memory: memory pressure is warning; tried again in 1m.")
+        #expect(held.count == 3)
+    }
+
+    /// A push that would thaw an app with more in swap than memory can take back waits too; the
+    /// decision names what the wake would bring back, which a replay does not measure.
+    @Test func aPushWaitsWhenItsWakeWouldBringBackMoreThanMemoryHolds() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        try harness.send(.open(app: "chat"), at: 0)
+        try harness.send(.home, at: 1)
+        harness.advance(to: 10)
+        #expect(harness.state("chat") == .suspended)
+        try harness.send(.compressed(app: "chat", launch: 1, swappedBytes: 300 * Self.mib), at: 11)
+        try harness.send(.memorySample(available: 400 * Self.mib, total: 1000 * Self.mib), at: 12)
+        #expect(harness.core.memoryLevel == .normal)
+        let out = try harness.send(.push(target: .app("chat"), payload: Self.wake, id: nil), at: 20)
+        #expect(out.contains(.reply(.push(.waitingForMemory))))
+        #expect(Lifecycle.wakeWaitedForMemory(out))
+        #expect(harness.state("chat") == .suspended)
+        try harness.send(.compressed(app: "chat", launch: 1, swappedBytes: 100 * Self.mib), at: 30)
+        harness.advance(to: 80)
+        #expect(harness.state("chat") == .background)
+        #expect(harness.messages(to: "chat").contains(.pushPayload(payload: Self.wake, id: nil, window: .seconds(30))))
+    }
+
+    /// Without memory measured (a scenario's reported levels) or with room enough, a push is
+    /// delivered at once: the hold is for what memory cannot take, nothing else.
+    @Test func aPushWithRoomEnoughIsDeliveredAtOnce() throws {
+        var harness = Harness(Policy(apps: [Self.chat]))
+        try harness.send(.memorySample(available: 600 * Self.mib, total: 1000 * Self.mib), at: 1)
+        let out = try harness.send(.push(target: .app("chat"), payload: Self.wake, id: nil), at: 2)
+        #expect(out.contains(.reply(.push(.delivered))))
+        #expect(harness.state("chat") == .background)
     }
 
     /// A push with an id already delivered is not delivered again.

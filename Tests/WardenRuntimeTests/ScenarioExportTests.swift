@@ -161,4 +161,32 @@ struct ScenarioExportTests {
         #expect(inputs.count == 1)
         #expect(inputs.first?.name == "unreplayable")
     }
+
+    /// A push held for the memory its wake would bring back keeps its step and is marked
+    /// unreplayable after it; one held for the level (journaled, so a replay holds it too), or
+    /// delivered, is only its step.
+    @Test func aPushHeldForTheMemoryItsWakeWouldBringBackIsUnreplayable() {
+        let payload = #"{"aps":{"content-available":1}}"#
+        let push = LifecycleEvent.push(target: .app("chat"), payload: payload, id: nil)
+        let step = JournalInput.step("push chat \(payload)")
+        func held(_ why: String) -> LifecycleAction {
+            .journal(
+                JournalRecord(
+                    app: "chat", time: .zero, kind: .decision("Push held for memory: \(why); tried again in 1m.")))
+        }
+        #expect(JournalInput.inputs(for: push, actions: [], endsOnItsOwn: false, candidates: []) == [step])
+        let byLevel = JournalInput.inputs(
+            for: push, actions: [held("memory pressure is warning")], endsOnItsOwn: false, candidates: [])
+        #expect(byLevel == [step])
+        let byCost = JournalInput.inputs(
+            for: push,
+            actions: [
+                held(
+                    "bringing back its 300MiB would leave 100MiB that could be freed without killing, under warning_enter (150MiB)"
+                )
+            ], endsOnItsOwn: false, candidates: [])
+        #expect(byCost.count == 2)
+        #expect(byCost.first == step)
+        #expect(byCost.last?.name == "unreplayable")
+    }
 }
