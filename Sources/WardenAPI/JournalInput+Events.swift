@@ -53,12 +53,11 @@ extension JournalInput {
             }
             return lengthened ? [.unreplayable("\(app)'s window was lengthened by its own stall")] : []
         case .timerFired(let timer):
+            // A push held for memory is journaled when it is held (`.push` below), not at its tries.
             guard Lifecycle.wakeWaitedForMemory(actions) else { return [] }
-            let what = timer.kind == .pushSlot ? "push" : "fetch"
             return [
                 .unreplayable(
-                    "\(timer.app)'s \(what) waited for memory its wake would bring back, which a replay does not measure"
-                )
+                    "\(timer.app)'s fetch waited for memory its wake would bring back, which a replay does not measure")
             ]
         case .push:
             let step = JournalInput.step(stepText(of: event))

@@ -67,7 +67,9 @@ extension Lifecycle {
             let push = "A push\(held.id.map { " (\"\($0)\")" } ?? "")"
             let slot = pushRouter.nextSlot(app: record.name, now: now, settings: record.settings.push)
             let retry = record.timers[.pushSlot].map { "in \(DurationFormat.roundedUp(max(.zero, $0 - now)))" }
-            if let index = indexByName[record.name], let why = memoryRefusesWake(index) {
+            if record.wakeBlock != nil || record.terminating != nil {
+                sentences.append("\(push) is kept for the app's next launch.")
+            } else if let index = indexByName[record.name], let why = pushWakeRefused(index) {
                 sentences.append("\(push) is held for memory: \(why); it is tried again \(retry ?? "at the next try").")
             } else if let slot, slot > now {
                 sentences.append(

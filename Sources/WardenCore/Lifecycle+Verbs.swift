@@ -36,11 +36,7 @@ extension Lifecycle {
             enterForeground(
                 index, start: .appStart(cold: true, afterPassive: false), because: "launched by the user", at: now,
                 &out)
-            if let pending = pushRouter.takePendingForLaunch(app: app) {
-                if let id = pending.id { records[index].deliveredPushIDs.insert(id) }
-                out.append(
-                    .deliver(app: app, message: .pushPayload(payload: pending.payload, id: pending.id, window: .zero)))
-            }
+            handOverHeldPush(index, &out)
         case .background, .suspended:
             if state == .suspended {
                 out.append(.thaw(app: app))
@@ -49,6 +45,7 @@ extension Lifecycle {
             enterForeground(
                 index, start: .appStart(cold: false, afterPassive: afterPassive), because: "opened by the user",
                 at: now, &out)
+            handOverHeldPush(index, &out)
             // An app a wake launched that is not ready yet stays inactive, its launch watchdog
             // running, until it is (`becomeReady`).
             if !records[index].awaitingReady {
@@ -57,6 +54,16 @@ extension Lifecycle {
         case .inactive, .active:
             break
         }
+    }
+
+    /// An app the user opens is awake: the push held for it (kept for its launch, held by the
+    /// throttle or for memory) is handed over without a window and without taking a slot.
+    mutating func handOverHeldPush(_ index: Int, _ out: inout [LifecycleAction]) {
+        let app = records[index].name
+        guard let pending = pushRouter.takePendingForLaunch(app: app) else { return }
+        if let id = pending.id { records[index].deliveredPushIDs.insert(id) }
+        cancel(index, .pushSlot, &out)
+        out.append(.deliver(app: app, message: .pushPayload(payload: pending.payload, id: pending.id, window: .zero)))
     }
 
     /// Sends the least recently used foreground apps to background until a slot is free.

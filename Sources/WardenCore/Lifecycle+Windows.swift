@@ -260,7 +260,7 @@ extension Lifecycle {
         // A force-quit app, one the system terminated, or one being stopped (reset, policy
         // change), is not woken: the push waits for its next launch. A wake that memory cannot
         // take now waits for memory, as a fetch does (rule 4).
-        let memoryHold = parsed.contentAvailable ? memoryRefusesWake(index) : nil
+        let memoryHold = parsed.contentAvailable ? pushWakeRefused(index) : nil
         let admission = pushRouter.admit(
             app: app, payload: payload, id: notificationID, contentAvailable: parsed.contentAvailable,
             isForceQuit: records[index].wakeBlock != nil || records[index].terminating != nil,
@@ -297,13 +297,18 @@ extension Lifecycle {
         let record = records[index]
         let settings = record.settings.push
         if record.wakeBlock != nil || record.terminating != nil {
-            if let next = pushRouter.nextSlot(app: record.name, now: now, settings: settings), next > now {
-                arm(index, .pushSlot, at: next, &out)
+            guard let next = pushRouter.nextSlot(app: record.name, now: now, settings: settings) else { return }
+            if record.wakeBlock != nil {
+                // Its next launch takes the held push.
+                if next > now { arm(index, .pushSlot, at: next, &out) }
+            } else {
+                // An app being stopped (and started again) is tried again once that is done.
+                arm(index, .pushSlot, at: max(next, now + PushRouter.memoryRetry), &out)
             }
             return
         }
-        if pushRouter.coalescedPush(app: record.name) != nil, let why = memoryRefusesWake(index) {
-            holdPushForMemory(index, because: why, at: now, &out)
+        if pushRouter.coalescedPush(app: record.name) != nil, let why = pushWakeRefused(index) {
+            holdPushForMemory(index, because: why, journaled: false, at: now, &out)
         } else if let pending = pushRouter.takeCoalesced(app: record.name, now: now, settings: settings) {
             deliverPush(index, pending, at: now, &out)
         } else if let next = pushRouter.nextSlot(app: record.name, now: now, settings: settings), next > now {
@@ -311,17 +316,32 @@ extension Lifecycle {
         }
     }
 
-    /// A push whose wake memory cannot take now (`memoryRefusesWake`) is held, and tried again
+    /// Why a push due now must wait for memory, or nil when it may wake the app: only a wake
+    /// that thaws or launches the app waits (an app awake already takes the push as it is), by
+    /// the fetch rule (`memoryRefusesWake`).
+    func pushWakeRefused(_ index: Int) -> String? {
+        switch records[index].state {
+        case .suspended, .notRunning: memoryRefusesWake(index)
+        case .background, .inactive, .active: nil
+        }
+    }
+
+    /// A push whose wake memory cannot take now (`pushWakeRefused`) is held, and tried again
     /// after `PushRouter.memoryRetry`, or at the next slot when that comes later; a try already
-    /// planned (for a push held before) stays.
-    mutating func holdPushForMemory(_ index: Int, because why: String, at now: Instant, _ out: inout [LifecycleAction])
-    {
+    /// planned (for a push held before) stays. A push is journaled when it is held, not at each
+    /// try that finds memory still short (`explain` says why it waits).
+    mutating func holdPushForMemory(
+        _ index: Int, because why: String, journaled: Bool = true, at now: Instant, _ out: inout [LifecycleAction]
+    ) {
         let retry = now + PushRouter.memoryRetry
         let slot = pushRouter.nextSlot(app: records[index].name, now: now, settings: records[index].settings.push)
         let planned = records[index].timers[.pushSlot].flatMap { $0 > now ? $0 : nil }
         let at = planned ?? max(retry, slot ?? retry)
-        decide(
-            index, "\(Self.pushHeldPrefix)\(why); tried again in \(DurationFormat.roundedUp(at - now)).", at: now, &out)
+        if journaled {
+            decide(
+                index, "\(Self.pushHeldPrefix)\(why); tried again in \(DurationFormat.roundedUp(at - now)).", at: now,
+                &out)
+        }
         if records[index].timers[.pushSlot] != at {
             arm(index, .pushSlot, at: at, &out)
         }
