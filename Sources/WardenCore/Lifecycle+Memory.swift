@@ -35,14 +35,22 @@ extension Lifecycle {
     /// state is terminated (`memoryLimit`); one that crosses its `memory_high` is warned; the
     /// band (over its fair share or not) and the OOM score follow the new figure.
     mutating func footprint(
-        _ app: String, bytes: Int64, at now: Instant, _ out: inout [LifecycleAction]
+        _ app: String, bytes: Int64, swapped: Int64? = nil, at now: Instant, _ out: inout [LifecycleAction]
     ) throws(LifecycleError) {
         let index = try appIndex(app)
         guard bytes >= 0 else {
             throw LifecycleError(.invalid, "The footprint of app \"\(app)\" cannot be negative (\(bytes) bytes).")
         }
+        if let swapped, swapped < 0 || swapped > bytes {
+            throw LifecycleError(
+                .invalid,
+                "The swapped part of app \"\(app)\" must be between 0 and its footprint of \(bytes) bytes (\(swapped) bytes)."
+            )
+        }
         records[index].footprint = bytes
         guard records[index].isRunning, records[index].terminating == nil else { return }
+        // What is in swap now: a wake of the app brings this back (rule 4), and status shows it.
+        if let swapped { records[index].swappedBytes = swapped }
         if enforceLimit(index, at: now, &out) { return }
         let isAboveHigh = records[index].bounds.high.map { bytes > $0 } ?? false
         if isAboveHigh && !records[index].isAboveHigh && records[index].state != .suspended {

@@ -141,7 +141,8 @@ public struct Lifecycle: Sendable {
         case .spawnFailed(let app, let launch, let message):
             spawnFailed(app, launch: launch, message: message, at: now, &out)
         case .heldAtSuspension(let app, let resource): heldAtSuspension(app, resource: resource, at: now, &out)
-        case .footprint(let app, let bytes): try footprint(app, bytes: bytes, at: now, &out)
+        case .footprint(let app, let bytes, let swapped):
+            try footprint(app, bytes: bytes, swapped: swapped, at: now, &out)
         case .oomKilled(let app, let launch, let kill): oomKilled(app, launch: launch, kill: kill, at: now, &out)
         case .compressed(let app, let launch, let bytes):
             compressed(app, launch: launch, swappedBytes: bytes, at: now, &out)

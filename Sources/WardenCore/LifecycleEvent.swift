@@ -42,8 +42,10 @@ public enum LifecycleEvent: Sendable, Equatable {
     /// The runtime did not freeze `app` because one of its processes holds `resource`
     /// through one of the resource's paths (rule 7); the app must be terminated instead.
     case heldAtSuspension(app: String, resource: String)
-    /// A measurement of what killing `app` would give back (anon + shmem + swap), in bytes.
-    case footprint(app: String, bytes: Int64)
+    /// A measurement of what killing `app` would give back (anon + shmem + swap), in bytes, and,
+    /// where measured, how much of it is in swap now (what the kernel swapped out as well as what
+    /// compression pushed out, or brought back since a thaw).
+    case footprint(app: String, bytes: Int64, swapped: Int64? = nil)
     /// A pressure level reported directly (a PSI trigger, a kernel pressure event, a
     /// scenario's `pressure` step). `critical` kills exactly one victim.
     case pressure(PressureLevel)
@@ -82,7 +84,7 @@ extension LifecycleEvent {
             app
         case .beginTask(let app, _), .endTask(let app, _), .completeFetch(let app, _), .completePush(let app, _),
             .setFetchInterval(let app, _), .acquire(let app, _), .release(let app, _), .reportStatus(let app, _),
-            .launched(let app, _), .heldAtSuspension(let app, _), .footprint(let app, _), .scanResult(let app, _),
+            .launched(let app, _), .heldAtSuspension(let app, _), .footprint(let app, _, _), .scanResult(let app, _),
             .observedFrozen(let app, _):
             app
         case .processExited(let app, _, _), .spawnFailed(let app, _, _), .oomKilled(let app, _, _),

@@ -83,13 +83,29 @@ public struct ScenarioStepParser: Sendable {
             guard let sizeWord = words.next() else {
                 throw ScenarioStepError("\"footprint\" needs a size after the app, as in \"footprint \(app) 300MiB\".")
             }
-            try noMore(word, &words)
             guard let bytes = DurationFormat.parseSize(String(sizeWord)), !sizeWord.hasPrefix("-") else {
                 throw ScenarioStepError(
                     "the size \"\(sizeWord)\" must be a number followed by B, KiB, MiB, GiB or TiB, such as \"300MiB\"."
                 )
             }
-            return .event(.footprint(app: app, bytes: bytes))
+            var swapped: Int64?
+            if let next = words.next() {
+                guard next == "swapped", let swappedWord = words.next(),
+                    let measured = DurationFormat.parseSize(String(swappedWord)), !swappedWord.hasPrefix("-")
+                else {
+                    throw ScenarioStepError(
+                        "\"footprint\" takes the app, its size and, optionally, \"swapped\" and the size of its part in swap, as in \"footprint \(app) 300MiB swapped 120MiB\"."
+                    )
+                }
+                guard measured <= bytes else {
+                    throw ScenarioStepError(
+                        "the swapped part \"\(swappedWord)\" of \(app) cannot be more than its footprint \"\(sizeWord)\"."
+                    )
+                }
+                swapped = measured
+            }
+            try noMore(word, &words)
+            return .event(.footprint(app: app, bytes: bytes, swapped: swapped))
         case "pressure":
             let level = try choice(
                 of: word, from: &words, as: "level", PressureLevel.allCases.map(\.rawValue), example: "critical")

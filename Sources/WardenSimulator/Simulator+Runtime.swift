@@ -5,11 +5,12 @@ extension Simulator {
     mutating func perform(_ verb: ScenarioVerb, what: String) -> Result<[LifecycleAction], LifecycleError> {
         switch verb {
         case .event(let event):
-            if case .footprint(let app, let bytes) = event, let index = appIndex[app] {
+            if case .footprint(let app, let bytes, let measured) = event, let index = appIndex[app] {
                 if apps[index].launch != nil {
                     bytesInMemory += bytes - apps[index].footprint
-                    // A footprint that shrinks below what is swapped takes it along.
-                    let swapped = min(apps[index].swapped, bytes)
+                    // A footprint that shrinks below what is swapped takes it along; a measured
+                    // swapped part replaces it.
+                    let swapped = min(max(0, measured ?? apps[index].swapped), bytes)
                     bytesSwapped -= apps[index].swapped - swapped
                     apps[index].swapped = swapped
                     memoryChanged = true

@@ -94,7 +94,12 @@ public enum TraceText {
                 "memory sample: \(DurationFormat.sizeString(available)) available of \(DurationFormat.sizeString(total))"
                     + (swap.map { ", swap could free \(DurationFormat.sizeString($0.headroom))" } ?? "")
             )
-        case .footprint(let app, let bytes): (app, "footprint \(DurationFormat.sizeString(bytes))")
+        case .footprint(let app, let bytes, let swapped):
+            (
+                app,
+                "footprint \(DurationFormat.sizeString(bytes))"
+                    + (swapped.map { ", \(DurationFormat.sizeString($0)) in swap" } ?? "")
+            )
         case .heldAtSuspension(let app, let resource): (app, "holds \(resource) at suspension")
         case .observedFrozen(let app, let frozen): (app, frozen ? "found frozen" : "found thawed")
         case .open(let app): ("", "open \(app)")

@@ -105,10 +105,12 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         state.withLock { $0.groups[name]?.limits }
     }
 
-    /// Sets what app `name`'s group is charged, in bytes (0 until set).
-    public func setFootprint(_ bytes: Int64, of name: String) {
+    /// Sets what app `name`'s group is charged, in bytes (0 until set), and, if given, how much
+    /// of it is in swap (as the kernel's reclaim would leave it).
+    public func setFootprint(_ bytes: Int64, swapped: Int64? = nil, of name: String) {
         state.withLock {
             $0.footprints[name] = bytes
+            if let swapped { $0.groups[name]?.swapped = min(max(0, swapped), bytes) }
             $0.memoryChanges += 1
         }
         memoryChanged()
@@ -446,10 +448,17 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         state.withLock { _ = $0.tracked.remove(name) }
     }
 
-    public func footprints(where include: (String) -> Bool) -> [String: Int64] {
-        let tracked = state.withLock { state in state.tracked.map { ($0, state.footprints[$0] ?? 0) } }
-        var result: [String: Int64] = [:]
-        for (name, bytes) in tracked where include(name) { result[name] = bytes }
+    public func measurements(where include: (String) -> Bool) -> [String: AppMemoryMeasurement] {
+        let tracked = state.withLock { state in
+            state.tracked.map { name in
+                let footprint = state.footprints[name] ?? 0
+                return (name, footprint, min(state.groups[name]?.swapped ?? 0, footprint))
+            }
+        }
+        var result: [String: AppMemoryMeasurement] = [:]
+        for (name, footprint, swapped) in tracked where include(name) {
+            result[name] = AppMemoryMeasurement(footprint: footprint, swapped: swapped)
+        }
         return result
     }
 

@@ -208,6 +208,24 @@ import WardenCore
         #expect(Self.skippedForMemory(harness).count == 1)
     }
 
+    /// What the kernel swapped out of a frozen app counts as what compression did: measured with
+    /// 200 MiB each in swap (compression had said nothing), only one of the three wakes fits in
+    /// 400 MiB that could be freed over warning's 150 MiB; a swapped part above the footprint is
+    /// refused.
+    @Test func aSwappedPartMeasuredAfterSuspensionIsWhatAWakeBringsBack() throws {
+        var harness = try Self.suspendedFetchers(swapped: 0, available: 400)
+        for name in ["a", "b", "c"] {
+            try harness.send(.footprint(app: name, bytes: 200 * Self.mib, swapped: 200 * Self.mib), at: 30)
+        }
+        #expect(harness.core.snapshot(of: "a", at: harness.now)?.swappedBytes == 200 * Self.mib)
+        harness.advance(to: 900)
+        #expect(["a", "b", "c"].filter { harness.state($0) == .background }.count == 1)
+        #expect(Self.skippedForMemory(harness).count == 2)
+        #expect(throws: LifecycleError.self) {
+            try harness.send(.footprint(app: "a", bytes: 100 * Self.mib, swapped: 101 * Self.mib), at: 901)
+        }
+    }
+
     /// An app never measured is charged the mean footprint of the running apps: with one app of
     /// 200 MiB open and 400 MiB that could be freed (warning below 150 MiB), the first of three
     /// apps never launched goes into background for its fetch and the other two wait, where a

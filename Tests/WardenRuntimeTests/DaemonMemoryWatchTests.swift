@@ -217,4 +217,42 @@ import WardenTesting
         }
         await bed.stop()
     }
+
+    /// The part of an app in swap follows what its group measures: a frozen app the kernel
+    /// pushed out further (compression off here) is seen at the next check of the suspended
+    /// apps, and a thawed app that brought its pages back at the next sweep, where the figure
+    /// stayed what the last compression said before.
+    @Test func theSwappedPartFollowsTheGroupBetweenCompressions() async throws {
+        let policy = try PolicyLoader.parse(
+            """
+            [memory]
+            compress_suspended = false
+            [apps.idle]
+            command = "/bin/idle"
+            [apps.idle.background]
+            grace = "1s"
+            [apps.front]
+            command = "/bin/front"
+            """, file: "swapped.toml")
+        let bed = await WardenTestBed.start(policy: policy, sampleInterval: .seconds(1))
+        defer { bed.removeStateDirectory() }
+        bed.driver.setDeviceMemory(1024 * Self.mib)
+        bed.driver.setDeviceSwap(512 * Self.mib, zramRatio: 2)
+        bed.driver.setFootprint(200 * Self.mib, of: "idle")
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(to: .seconds(2))
+        #expect(try #require(await bed.daemon.app(named: "idle")).state == .suspended)
+        #expect(try #require(await bed.daemon.app(named: "idle")).swappedBytes == 0)
+        bed.driver.setFootprint(200 * Self.mib, swapped: 150 * Self.mib, of: "idle")
+        await bed.advance(by: .seconds(32))  // one check of the suspended apps (every 30 sweeps of 1 s)
+        #expect(try #require(await bed.daemon.app(named: "idle")).swappedBytes == 150 * Self.mib)
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        bed.driver.setFootprint(200 * Self.mib, swapped: 0, of: "idle")
+        await bed.advance(by: .seconds(2))
+        let idle = try #require(await bed.daemon.app(named: "idle"))
+        #expect(idle.state == .active)
+        #expect(idle.swappedBytes == 0)
+        await bed.stop()
+    }
 }

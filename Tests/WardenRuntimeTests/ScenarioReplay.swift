@@ -154,9 +154,9 @@ struct ScenarioReplay {
                 } catch {
                     return error
                 }
-            case .footprint(let app, let bytes):
+            case .footprint(let app, let bytes, let swapped):
                 // What the next sweep of the app's group would find.
-                bed.driver.setFootprint(bytes, of: app)
+                bed.driver.setFootprint(bytes, swapped: swapped, of: app)
                 return await send(event)
             default:
                 // Pressure, too, goes in as the pressure monitor would report it.

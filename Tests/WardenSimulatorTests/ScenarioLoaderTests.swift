@@ -148,6 +148,22 @@ import WardenSimulator
             ])
     }
 
+    /// A footprint step may give the part in swap; one larger than the footprint, or a word
+    /// other than `swapped`, is refused with the form expected.
+    @Test func footprintTakesItsPartInSwap() throws {
+        let scenario = try load(steps: ["0s footprint mail 300MiB swapped 120MiB", "1s footprint maps 80MiB"])
+        #expect(
+            scenario.steps.map(\.verb) == [
+                .event(.footprint(app: "mail", bytes: 300 << 20, swapped: 120 << 20)),
+                .event(.footprint(app: "maps", bytes: 80 << 20)),
+            ])
+        #expect(
+            messages(steps: ["0s footprint mail 100MiB swapped 120MiB", "1s footprint mail 100MiB spilled 1MiB"]) == [
+                #"Scenario "test.toml", line 4: step 1 ("0s footprint mail 100MiB swapped 120MiB"): the swapped part "120MiB" of mail cannot be more than its footprint "100MiB"."#,
+                #"Scenario "test.toml", line 5: step 2 ("1s footprint mail 100MiB spilled 1MiB"): "footprint" takes the app, its size and, optionally, "swapped" and the size of its part in swap, as in "footprint mail 300MiB swapped 120MiB"."#,
+            ])
+    }
+
     /// Unknown keys, bad facts and bad expectations are all reported at once, in line order.
     @Test func everyProblemIsReportedWithItsKey() {
         let problems = messages(

@@ -253,10 +253,10 @@ extension WardenDaemon {
         }
         // Measured once frozen: suspended apps are otherwise measured only now and then, and
         // the killer ranks them by this figure.
-        if let bytes = parts.memory.footprints(where: { $0 == app })[app],
-            lifecycle.snapshot(of: app, at: now())?.footprint != bytes
+        if let measurement = parts.memory.measurements(where: { $0 == app })[app],
+            let event = Self.footprintEvent(app, measurement, known: lifecycle.snapshot(of: app, at: now()))
         {
-            followUps.append(.footprint(app: app, bytes: bytes))
+            followUps.append(event)
         }
     }
 

@@ -124,7 +124,7 @@ extension WardenDaemon {
             for: event, actions: actions, endsOnItsOwn: endsOnItsOwn, candidates: changed)
         if !inputs.isEmpty {
             for candidate in changed { journal.footprintsJournaled[candidate.app] = candidate.footprint }
-            if case .footprint(let app, let bytes) = event { journal.footprintsJournaled[app] = bytes }
+            if case .footprint(let app, let bytes, _) = event { journal.footprintsJournaled[app] = bytes }
         }
         for input in inputs {
             record(app: event.app ?? JournalEntry.systemApp, .input(input))

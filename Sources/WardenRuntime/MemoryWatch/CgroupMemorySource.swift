@@ -53,8 +53,12 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
         return GroupOOMState.read(directory: directory.path, isV1: directory.isV1)
     }
 
-    public func footprints(where include: (String) -> Bool) -> [String: Int64] {
-        sampler.sampleStatistics(where: include).mapValues { Int64(clamping: $0.footprint) }
+    public func measurements(where include: (String) -> Bool) -> [String: AppMemoryMeasurement] {
+        sampler.sampleStatistics(where: include).mapValues { statistics in
+            AppMemoryMeasurement(
+                footprint: Int64(clamping: statistics.footprint),
+                swapped: Int64(clamping: min(statistics.swap, statistics.footprint)))
+        }
     }
 
     /// When appwarden's root group has a memory limit below the host's memory (a device

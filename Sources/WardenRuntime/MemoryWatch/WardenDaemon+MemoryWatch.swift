@@ -109,18 +109,33 @@ extension WardenDaemon {
     }
 
     /// The footprints of the running apps that changed, as events for the core; suspended apps
-    /// only if `includingSuspended`.
-    func measureRunningApps(includingSuspended: Bool) -> [LifecycleEvent] {
+    /// only if `includingSuspended`, or those `only` names.
+    func measureRunningApps(includingSuspended: Bool, only: Set<String>? = nil) -> [LifecycleEvent] {
         let lifecycle = lifecycle
-        let measured = parts.memory.footprints { name in
+        let measured = parts.memory.measurements { name in
+            if let only { return only.contains(name) }
             guard let state = lifecycle.state(of: name), state != .notRunning else { return false }
             return includingSuspended || state != .suspended
         }
         let time = now()
-        return measured.sorted { $0.key < $1.key }.compactMap { name, bytes in
-            lifecycle.snapshot(of: name, at: time)?.footprint == bytes ? nil : .footprint(app: name, bytes: bytes)
+        return measured.sorted { $0.key < $1.key }.compactMap { name, measurement in
+            Self.footprintEvent(name, measurement, known: lifecycle.snapshot(of: name, at: time))
         }
     }
+
+    /// The event that tells the core of `measurement`: when the footprint changed, or when the
+    /// part in swap moved by `swappedChange` or more (the kernel swapping a frozen app out, a
+    /// thawed app bringing its pages back), which a wake's cost and `status` read; nil otherwise.
+    static func footprintEvent(
+        _ app: String, _ measurement: AppMemoryMeasurement, known: AppSnapshot?
+    ) -> LifecycleEvent? {
+        let swappedMoved = known.map { abs($0.swappedBytes - measurement.swapped) >= swappedChange } ?? true
+        guard known?.footprint != measurement.footprint || swappedMoved else { return nil }
+        return .footprint(app: app, bytes: measurement.footprint, swapped: measurement.swapped)
+    }
+
+    /// How far an app's part in swap moves before the core is told: a MiB.
+    static let swappedChange: Int64 = 1 << 20
 
     /// After a kill for memory: the group is empty (the driver waited), so the running apps and
     /// the device are measured again, and a sample that is still critical kills the next victim.

@@ -8,9 +8,10 @@ import WardenCore
     import Musl
 #endif
 
-/// The sweeps of the running apps: their footprints (which the core holds against their limits,
-/// their `memory_high` and their fair share), groups frozen or thawed behind appwarden's back,
-/// and re-adopted processes the launcher could not watch.
+/// The sweeps of the running apps: their footprints and the part of them in swap (which the core
+/// holds against their limits, their `memory_high` and their fair share, and weighs wakes by),
+/// groups frozen or thawed behind appwarden's back, and re-adopted processes the launcher could
+/// not watch.
 extension WardenDaemon {
     /// One sweep of the running apps, every `sampleInterval` while the device is not quiet.
     func sweepApps() async {
@@ -58,6 +59,14 @@ extension WardenDaemon {
             else { continue }
             logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
             _ = await process(.observedFrozen(app: app, frozen: frozen))
+        }
+        // Where the device has swap, the kernel may push a frozen app out further than its
+        // compression did: the suspended apps looked at are measured too, so that a wake's
+        // cost (rule 4) counts what is in swap now.
+        if includingSuspended, !suspended.isEmpty, parts.memory.swapFigures() != nil {
+            for event in measureRunningApps(includingSuspended: true, only: Set(suspended)) {
+                _ = await process(event)
+            }
         }
     }
 

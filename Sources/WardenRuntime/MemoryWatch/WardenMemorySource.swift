@@ -13,8 +13,9 @@ public protocol WardenMemorySource: Sendable {
     /// Stops measuring the group of app `name`.
     func untrack(_ name: String)
 
-    /// The footprint, in bytes, of every measured group whose app `include` accepts.
-    func footprints(where include: (String) -> Bool) -> [String: Int64]
+    /// The footprint, and the part of it in swap, of every measured group whose app `include`
+    /// accepts.
+    func measurements(where include: (String) -> Bool) -> [String: AppMemoryMeasurement]
 
     /// The memory available to the apps and the memory they share, in bytes; nil when unknown.
     func deviceMemory() -> (available: Int64, total: Int64)?
@@ -29,6 +30,19 @@ public protocol WardenMemorySource: Sendable {
     /// What swap can still take and the device's memory stall, where the device has swap; nil
     /// where it has none (or the device is a group with a limit of its own).
     func swapFigures() -> SwapFigures?
+}
+
+/// One app's memory as the daemon measures it, in bytes.
+public struct AppMemoryMeasurement: Sendable, Equatable {
+    /// What a kill would give back: anonymous memory, shmem and swap (`MemoryStatistics.footprint`).
+    public var footprint: Int64
+    /// The part of the footprint in swap now.
+    public var swapped: Int64
+
+    public init(footprint: Int64, swapped: Int64) {
+        self.footprint = footprint
+        self.swapped = swapped
+    }
 }
 
 extension WardenMemorySource {
