@@ -8,7 +8,8 @@ public struct AppInfo: Codable, Sendable, Equatable {
     public var pids: [Int32]
     /// What a kill would give back, bytes; 0 when not running.
     public var footprintBytes: Int64
-    /// How much of the footprint is in swap since the app was compressed, bytes.
+    /// How much of the footprint is in swap, as its compression or the last measurement of its
+    /// group found it, bytes.
     public var swappedBytes: Int64
     /// Kill band name (`suspended`, `idle-background`, …), nil when not running.
     public var band: Band?

@@ -113,7 +113,8 @@ struct AppRecord: Sendable, Equatable, Codable {
     var groupLimits: GroupMemoryLimits?
     /// Whether the footprint was above `memory_high` when last measured: crossing it warns the app.
     var isAboveHigh = false
-    /// How much of the footprint the last compression left in swap; reset by each launch.
+    /// How much of the footprint is in swap: what the last compression left there, or the last
+    /// measurement with a swapped part found; at most the footprint; reset by each launch.
     var swappedBytes: Int64 = 0
 
     // MARK: Status

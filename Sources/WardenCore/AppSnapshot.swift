@@ -21,7 +21,8 @@ public struct AppSnapshot: Sendable, Equatable {
     public var launch: Int
     /// What killing the app would give back, in bytes (the last measurement).
     public var footprint: Int64
-    /// How much of the footprint is in swap since the app was last compressed, in bytes.
+    /// How much of the footprint is in swap, as its compression or the last measurement of its
+    /// group found it, in bytes.
     public var swappedBytes: Int64
     /// The kill band (rule 9) while the app runs; nil when it does not.
     public var band: KillBand?

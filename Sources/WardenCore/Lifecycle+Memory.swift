@@ -48,9 +48,11 @@ extension Lifecycle {
             )
         }
         records[index].footprint = bytes
-        guard records[index].isRunning, records[index].terminating == nil else { return }
+        guard records[index].isRunning else { return }
         // What is in swap now: a wake of the app brings this back (rule 4), and status shows it.
-        if let swapped { records[index].swappedBytes = swapped }
+        // A footprint that shrank below what was in swap takes it along.
+        records[index].swappedBytes = min(swapped ?? records[index].swappedBytes, bytes)
+        guard records[index].terminating == nil else { return }
         if enforceLimit(index, at: now, &out) { return }
         let isAboveHigh = records[index].bounds.high.map { bytes > $0 } ?? false
         if isAboveHigh && !records[index].isAboveHigh && records[index].state != .suspended {
@@ -284,7 +286,8 @@ extension Lifecycle {
         _ app: String, launch: Int, swappedBytes: Int64, at now: Instant, _ out: inout [LifecycleAction]
     ) {
         guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning else { return }
-        records[index].swappedBytes = max(0, swappedBytes)
+        // Never more than what a kill gives back (the footprint measured at the freeze).
+        records[index].swappedBytes = min(max(0, swappedBytes), records[index].footprint)
         decide(
             index,
             "Compressed after suspension: \(DurationFormat.sizeString(max(0, swappedBytes))) of its memory in swap.",

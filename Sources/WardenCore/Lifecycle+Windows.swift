@@ -155,7 +155,7 @@ extension Lifecycle {
     static let launchCostPhrase = "launching it, at an estimated"
 
     /// Whether `actions`, the core's answer to a timer or a push, skipped a fetch or held a push
-    /// for the memory its wake would bring back: figures (what compression left in swap, the last sample) that the
+    /// for the memory its wake would bring back: figures (an app's part in swap, the last sample) that the
     /// journal does not keep, so a replay may wake the app.
     public static func wakeWaitedForMemory(_ actions: [LifecycleAction]) -> Bool {
         actions.contains { action in

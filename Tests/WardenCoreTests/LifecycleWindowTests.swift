@@ -375,6 +375,7 @@ import WardenCore
     @Test func aPushWaitsWhenItsWakeWouldBringBackMoreThanMemoryHolds() throws {
         var harness = Harness(Policy(apps: [Self.chat]))
         try harness.send(.open(app: "chat"), at: 0)
+        try harness.send(.footprint(app: "chat", bytes: 350 * Self.mib), at: 0.5)
         try harness.send(.home, at: 1)
         harness.advance(to: 10)
         #expect(harness.state("chat") == .suspended)

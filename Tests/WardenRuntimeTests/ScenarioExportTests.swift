@@ -189,4 +189,12 @@ struct ScenarioExportTests {
         #expect(byCost.first == step)
         #expect(byCost.last?.name == "unreplayable")
     }
+
+    /// A footprint journaled with its part in swap is written as the step that plays it again,
+    /// to the byte.
+    @Test func aFootprintWithItsPartInSwapIsWrittenAsItsStep() {
+        let event = LifecycleEvent.footprint(app: "maps", bytes: 300 << 20, swapped: 1_234_567)
+        #expect(JournalInput.stepText(of: event) == "footprint maps 300MiB swapped 1234567B")
+        #expect(JournalInput.stepText(of: .footprint(app: "maps", bytes: 300 << 20)) == "footprint maps 300MiB")
+    }
 }

@@ -197,7 +197,8 @@ public final class WardenMetrics: Sendable {
         "appwarden_apps": "Apps of the policy by lifecycle state.",
         "appwarden_app_footprint_bytes":
             "What killing the app would give back: anonymous memory, shmem and swap of its group.",
-        "appwarden_app_swapped_bytes": "How much of the app's footprint compression left in swap.",
+        "appwarden_app_swapped_bytes":
+            "How much of the app's footprint is in swap, as its compression or the last measurement of its group left it.",
         "appwarden_app_band":
             "The app's kill band: 0 over-fair-share, 1 suspended, 2 idle-background, 3 background-window, "
             + "4 background-task, 5 foreground.",
