@@ -29,6 +29,20 @@ struct OpenAPIConformanceTests {
         return result.sorted { $0.0 < $1.0 }
     }
 
+    /// The reader refuses the scalars YAML refuses (a plain one with ": " or " #", a quote left
+    /// unescaped in a quoted one), so that a document the API fuzzer could not load fails here.
+    @Test func theDocumentReaderRefusesWhatYAMLRefuses() throws {
+        for text in ["a: b: c", "a: 'it's'", "a: x #y", "a:\n- \"say \"hi\"\""] {
+            var reader = OpenAPIYAMLReader(text)
+            #expect(throws: (any Error).self, "\(text)") { try reader.read() }
+        }
+        var reader = OpenAPIYAMLReader("a: 'it''s'\nb: \"say \\\"hi\\\"\"\nc: plain, with a colon:in it")
+        let read = try reader.read()
+        #expect(read["a"] as? String == "it's")
+        #expect(read["b"] as? String == "say \"hi\"")
+        #expect(read["c"] as? String == "plain, with a colon:in it")
+    }
+
     /// The document lists exactly the routes the server answers.
     @Test func documentListsEveryRouteTheServerAnswers() throws {
         let server = ControlServer(control: ControlServerDouble(apps: []), socketPath: "/unused", adminGroup: nil)

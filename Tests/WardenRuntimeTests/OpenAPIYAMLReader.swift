@@ -41,7 +41,7 @@ struct OpenAPIYAMLReader {
             let (key, rest) = try splitKey(line)
             index += 1
             if let rest {
-                mapping[key] = scalar(rest)
+                mapping[key] = try scalar(rest, line: line.number)
             } else if index < lines.count, lines[index].indent > indent {
                 mapping[key] = try block(&index, indent: lines[index].indent)
             } else if index < lines.count, lines[index].indent == indent, isItem(lines[index].text) {
@@ -58,7 +58,7 @@ struct OpenAPIYAMLReader {
         while index < lines.count, lines[index].indent == indent, isItem(lines[index].text) {
             let rest = String(lines[index].text.dropFirst(2))
             if rest.hasPrefix("'") || rest.hasPrefix("\"") || !rest.contains(": ") && !rest.hasSuffix(":") {
-                items.append(scalar(rest))
+                items.append(try scalar(rest, line: lines[index].number))
                 index += 1
             } else {
                 lines[index] = Line(indent: indent + 2, text: rest, number: lines[index].number)
@@ -95,14 +95,28 @@ struct OpenAPIYAMLReader {
         return (key, rest.isEmpty ? nil : String(rest))
     }
 
-    private func scalar(_ text: String) -> Any {
+    /// A scalar, refused where YAML would refuse it: a plain one with ": " or " #" in it (a
+    /// mapping or a comment would start there), a quoted one with its own quote left unescaped.
+    private func scalar(_ text: String, line: Int) throws -> Any {
         if text == "[]" { return [Any]() }
         if text == "{}" { return [String: Any]() }
         if text.hasPrefix("'"), text.hasSuffix("'"), text.count >= 2 {
-            return String(text.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'")
+            let inner = String(text.dropFirst().dropLast())
+            guard !inner.replacingOccurrences(of: "''", with: "").contains("'") else {
+                throw HarnessError(message: "Line \(line): a single-quoted scalar with an undoubled ' inside.")
+            }
+            return inner.replacingOccurrences(of: "''", with: "'")
         }
         if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 {
-            return String(text.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+            let inner = String(text.dropFirst().dropLast())
+            let unescaped = inner.replacingOccurrences(of: "\\\\", with: "").replacingOccurrences(of: "\\\"", with: "")
+            guard !unescaped.contains("\"") else {
+                throw HarnessError(message: "Line \(line): a double-quoted scalar with an unescaped \" inside.")
+            }
+            return inner.replacingOccurrences(of: "\\\"", with: "\"")
+        }
+        guard !text.contains(": "), !text.contains(" #"), !text.hasSuffix(":") else {
+            throw HarnessError(message: "Line \(line): a plain scalar with \": \" or \" #\" in it; quote it.")
         }
         return text
     }
