@@ -11,9 +11,10 @@ struct ClientOptions: ParsableArguments {
     @Flag(help: "Print the daemon's answer as JSON, for scripts (errors too, as {\"error\", \"message\"}).")
     var json = false
 
-    /// The socket to use: `--socket`, `APPWARDEN_SOCKET`, or the default.
+    /// The socket to use: `--socket`, `APPWARDEN_SOCKET`, or the default. Read with `getenv`:
+    /// `ProcessInfo.environment` copies the whole environment into a dictionary at each use.
     var socketPath: String {
-        socket ?? ProcessInfo.processInfo.environment["APPWARDEN_SOCKET"] ?? "/run/appwarden.sock"
+        socket ?? getenv("APPWARDEN_SOCKET").map { String(cString: $0) } ?? "/run/appwarden.sock"
     }
 
     /// One attempt per call: a one-shot command reports an absent daemon at once (exit 3)
