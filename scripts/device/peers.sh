@@ -10,9 +10,9 @@
 #   sudo KILLERS="appwarden earlyoom" bash scripts/device/peers.sh
 #
 # Environment: RUNS (default 3), WORKLOADS (default "w1 w2"; w3 is the day of use, DAY_SECONDS
-# long, default 600, and w3h the same day with apps 1.6 times as large), KILLERS (default all
-# six), APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every boot's whole
-# output; default: a temporary one, removed).
+# long, default 600; w3m the same day with apps 1.3 times as large, w3h 1.6 times), KILLERS
+# (default all six), APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every
+# boot's whole output; default: a temporary one, removed).
 # Needs what run.sh needs: root, qemu, the package and ballast built. Every boot's qemu and run
 # folder are removed by run.sh; this script's own folder is removed on exit.
 set -euo pipefail

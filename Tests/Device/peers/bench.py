@@ -7,9 +7,10 @@
 # WORKLOAD: w1 (a legitimate foreground app grows to 340 MiB, about a third of the device, and
 # stops, beside four idle apps of 120 MiB), w2 (the foreground app grows without end), w3 (a day
 # of use: seven apps opened in turn, sent home, woken by fetches, with a reader that keeps the page
-# cache under pressure, for DAY_SECONDS, default 600), w3h (the same day with every app 1.6 times
-# as large: 1,056 MiB of apps on a 1 GiB device, more than memory alone holds, so that what the
-# swap keeps decides how many apps live). The idle apps' pages are half compressible
+# cache under pressure, for DAY_SECONDS, default 600), w3m (the same day with every app 1.3 times
+# as large: 858 MiB of apps, which fit in memory and the swap together only if the swap takes a
+# third of them), w3h (1.6 times: 1,056 MiB of apps on a 1 GiB device, more than memory alone
+# holds, so that what the swap keeps decides how many apps live). The idle apps' pages are half compressible
 # (ballast --compressible 50), and so are the foreground app's (front.py).
 # KILLER: appwarden (built-in defaults: the policy names only the apps), appwarden-nocompress
 # (the same with compress_suspended = false), earlyoom, nohang, systemd-oomd, kernel (no killer).
@@ -35,9 +36,14 @@ import sys
 import time
 
 workload, killer = sys.argv[1], sys.argv[2]
+if workload not in ("w1", "w2", "w3", "w3m", "w3h"):
+    sys.exit("bench.py: unknown workload %r: w1, w2, w3, w3m or w3h." % workload)
+killers = ("appwarden", "appwarden-nocompress", "earlyoom", "nohang", "systemd-oomd", "kernel")
+if killer not in killers:
+    sys.exit("bench.py: unknown killer %r: %s." % (killer, ", ".join(killers)))
 ballast = "/opt/appwarden/bin/ballast"
 under_appwarden = killer.startswith("appwarden")
-day = workload in ("w3", "w3h")
+day = workload in ("w3", "w3m", "w3h")
 day_seconds = int(os.environ.get("DAY_SECONDS", "600"))
 try:
     slowdown = int(open("/job/out/speed").read().split()[0])
@@ -144,6 +150,8 @@ if workload in ("w1", "w2"):
     apps["front"] = (["python3", "/job/front.py", "340" if workload == "w1" else "0"], 0)
 else:
     sizes = {"mail": 60, "maps": 140, "chat": 80, "camera": 120, "music": 70, "news": 100, "shop": 90}
+    if workload == "w3m":
+        sizes = {name: mib * 13 // 10 for name, mib in sizes.items()}
     if workload == "w3h":
         sizes = {name: mib * 8 // 5 for name, mib in sizes.items()}
     idle = list(sizes)
