@@ -26,8 +26,9 @@ struct OperatorViewTests {
         """
 
     /// The startup log names the policy's apps, the state directory, the cgroup layout and
-    /// placement, the pressure sources armed and the apps re-adopted; the shutdown log names the
-    /// apps left running, with their states and pids.
+    /// placement, the pressure sources armed and the apps re-adopted; a launch names its process
+    /// and how long it took; the shutdown log names the apps left running, with their states and
+    /// pids.
     @Test func startupAndShutdownLogsSayWhatTheDaemonFoundAndLeft() async throws {
         try await DaemonHarness.run(policy: Self.policy, apps: ["steady"]) { harness in
             let lines = Mutex<[String]>([])
@@ -52,6 +53,12 @@ struct OperatorViewTests {
                 #expect(shutdown.contains(harness.options.cgroupRoot))
                 #expect(shutdown.contains("Memory pressure signals: "))
                 #expect(shutdown.contains("Re-adopted no apps"))
+                // The launch says how long it held the daemon's loop up.
+                let launch = try #require(
+                    shutdown.firstMatch(
+                        of: #/Launched app "steady" \(launch 1, user\) as process (\d+) in (\d+) ms\./#))
+                #expect(Int32(launch.output.1) == pid)
+                #expect(Int(launch.output.2).map { $0 < 10_000 } == true)
 
                 lines.withLock { $0.removeAll() }
                 var options = harness.options

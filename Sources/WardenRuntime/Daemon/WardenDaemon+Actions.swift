@@ -167,6 +167,9 @@ extension WardenDaemon {
         }
         processes.signalsSent[app] = []
         var group: AppGroup?
+        // What the launch holds the loop up for (the group, the limits, the spawn up to `execve`),
+        // measured in real time whatever the daemon's clock, and logged with it.
+        let started = ContinuousClock.now
         do {
             if let driver {
                 // The previous launch's end, if reported from now on, must not release the new group.
@@ -195,8 +198,10 @@ extension WardenDaemon {
                     startedWallMillis: parts.clock.wallMillis()),
                 isWatched: true)
             if let group { watchMemory(of: app, group: group) }
+            let took = (ContinuousClock.now - started).milliseconds
             logger.info(
-                "Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(launched.pid).")
+                "Launched app \"\(app)\" (launch \(launch), \(reason.rawValue)) as process \(launched.pid) in \(took) ms."
+            )
             // The core decides readiness once the process runs (at once, or when the launcher says so).
             if launched.isRunning {
                 followUps.append(.launched(app: app, launch: launch))

@@ -10,7 +10,7 @@ public import Logging
 /// The daemon's log lines: an RFC 3339 UTC timestamp with milliseconds, the level, the label,
 /// the message and any metadata, one line each on standard error.
 ///
-/// `2026-11-23T01:16:19.042Z info appwarden: Launched app "mail" (launch 1, user) as process 4242.`
+/// `2026-11-23T01:16:19.042Z info appwarden: Launched app "mail" (launch 1, user) as process 4242 in 3 ms.`
 /// swift-log's own stream handler prints local time to the second, which cannot order the
 /// events of one busy second or line them up with the journal's millisecond times.
 ///

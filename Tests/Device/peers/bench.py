@@ -24,7 +24,8 @@
 # sample before the first kill to the sample after the last, the device's memory stall (PSI some
 # and full: the highest avg10 sampled and the stall time over the run) and the most swap used;
 # under appwarden also the major faults the daemon counts itself from the measurement that chose
-# each victim to that kill's end (the sum, then each kill's).
+# each victim to that kill's end (the sum, then each kill's), and in the log how long its launches
+# held the daemon's loop up.
 # Samples are taken about once a second; in a slow guest less often. Each app lost is listed with
 # how it ended: under appwarden the reason it journaled; under the others the service's result
 # and its main process's status (signal/9: SIGKILL), or systemd-oomd when its log names the kill.
@@ -378,6 +379,11 @@ if under_appwarden:
     if kill_faults:
         kill_majflt = "%d (%s)" % (sum(kill_faults), "+".join(map(str, kill_faults)))
         kill_majflt = kill_majflt.replace(" ", "")
+    # How long each launch held the daemon's loop up (the group, the limits, the spawn up to execve).
+    launches = sorted(int(n) for n in re.findall(r"Launched app \"[^\"]+\" \(.*?\) as process \d+ in (\d+) ms", journal))
+    if launches:
+        log("launches on the daemon's loop: %d, median %d ms, longest %d ms"
+            % (len(launches), launches[len(launches) // 2], launches[-1]))
     lines = [line for line in journal.splitlines() if re.search(r"pressure|kill|critical|warning|compress|swap", line, re.I)]
     for line in lines[-60:]:
         print("  journal:", line)
