@@ -123,4 +123,35 @@ struct KeptEncodingsTests {
         #expect(try written() == SortedJSONEncoder.encode(apps))
         #expect(String(decoding: try written(), as: UTF8.self).contains("100663296"))
     }
+
+    /// The time remaining counts down between requests: it is written into the kept entry, which
+    /// is not encoded again, and the list reads as a list encoded afresh.
+    @Test func aCountdownIsWrittenIntoTheKeptEntry() throws {
+        let shared = KeptEncodings<AppInfo>.Shared(
+            countdown: .init(member: \.timeRemainingMillis, key: "timeRemainingMillis"))
+        var apps = [
+            AppInfo(
+                name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
+                footprintBytes: 64 << 20, timeRemainingMillis: 540_000, nextWakeMillis: 1_700_000_000_000,
+                openTasks: [TaskInfo(id: 1, name: #""timeRemainingMillis":-9223372036854775808"#)]),
+            AppInfo(name: "maps", state: .init(rawValue: "active"), status: .init(rawValue: "foreground")),
+        ]
+        func written() throws -> [UInt8] { try SortedJSONEncoder.encode(shared.fragments(of: apps, key: { $0.name })) }
+        #expect(try written() == SortedJSONEncoder.encode(apps))
+        #expect(shared.encodings == 2)
+        for remaining: Int64 in [539_000, 0, 9_999_999_999] {
+            apps[0].timeRemainingMillis = remaining
+            #expect(try written() == SortedJSONEncoder.encode(apps))
+        }
+        #expect(shared.encodings == 2)
+        // Without a countdown, and with one again: encoded, then kept again.
+        apps[0].timeRemainingMillis = nil
+        #expect(try written() == SortedJSONEncoder.encode(apps))
+        apps[0].timeRemainingMillis = 12
+        #expect(try written() == SortedJSONEncoder.encode(apps))
+        #expect(shared.encodings == 4)
+        apps[0].footprintBytes = 32 << 20
+        #expect(try written() == SortedJSONEncoder.encode(apps))
+        #expect(shared.encodings == 5)
+    }
 }

@@ -25,8 +25,9 @@ public struct ControlServer: Sendable {
     let onListening: @Sendable () async -> Void
     /// How often an idle event stream sends a heartbeat comment.
     let heartbeat: Duration
-    /// The app list's entries as last encoded.
-    let appListEncodings = KeptEncodings<AppInfo>.Shared()
+    /// The app list's entries as last encoded, the time remaining written in at each request.
+    let appListEncodings = KeptEncodings<AppInfo>.Shared(
+        countdown: .init(member: \.timeRemainingMillis, key: "timeRemainingMillis"))
 
     /// Creates a server for `control` on `socketPath`.
     ///
