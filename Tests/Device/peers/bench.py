@@ -380,10 +380,10 @@ if under_appwarden:
         kill_majflt = "%d (%s)" % (sum(kill_faults), "+".join(map(str, kill_faults)))
         kill_majflt = kill_majflt.replace(" ", "")
     # How long each launch held the daemon's loop up (the group, the limits, the spawn up to execve).
-    launches = sorted(int(n) for n in re.findall(r"Launched app \"[^\"]+\" \(.*?\) as process \d+ in (\d+) ms", journal))
-    if launches:
+    launch_ms = sorted(int(n) for n in re.findall(r"Launched app \"[^\"]+\" \(.*?\) as process \d+ in (\d+) ms", journal))
+    if launch_ms:
         log("launches on the daemon's loop: %d, median %d ms, longest %d ms"
-            % (len(launches), launches[len(launches) // 2], launches[-1]))
+            % (len(launch_ms), launch_ms[len(launch_ms) // 2], launch_ms[-1]))
     lines = [line for line in journal.splitlines() if re.search(r"pressure|kill|critical|warning|compress|swap", line, re.I)]
     for line in lines[-60:]:
         print("  journal:", line)
