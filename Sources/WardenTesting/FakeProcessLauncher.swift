@@ -40,6 +40,7 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
         var exitsReported = 0
         var startsReported = 0
         var delayedStarts: Set<String> = []
+        var launchDurations: [String: Duration] = [:]
         var isStopped = false
     }
 
@@ -85,6 +86,12 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
         state.withLock { state in
             if delayed { state.delayedStarts.insert(app) } else { state.delayedStarts.remove(app) }
         }
+    }
+
+    /// Makes each launch of `app` block its caller for `duration` of real time before it returns,
+    /// as a spawn does that waits for `execve` on a slow device (nil: returns at once).
+    public func setLaunchDuration(_ duration: Duration?, app: String) {
+        state.withLock { $0.launchDurations[app] = duration }
     }
 
     /// Lets app `app`'s launched process run, reported to the daemon; returns whether one was waiting.
@@ -161,6 +168,12 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
     }
 
     public func launch(_ request: SpawnRequest, app: String, launch: Int) throws -> LaunchedProcess {
+        if let duration = state.withLock({ $0.launchDurations[app] }) {
+            let (seconds, attoseconds) = duration.components
+            var asked = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var left = timespec()
+            while nanosleep(&asked, &left) != 0 && errno == EINTR { asked = left }
+        }
         let launched = try state.withLock { state throws(CgroupError) -> LaunchedProcess in
             if let message = state.failures[app] {
                 throw CgroupError(code: .notFound, message: message, cause: "fake launch")

@@ -133,6 +133,9 @@ extension WardenDaemon {
     func spawn(
         _ app: String, launch: Int, reason: LaunchReason, restore: Bool, followUps: inout [LifecycleEvent]
     ) async {
+        // What the launch holds the loop up for (its environment, the group, the limits, the spawn
+        // up to `execve`), measured in real time whatever the daemon's clock, and logged with it.
+        let started = ContinuousClock.now
         guard let appPolicy = policy.app(named: app) else {
             followUps.append(.spawnFailed(app: app, launch: launch, message: "The policy has no app \"\(app)\"."))
             return
@@ -167,9 +170,6 @@ extension WardenDaemon {
         }
         processes.signalsSent[app] = []
         var group: AppGroup?
-        // What the launch holds the loop up for (the group, the limits, the spawn up to `execve`),
-        // measured in real time whatever the daemon's clock, and logged with it.
-        let started = ContinuousClock.now
         do {
             if let driver {
                 // The previous launch's end, if reported from now on, must not release the new group.
