@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WardenAPI
 import WardenCore
+import WardenTesting
 
 @testable import WardenRuntime
 
@@ -153,5 +154,40 @@ struct KeptEncodingsTests {
         apps[0].footprintBytes = 32 << 20
         #expect(try written() == SortedJSONEncoder.encode(apps))
         #expect(shared.encodings == 5)
+    }
+
+    /// A countdown under a key the encoding does not have is encoded with its value each time:
+    /// never a kept entry with a stale countdown.
+    @Test func aCountdownThatCannotBeFoundIsEncodedEachTime() throws {
+        let shared = KeptEncodings<AppInfo>.Shared(countdown: .init(member: \.timeRemainingMillis, key: "elsewhere"))
+        var apps = [
+            AppInfo(
+                name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
+                timeRemainingMillis: 540_000)
+        ]
+        for remaining: Int64 in [540_000, 539_000, 539_000] {
+            apps[0].timeRemainingMillis = remaining
+            #expect(
+                try SortedJSONEncoder.encode(shared.fragments(of: apps, key: { $0.name }))
+                    == SortedJSONEncoder.encode(apps))
+        }
+        #expect(shared.encodings == 3)
+    }
+
+    /// The control server keeps its app list's entries while their time remaining counts down.
+    @Test func theControlServerKeepsEntriesWhoseTimeCountsDown() throws {
+        let server = ControlServer(
+            control: ControlServerDouble(apps: []), socketPath: "/nonexistent/control.sock", adminGroup: nil)
+        var apps = [
+            AppInfo(
+                name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
+                timeRemainingMillis: 540_000)
+        ]
+        for remaining: Int64 in [540_000, 539_000] {
+            apps[0].timeRemainingMillis = remaining
+            let fragments = try server.appListEncodings.fragments(of: apps, key: { $0.name })
+            #expect(try SortedJSONEncoder.encode(fragments) == SortedJSONEncoder.encode(apps))
+        }
+        #expect(server.appListEncodings.encodings == 1)
     }
 }

@@ -88,7 +88,9 @@ struct KeptEncodings<Value: Equatable & Encodable> {
     /// which the next reading (with its steady value) does not take for unchanged.
     private static func encode(_ value: Value, steady: Value, countdown: Countdown) throws -> Kept {
         var json = try SortedJSONEncoder.encode(steady)
-        // A string's quotes are escaped inside it, so `"key":` is found only as the member itself.
+        // A string's quotes are escaped inside it, so `"key":` followed by the placeholder is found
+        // only as a member: the countdown itself, where no nested object holds the same key with
+        // that value (as none of `AppInfo`'s does).
         let marker = Array("\"\(countdown.key)\":\(placeholder)".utf8)
         guard let start = Self.firstIndex(of: marker, in: json) else {
             return Kept(value: value, json: try SortedJSONEncoder.encode(value))
