@@ -8,8 +8,8 @@
 /// the memory available (without swap) is under `criticalEnter` and the device stalls on memory
 /// at least `stallCritical` of the time, since swapping has then stopped being cheap. Where the
 /// stall is measured, what could be freed under `criticalEnter` makes the level critical only
-/// once the device stalls at least `stallBeforeKill`, or once it is under half of
-/// `criticalEnter`: until then the kernel still makes room (from the page cache), and a kill
+/// once the device stalls at least `stallBeforeKill`, or once it is under a quarter of
+/// `criticalEnter` (`MemorySettings.makingRoomFloor`): until then the kernel still makes room (from the page cache), and a kill
 /// would cost an app that waiting keeps.
 ///
 /// Critical implies warning: when critical ends but available memory is still below the
@@ -59,20 +59,20 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         return available < criticalEnter && stall >= limit
     }
 
-    /// What could be freed under which the level turns critical: `criticalEnter`, or half of it
-    /// while the kernel is taken to be still making room on a device with swap (its memory
+    /// What could be freed under which the level turns critical: `criticalEnter`, or a quarter of
+    /// it (`makingRoomFloor`) while the kernel is taken to be still making room on a device with swap (its memory
     /// stall measured and under `stallBeforeKill`).
     private func criticalEnterBytes(total: Int64, swap: SwapFigures?) -> Int64 {
         let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
         guard let limit = settings.stallBeforeKill, let swap, swap.total > 0, let stall = swap.stallPercent,
             stall < limit
         else { return criticalEnter }
-        return criticalEnter / 2
+        return settings.makingRoomFloor(ofTotal: total)
     }
 
     /// Available memory and the thresholds the next sample is compared with, on a device with
     /// `total` bytes: while a level holds, its exit threshold (the one that ends it); otherwise
-    /// its enter threshold (for critical, half of it while the kernel still makes room).
+    /// its enter threshold (for critical, a quarter of it while the kernel still makes room).
     public func figures(available: Int64, total: Int64, swap: SwapFigures? = nil) -> MemoryFigures {
         let criticalEnter = criticalEnterBytes(total: total, swap: swap)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)
@@ -89,7 +89,7 @@ public struct MemoryLevelTracker: Sendable, Equatable {
     /// bytes: the enter and exit thresholds of warning and critical, highest first, without
     /// repeats. Kernel notifications armed at these marks see every change between samples.
     /// (They are armed on a device that is a group with a limit of its own, where swap is not
-    /// counted, so half of critical's enter, where `stallBeforeKill` holds a kill back, is not one.)
+    /// counted, so `makingRoomFloor`, where `stallBeforeKill` holds a kill back, is not one.)
     public func boundaries(total: Int64) -> [Int64] {
         let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)

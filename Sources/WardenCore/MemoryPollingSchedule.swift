@@ -85,9 +85,11 @@ public struct MemoryPollingSchedule: Sendable {
             level == .warning
             ? settings.criticalEnter.bytes(ofTotal: total) : settings.warningEnter.bytes(ofTotal: total)
         // Under critical_enter without being critical: a device with swap whose kernel still
-        // makes room (`stall_before_kill`); the next mark is half of critical_enter, and the
+        // makes room (`stall_before_kill`); the next mark is a quarter of critical_enter, and the
         // interval's ceiling bounds how late a rise of the stall is seen.
-        if level == .warning, settings.stallBeforeKill != nil, available < threshold { threshold /= 2 }
+        if level == .warning, settings.stallBeforeKill != nil, available < threshold {
+            threshold = settings.makingRoomFloor(ofTotal: total)
+        }
         let headroom = available - threshold
         guard headroom > 0 else { return floor }
         let reach = Double(headroom) / Double(plannedGrowth(at: time, quiet: quiet))

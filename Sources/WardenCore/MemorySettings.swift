@@ -31,8 +31,8 @@ public struct MemorySettings: Sendable, Equatable {
     /// On a device with swap whose memory stall is measured, the stall (PSI `full avg10`, in
     /// percent) below which the kernel is taken to be still making room (`stall_before_kill`,
     /// 20%): what could be freed under `critical_enter` makes the level critical only once the
-    /// device stalls this much, or once it is under half of `critical_enter`. Nil: the threshold
-    /// alone decides.
+    /// device stalls this much, or once it is under `makingRoomFloor` (a quarter of
+    /// `critical_enter`). Nil: the threshold alone decides.
     public var stallBeforeKill: Double?
     /// Where the device has swap, push a suspended app's memory out to swap right after it is
     /// frozen (`compress_suspended`, true), so that more apps stay alive; per app too.
@@ -84,9 +84,18 @@ public struct MemorySettings: Sendable, Equatable {
     /// The built-in stall below which a device with swap under `critical_enter` is still making
     /// room: a fifth of the time stalled, half of `stall_critical`. PSI's `avg10` still carries
     /// the stall of the seconds before a kill for a while after it, so a lower mark turns the
-    /// cold launch that follows a kill into a second kill; the half of `critical_enter` bounds
-    /// the wait however the stall reads.
+    /// cold launch that follows a kill into a second kill; `makingRoomFloor` bounds the wait
+    /// however the stall reads.
     public static let defaultStallBeforeKill = 20.0
+
+    /// What could be freed under which a device with swap is critical even while its kernel is
+    /// taken to be still making room (`stall_before_kill`): a quarter of `critical_enter`, on a
+    /// device with `total` bytes. On a 1 GiB device with zram (12 MiB) that is about where
+    /// earlyoom and nohang kill, and twice what the kernel left when its own OOM killer acted;
+    /// the kernel alone went down to 15 MiB and made room without a kill.
+    public func makingRoomFloor(ofTotal total: Int64) -> Int64 {
+        criticalEnter.bytes(ofTotal: total) / 4
+    }
 
     /// The built-in fair share: 40% of the device's memory, above the third of the device that a
     /// legitimate foreground app (a map loading tiles, a game loading a level) may take, and

@@ -140,16 +140,18 @@ import WardenCore
 
     /// With swap spent and what could be freed under critical_enter (51 MiB of 1 GiB), a device
     /// whose memory stall is under stall_before_kill (20%) is still making room: warning, down to
-    /// half of critical_enter; a stall of 20% or more, or less than half left, is critical. Where
-    /// the stall is not measured, or stall_before_kill is "none", critical_enter alone decides.
-    @Test func aDeviceWithSwapThatDoesNotStallIsKilledOnlyAtHalfOfCriticalEnter() {
+    /// a quarter of critical_enter (12.8 MiB); a stall of 20% or more, or less than a quarter
+    /// left, is critical. Where the stall is not measured, or stall_before_kill is "none",
+    /// critical_enter alone decides.
+    @Test func aDeviceWithSwapThatDoesNotStallIsKilledOnlyAtAQuarterOfCriticalEnter() {
         var spent = SwapFigures(free: 0, total: 512 * Self.mib, swappable: 600 * Self.mib, compressionRatio: 2)
         spent.stallPercent = 19
         var tracker = MemoryLevelTracker(settings: MemorySettings())
         #expect(tracker.update(available: 40 * Self.mib, total: Self.gib, swap: spent) == .warning)
-        #expect(tracker.figures(available: 40 * Self.mib, total: Self.gib, swap: spent).criticalBytes == Self.gib / 40)
-        #expect(tracker.update(available: 26 * Self.mib, total: Self.gib, swap: spent) == .warning)
-        #expect(tracker.update(available: 25 * Self.mib, total: Self.gib, swap: spent) == .critical)
+        #expect(tracker.figures(available: 40 * Self.mib, total: Self.gib, swap: spent).criticalBytes == Self.gib / 80)
+        #expect(tracker.update(available: 25 * Self.mib, total: Self.gib, swap: spent) == .warning)
+        #expect(tracker.update(available: 13 * Self.mib, total: Self.gib, swap: spent) == .warning)
+        #expect(tracker.update(available: 12 * Self.mib, total: Self.gib, swap: spent) == .critical)
 
         var stalling = MemoryLevelTracker(settings: MemorySettings())
         spent.stallPercent = 20

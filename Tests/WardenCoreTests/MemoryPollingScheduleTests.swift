@@ -42,13 +42,13 @@ struct MemoryPollingScheduleTests {
     }
 
     /// In warning under critical_enter (a device with swap whose kernel still makes room,
-    /// `stall_before_kill`) the next threshold is half of it: 31 MiB above 32 MiB at 1 GiB/s →
-    /// about 15 ms; with `stall_before_kill = "none"` such a sample would be critical: the floor.
-    @Test func warningUnderCriticalEnterPlansForHalfOfIt() {
+    /// `stall_before_kill`) the next threshold is a quarter of it: 47 MiB above 16 MiB at 1 GiB/s
+    /// → about 23 ms; with `stall_before_kill = "none"` such a sample would be critical: the floor.
+    @Test func warningUnderCriticalEnterPlansForAQuarterOfIt() {
         let schedule = MemoryPollingSchedule()
         let interval = schedule.interval(
             available: 63 * Self.mib, total: Self.total, level: .warning, settings: Self.settings, at: Self.at(0))
-        #expect(interval == .microseconds(15136))
+        #expect(interval == .microseconds(22949))
         var off = Self.settings
         off.stallBeforeKill = nil
         #expect(
