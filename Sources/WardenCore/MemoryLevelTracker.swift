@@ -9,8 +9,8 @@
 /// at least `stallCritical` of the time, since swapping has then stopped being cheap. Where the
 /// stall is measured, what could be freed under `criticalEnter` makes the level critical only
 /// once the device stalls at least `stallBeforeKill`, or once it is under a quarter of
-/// `criticalEnter` (`MemorySettings.makingRoomFloor`): until then the kernel still makes room (from the page cache), and a kill
-/// would cost an app that waiting keeps.
+/// `criticalEnter` (`MemorySettings.makingRoomFloor`): until then the kernel still makes room
+/// (from the page cache), and a kill would cost an app that waiting keeps.
 ///
 /// Critical implies warning: when critical ends but available memory is still below the
 /// warning exit threshold, the level becomes `warning`, not `normal`. A fall straight below
@@ -60,8 +60,8 @@ public struct MemoryLevelTracker: Sendable, Equatable {
     }
 
     /// What could be freed under which the level turns critical: `criticalEnter`, or a quarter of
-    /// it (`makingRoomFloor`) while the kernel is taken to be still making room on a device with swap (its memory
-    /// stall measured and under `stallBeforeKill`).
+    /// it (`makingRoomFloor`) while the kernel is taken to be still making room on a device with
+    /// swap (its memory stall measured and under `stallBeforeKill`).
     private func criticalEnterBytes(total: Int64, swap: SwapFigures?) -> Int64 {
         let criticalEnter = settings.criticalEnter.bytes(ofTotal: total)
         guard let limit = settings.stallBeforeKill, let swap, swap.total > 0, let stall = swap.stallPercent,
