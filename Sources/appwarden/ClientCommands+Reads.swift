@@ -8,7 +8,7 @@ import WardenCore
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show every app: state, status, footprint, kill band, task time remaining and next wake.")
+        abstract: "Show every app: state, status, footprint (and what is swapped), band, task time left, next wake.")
     @OptionGroup var client: ClientOptions
     @Argument(help: "Only this app.") var app: String?
 
@@ -37,15 +37,22 @@ struct StatusCommand: AsyncParsableCommand {
         value < 10 ? "0\(value)" : "\(value)"
     }
 
+    /// How much of a running app's footprint is in swap (compression, or the kernel), or `-`
+    /// when none is or the app is not running.
+    static func swapped(_ app: AppInfo) -> String {
+        app.state == .notRunning || app.swappedBytes <= 0 ? "-" : DurationFormat.sizeString(app.swappedBytes)
+    }
+
     /// The table, one row per app, columns padded to their widest cell.
     static func table(_ apps: [AppInfo], nowMillis: Int64) -> String {
-        var rows = [["APP", "STATE", "STATUS", "FOOTPRINT", "BAND", "TIME LEFT", "NEXT WAKE", "TASKS"]]
+        var rows = [["APP", "STATE", "STATUS", "FOOTPRINT", "SWAPPED", "BAND", "TIME LEFT", "NEXT WAKE", "TASKS"]]
         for app in apps {
             rows.append([
                 app.name + (app.forceQuit ? " (force-quit)" : ""),
                 app.state.rawValue,
                 app.status.rawValue,
                 app.state == .notRunning ? "-" : DurationFormat.sizeString(app.footprintBytes),
+                Self.swapped(app),
                 app.band?.rawValue ?? "-",
                 app.timeRemainingMillis.map(Self.span) ?? "-",
                 app.nextWakeMillis.map { "in " + Self.span(max(0, $0 - nowMillis)) } ?? "-",

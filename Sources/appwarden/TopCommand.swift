@@ -16,10 +16,10 @@ struct TopCommand: AsyncParsableCommand {
         commandName: "top",
         abstract: "Show the apps and the device's memory live, redrawn every second; q quits.",
         discussion: """
-            Each app's state, footprint, kill band, background time left, next fetch wake and held \
-            resources; the device's available memory, pressure level and thresholds; the last kills. It \
-            draws in colour when TERM names a terminal and NO_COLOR is not set, fits the terminal's size, \
-            and restores the terminal when it quits on q, Ctrl-C, SIGINT or SIGTERM. While the daemon \
+            Each app's state, footprint, how much of it is swapped, kill band, background time left, next \
+            fetch wake and held resources; the device's available memory, pressure level and thresholds; \
+            the last kills. It draws in colour when TERM names a terminal and NO_COLOR is not set, fits the \
+            terminal's size, and restores the terminal when it quits on q, Ctrl-C, SIGINT or SIGTERM. While the daemon \
             cannot be reached it says so and keeps trying.
             """)
     @OptionGroup var client: ClientOptions

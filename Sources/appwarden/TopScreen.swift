@@ -90,13 +90,14 @@ enum TopScreen {
 
     /// The apps' table: a header and one row per app, columns padded to their widest cell.
     static func appTable(_ apps: [AppInfo], nowMillis: Int64, paint: Painter) -> [Line] {
-        let header = ["APP", "STATE", "FOOTPRINT", "BAND", "TIME LEFT", "NEXT WAKE", "HELD"]
+        let header = ["APP", "STATE", "FOOTPRINT", "SWAPPED", "BAND", "TIME LEFT", "NEXT WAKE", "HELD"]
         var cells = [header]
         for app in apps {
             cells.append([
                 app.name + (app.forceQuit ? " (force-quit)" : ""),
                 app.state.rawValue,
                 app.state == .notRunning ? "-" : DurationFormat.sizeString(app.footprintBytes),
+                StatusCommand.swapped(app),
                 app.band?.rawValue ?? "-",
                 app.timeRemainingMillis.map(StatusCommand.span) ?? "-",
                 app.nextWakeMillis.map { "in " + StatusCommand.span(max(0, $0 - nowMillis)) } ?? "-",

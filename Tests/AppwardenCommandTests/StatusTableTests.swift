@@ -14,21 +14,28 @@ import WardenAPI
             ])
     }
 
-    /// The table has a header and one row per app, its columns padded to the widest cell.
+    /// The table has a header and one row per app, its columns padded to the widest cell; the
+    /// part of a footprint in swap has its own column, `-` where none is or the app is not running.
     @Test func theTableHasOneRowPerAppWithColumnsAligned() {
         let apps = [
             AppInfo(
                 name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
-                footprintBytes: 100 * 1024 * 1024, band: .init(rawValue: "suspended"), timeRemainingMillis: 593_000,
-                nextWakeMillis: 1_000_000 + 890_000),
-            AppInfo(name: "chat", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")),
+                footprintBytes: 100 * 1024 * 1024, swappedBytes: 60 * 1024 * 1024, band: .init(rawValue: "suspended"),
+                timeRemainingMillis: 593_000, nextWakeMillis: 1_000_000 + 890_000),
+            AppInfo(
+                name: "maps", state: .init(rawValue: "active"), status: .init(rawValue: "foreground"),
+                footprintBytes: 300 * 1024 * 1024, band: .init(rawValue: "foreground")),
+            AppInfo(
+                name: "chat", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown"),
+                swappedBytes: 5 * 1024 * 1024),
         ]
         let lines = StatusCommand.table(apps, nowMillis: 1_000_000).split(separator: "\n").map(String.init)
         #expect(
             lines == [
-                "APP   STATE       STATUS      FOOTPRINT  BAND       TIME LEFT  NEXT WAKE  TASKS",
-                "mail  suspended   background  100MiB     suspended  9m53s      in 14m50s  -",
-                "chat  notRunning  unknown     -          -          -          -          -",
+                "APP   STATE       STATUS      FOOTPRINT  SWAPPED  BAND        TIME LEFT  NEXT WAKE  TASKS",
+                "mail  suspended   background  100MiB     60MiB    suspended   9m53s      in 14m50s  -",
+                "maps  active      foreground  300MiB     -        foreground  -          -          -",
+                "chat  notRunning  unknown     -          -        -           -          -          -",
             ])
     }
 }

@@ -8,7 +8,7 @@ import WardenAPI
         apps: [
             AppInfo(
                 name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
-                footprintBytes: 100 * 1024 * 1024,
+                footprintBytes: 100 * 1024 * 1024, swappedBytes: 60 * 1024 * 1024,
                 band: .init(rawValue: "suspended"), timeRemainingMillis: 593_000, nextWakeMillis: 1_000_000 + 890_000),
             AppInfo(
                 name: "camera", state: .init(rawValue: "active"), status: .init(rawValue: "foreground"),
@@ -28,8 +28,8 @@ import WardenAPI
         nowMillis: 1_000_000, socket: "/run/appwarden.sock", problem: nil)
 
     /// A frame has exactly the terminal's height in lines, none wider than its width, and shows
-    /// each app's state, footprint, band, time left, next wake and held resources, the memory
-    /// against its thresholds, the level and the last kill.
+    /// each app's state, footprint, the part of it in swap, band, time left, next wake and held
+    /// resources, the memory against its thresholds, the level and the last kill.
     @Test func frameFillsTheTerminalAndShowsAppsDeviceAndKills() {
         let lines = TopScreen.render(Self.snapshot, width: 100, height: 20, color: false)
         #expect(lines.count == 20)
@@ -41,6 +41,12 @@ import WardenAPI
         #expect(
             mail.contains("suspended") && mail.contains("100MiB") && mail.contains("9m53s")
                 && mail.contains("in 14m50s"))
+        let header = lines.first { $0.hasPrefix("APP") } ?? ""
+        let swappedColumn = header.firstRange(of: "SWAPPED").map {
+            header.distance(from: header.startIndex, to: $0.lowerBound)
+        }
+        let swappedCell = mail.firstRange(of: "60MiB").map { mail.distance(from: mail.startIndex, to: $0.lowerBound) }
+        #expect(swappedColumn != nil && swappedColumn == swappedCell)
         let camera = lines.first { $0.hasPrefix("camera") } ?? ""
         #expect(camera.hasSuffix("camera") && camera.contains("active"))
         #expect(lines.contains { $0.contains("maps") && $0.contains("memoryPressure") && $0.contains("900MiB") })
