@@ -9,8 +9,9 @@
 #   sudo RUNS=1 WORKLOADS=w3 bash scripts/device/peers.sh   # a day of use, once
 #   sudo KILLERS="appwarden earlyoom" bash scripts/device/peers.sh
 #
-# Environment: RUNS (default 3), WORKLOADS (default "w1 w2"; w3 is the day of use, DAY_SECONDS
-# long, default 600; w3m the same day with apps 1.3 times as large, w3h 1.6 times), KILLERS
+# Environment: RUNS (default 3), WORKLOADS (default "w1 w2"; w2f is w2 with a runaway ten times as
+# fast; w3 is the day of use, DAY_SECONDS long, default 600; w3m the same day with apps 1.3 times
+# as large, w3h 1.6 times), KILLERS
 # (default all six), APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every
 # boot's whole output; default: a temporary one, removed).
 # Needs what run.sh needs: root, qemu, the package and ballast built. Every boot's qemu and run
