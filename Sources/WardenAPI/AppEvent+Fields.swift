@@ -247,7 +247,9 @@ extension MemoryKillReport {
             [
                 "level": level.rawValue, "band": band.description, "footprintBytes": String(footprint),
                 "candidates": list,
-            ].merging(unlisted > 0 ? ["unlistedCandidates": String(unlisted)] : [:], uniquingKeysWith: { $1 }),
+            ]
+            .merging(unlisted > 0 ? ["unlistedCandidates": String(unlisted)] : [:], uniquingKeysWith: { $1 })
+            .merging(swapped > 0 ? ["swappedBytes": String(swapped)] : [:], uniquingKeysWith: { $1 }),
             uniquingKeysWith: { first, _ in first })
     }
 
@@ -264,7 +266,8 @@ extension MemoryKillReport {
             }
         }
         self.init(
-            level: level, figures: MemoryFigures(reader), band: band, footprint: footprint, others: others,
+            level: level, figures: MemoryFigures(reader), band: band, footprint: footprint,
+            swapped: reader.integer("swappedBytes") ?? 0, others: others,
             unlisted: Int(reader.integer("unlistedCandidates") ?? 0))
     }
 }

@@ -70,8 +70,8 @@ extension Explanation {
         }
         sentences.append(
             report.band == .overFairShare
-                ? "It was over its fair share and gave back \(size(report.footprint)); the killer takes an app over its fair share first."
-                : "It was in the \(report.band) band and gave back \(size(report.footprint)); the killer takes the \(report.band) band first."
+                ? "It was over its fair share and gave back \(givenBack(report)); the killer takes an app over its fair share first."
+                : "It was in the \(report.band) band and gave back \(givenBack(report)); the killer takes the \(report.band) band first."
         )
         if report.others.isEmpty {
             sentences.append("No other app was a candidate.")
@@ -85,6 +85,14 @@ extension Explanation {
             )
         }
         return sentences
+    }
+
+    /// What a kill for memory gave back: "225.6MiB", or "225.6MiB (160.2MiB of it in swap)" where
+    /// part of the victim was in swap, which its death frees only at the RAM a compressed copy takes.
+    public static func givenBack(_ report: MemoryKillReport) -> String {
+        let size = DurationFormat.sizeString(report.footprint)
+        guard report.swapped > 0 else { return size }
+        return "\(size) (\(DurationFormat.sizeString(report.swapped)) of it in swap)"
     }
 
     /// ", and swap could still free 200MiB (stall 12.5%)" where the device has swap.

@@ -365,6 +365,7 @@ extension Lifecycle {
         }
         return MemoryKillReport(
             level: memoryTracker.level, figures: figures, band: chosen.band, footprint: chosen.footprint,
+            swapped: min(max(0, records[victim].swappedBytes), chosen.footprint),
             others: others.map { candidate in
                 MemoryKillReport.PassedOver(
                     app: candidate.app, band: candidate.band, footprint: candidate.footprint,

@@ -9,6 +9,9 @@ public struct MemoryKillReport: Sendable, Equatable {
     public var band: KillBand
     /// What the kill gives back, bytes.
     public var footprint: Int64
+    /// How much of `footprint` was in swap (compressed, or pushed out by the kernel), bytes: the
+    /// kill frees that swap, but only the RAM a compressed copy takes.
+    public var swapped: Int64
     public var others: [PassedOver]
     /// The candidates after the first `listedLimit`, counted but not listed.
     public var unlisted: Int
@@ -17,13 +20,14 @@ public struct MemoryKillReport: Sendable, Equatable {
     public static let listedLimit = 20
 
     public init(
-        level: PressureLevel, figures: MemoryFigures?, band: KillBand, footprint: Int64, others: [PassedOver],
-        unlisted: Int = 0
+        level: PressureLevel, figures: MemoryFigures?, band: KillBand, footprint: Int64, swapped: Int64 = 0,
+        others: [PassedOver], unlisted: Int = 0
     ) {
         self.level = level
         self.figures = figures
         self.band = band
         self.footprint = footprint
+        self.swapped = swapped
         self.others = others
         self.unlisted = unlisted
     }

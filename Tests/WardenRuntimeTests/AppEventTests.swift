@@ -76,6 +76,7 @@ import WardenRuntime
             others: [PassedOver(app: "maps", band: .foreground, footprint: 900, reason: "foreground")])
         var crowded = report
         crowded.unlisted = 980
+        crowded.swapped = 300
         let events: [AppEvent] = [
             .memoryKill(crowded),
             .analytics(.appStart(cold: true, afterPassive: false)),

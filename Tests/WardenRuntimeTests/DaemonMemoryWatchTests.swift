@@ -218,6 +218,42 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// A kill for memory says how much of what the victim gives back was in swap: in the kill
+    /// report of the journal and in `explain`.
+    @Test func aKillSaysHowMuchOfTheVictimWasInSwap() async throws {
+        let policy = try PolicyLoader.parse(
+            """
+            [apps.idle]
+            command = "/bin/idle"
+            [apps.idle.background]
+            grace = "1s"
+            [apps.front]
+            command = "/bin/front"
+            """, file: "kill-swapped.toml")
+        let bed = await WardenTestBed.start(policy: policy)
+        defer { bed.removeStateDirectory() }
+        bed.driver.setDeviceMemory(1024 * Self.mib)
+        bed.driver.setDeviceSwap(512 * Self.mib, zramRatio: 2)
+        bed.driver.setFootprint(200 * Self.mib, of: "idle")
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(to: .seconds(2))
+        #expect(try #require(await bed.daemon.app(named: "idle")).swappedBytes == 200 * Self.mib)
+        // 1024 − 900 − 100 (idle's zram copy) = 24 MiB, under critical_enter (5%); swap frees nothing more.
+        bed.driver.setDeviceMemory(1024 * Self.mib, reserved: 900 * Self.mib)
+        await bed.settle()
+        #expect(try await bed.daemon.terminationReasons(of: "idle") == ["memoryPressure"])
+        let kill = try #require(
+            bed.journal.entries(JournalQuery(app: "idle", limit: 100)).first { $0.name == "memoryKill" })
+        #expect(kill.properties["swappedBytes"] == String(200 * Self.mib))
+        let explanation = try await bed.daemon.explain(app: "idle").sentences
+        #expect(
+            explanation.contains {
+                $0.hasPrefix("It was in the suspended band and gave back 200MiB (200MiB of it in swap);")
+            })
+        await bed.stop()
+    }
+
     /// The part of an app in swap follows what its group measures: a frozen app the kernel
     /// pushed out further (compression off here) is seen at the next check of the suspended
     /// apps, and a thawed app that brought its pages back at the next sweep, where the figure

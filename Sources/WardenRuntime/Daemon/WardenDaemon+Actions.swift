@@ -96,7 +96,7 @@ extension WardenDaemon {
                     "; \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)), critical below \(size($0.criticalBytes))"
                 } ?? ""
             return
-                "Killing app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(size(report.footprint))\(measured)."
+                "Killing app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(Explanation.givenBack(report))\(measured)."
         default:
             return nil
         }
