@@ -19,8 +19,8 @@ struct TopCommand: AsyncParsableCommand {
             Each app's state, footprint, how much of it is swapped, kill band, background time left, next \
             fetch wake and held resources; the device's available memory, pressure level and thresholds; \
             the last kills. It draws in colour when TERM names a terminal and NO_COLOR is not set, fits the \
-            terminal's size, and restores the terminal when it quits on q, Ctrl-C, SIGINT or SIGTERM. While the daemon \
-            cannot be reached it says so and keeps trying.
+            terminal's size, and restores the terminal when it quits on q, Ctrl-C, SIGINT or SIGTERM. \
+            While the daemon cannot be reached it says so and keeps trying.
             """)
     @OptionGroup var client: ClientOptions
 
