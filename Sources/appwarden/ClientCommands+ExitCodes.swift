@@ -6,9 +6,14 @@ extension Appwarden {
     /// Runs the command with exit codes that scripts can rely on: 0 success, 1 refused by the
     /// daemon (its sentence printed), 2 a usage error, 3 the daemon cannot be reached or is stopping. Commands
     /// that choose their own code (`ExitCode(n)`) keep it. With `--json`, a failure is printed
-    /// on standard output as `{"error": CODE, "message": SENTENCE}`.
+    /// on standard output as `{"error": CODE, "message": SENTENCE}`. `status`, the command an
+    /// operator or a script runs most often, is read without the argument parser where it can be.
     static func main() async {
         do {
+            if let status = StatusCommand.quickArguments(CommandLine.arguments.dropFirst()) {
+                try await StatusCommand.show(status.app, through: status.session)
+                return
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

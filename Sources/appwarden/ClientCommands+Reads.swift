@@ -13,6 +13,11 @@ struct StatusCommand: AsyncParsableCommand {
     @Argument(help: "Only this app.") var app: String?
 
     func run() async throws {
+        try await Self.show(app, through: client)
+    }
+
+    /// Prints the table of every app, or of `app`, as the daemon at `client` has them.
+    static func show(_ app: String?, through client: some ClientContext) async throws {
         let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
         if let app {
             let info = try await client.call(ControlAPI.app, [app])
@@ -21,6 +26,34 @@ struct StatusCommand: AsyncParsableCommand {
             let apps = try await client.call(ControlAPI.apps)
             client.output(apps, text: Self.table(apps, nowMillis: nowMillis))
         }
+    }
+
+    /// `status [APP] [--json] [--socket PATH]` read without the argument parser, whose look
+    /// through every command's declarations is most of the start-up of a command that runs for a
+    /// few milliseconds: the app (if one is named) and the session. Nil for any other command line
+    /// (help, another option, a second app, an option given twice), which the parser reads and,
+    /// where it is wrong, explains.
+    static func quickArguments(_ arguments: ArraySlice<String>) -> (app: String?, session: ClientSession)? {
+        guard arguments.first == "status" else { return nil }
+        var socket: String?
+        var json = false
+        var app: String?
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            if argument == "--json", !json {
+                json = true
+            } else if argument == "--socket", socket == nil, let path = rest.first, !path.hasPrefix("-") {
+                socket = path
+                rest = rest.dropFirst()
+            } else if argument.hasPrefix("--socket="), socket == nil, argument.count > "--socket=".count {
+                socket = String(argument.dropFirst("--socket=".count))
+            } else if !argument.hasPrefix("-"), app == nil, argument != "help" {
+                app = argument
+            } else {
+                return nil
+            }
+        }
+        return (app, ClientSession(socketPath: ClientOptions.socketPath(socket), json: json))
     }
 
     /// A span of milliseconds in whole seconds, minutes and hours: `45s`, `14m58s`, `2h05m`.

@@ -4,19 +4,38 @@ import WardenAPI
 import WardenClient
 
 /// The options every client command shares: where the daemon is and how to print.
-struct ClientOptions: ParsableArguments {
+struct ClientOptions: ParsableArguments, ClientContext {
     @Option(help: "The daemon's control socket (default: $APPWARDEN_SOCKET, else /run/appwarden.sock).")
     var socket: String?
 
     @Flag(help: "Print the daemon's answer as JSON, for scripts (errors too, as {\"error\", \"message\"}).")
     var json = false
 
-    /// The socket to use: `--socket`, `APPWARDEN_SOCKET`, or the default. Read with `getenv`:
-    /// `ProcessInfo.environment` copies the whole environment into a dictionary at each use.
-    var socketPath: String {
+    var socketPath: String { Self.socketPath(socket) }
+
+    /// The socket to use: `socket` (`--socket`), `APPWARDEN_SOCKET`, or the default. Read with
+    /// `getenv`: `ProcessInfo.environment` copies the whole environment into a dictionary at each use.
+    static func socketPath(_ socket: String?) -> String {
         socket ?? getenv("APPWARDEN_SOCKET").map { String(cString: $0) } ?? "/run/appwarden.sock"
     }
+}
 
+/// The same two choices without the argument parser, for a command read without it
+/// (`StatusCommand.quickArguments`).
+struct ClientSession: ClientContext {
+    var socketPath: String
+    var json: Bool
+}
+
+/// Where the daemon is and how to print, and the calls a client command makes with them.
+protocol ClientContext {
+    /// The control socket.
+    var socketPath: String { get }
+    /// Whether to print the daemon's answer as JSON.
+    var json: Bool { get }
+}
+
+extension ClientContext {
     /// One attempt per call: a one-shot command reports an absent daemon at once (exit 3)
     /// rather than waiting for it; `watch` follows the daemon across restarts.
     var connection: WardenConnection { WardenConnection(socketPath: socketPath, retry: .once) }
