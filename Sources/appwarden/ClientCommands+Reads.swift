@@ -92,21 +92,27 @@ struct StatusCommand: AsyncParsableCommand {
                 app.openTasks.isEmpty ? "-" : app.openTasks.map { "\($0.id):\($0.name)" }.joined(separator: ","),
             ])
         }
-        // Written into one string sized once, each cell counted once: a thousand rows.
-        let counts = rows.map { $0.map(\.count) }
+        // Written as UTF-8 into one buffer sized once, each cell measured once: a thousand rows.
+        let counts = rows.map { $0.map(Self.columns) }
         let widths = rows[0].indices.map { column in counts.map { $0[column] }.max() ?? 0 }
-        var text = ""
+        var text: [UInt8] = []
         text.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count + 1))
         for (index, row) in rows.enumerated() {
-            if index > 0 { text.append("\n") }
+            if index > 0 { text.append(UInt8(ascii: "\n")) }
             for (column, cell) in row.enumerated() {
-                text.append(cell)
+                text.append(contentsOf: cell.utf8)
                 if column < row.count - 1 {
-                    text.append(String(repeating: " ", count: widths[column] - counts[index][column] + 2))
+                    text.append(
+                        contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - counts[index][column] + 2))
                 }
             }
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// How many columns a cell takes: its characters, counted byte by byte where all are ASCII.
+    private static func columns(_ cell: String) -> Int {
+        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
     }
 }
 

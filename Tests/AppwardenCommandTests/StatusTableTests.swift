@@ -38,4 +38,19 @@ import WardenAPI
                 "chat  notRunning  unknown     -          -        -           -          -          -",
             ])
     }
+
+    /// A name with letters beyond ASCII takes as many columns as it has characters, not bytes.
+    @Test func namesBeyondASCIIAreAlignedByCharacters() {
+        let apps = [
+            AppInfo(name: "café", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")),
+            AppInfo(name: "maps", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")),
+        ]
+        let lines = StatusCommand.table(apps, nowMillis: 0).split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "APP   STATE       STATUS   FOOTPRINT  SWAPPED  BAND  TIME LEFT  NEXT WAKE  TASKS",
+                "café  notRunning  unknown  -          -        -     -          -          -",
+                "maps  notRunning  unknown  -          -        -     -          -          -",
+            ])
+    }
 }
