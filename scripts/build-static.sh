@@ -13,8 +13,9 @@
 # (-z relro -z now), and without exporting its own symbols to the dynamic loader
 # (--no-export-dynamic; swift build exports them otherwise): the Swift runtime looks its own path
 # up with dladdr at every start, and dladdr walks every exported symbol, 33,000 of them in a
-# static executable, a tenth of what `appwarden status` costs in CPU. The first build compiles every package in release mode, 5 to 15 minutes on
-# 2 cores; later builds only compile what changed.
+# static executable, a tenth of what `appwarden status` costs in CPU. The first build compiles
+# every package in release mode, 5 to 15 minutes on 2 cores; later builds only compile what
+# changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh >&2
