@@ -45,33 +45,47 @@ extension WardenConnection {
             onConnectionChange: onConnectionChange)
     }
 
+    /// Makes one call of the table that sends no body on the calling thread, once, as
+    /// `requestBlocking(method:path:body:idempotent:)` does: for a command-line tool's single call.
+    public func callBlocking<Reply>(
+        _ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = [], query: [(String, String)] = []
+    ) throws(WardenClientError) -> Reply {
+        let path = endpoint.path(arguments, query: query)
+        let method = endpoint.method.rawValue
+        let response = try requestBlocking(method: method, path: path, idempotent: endpoint.idempotent)
+        return try Self.reply(to: method, path, status: response.status, body: response.body)
+    }
+
     private func send<Body, Reply>(
         _ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String], bytes: [UInt8]?, query: [(String, String)]
     ) async throws -> Reply {
         let path = endpoint.path(arguments, query: query)
         let method = endpoint.method.rawValue
         let response = try await request(method: method, path: path, body: bytes, idempotent: endpoint.idempotent)
-        guard (200..<300).contains(response.status) else {
-            throw Self.refusal(status: response.status, body: response.body, path: path)
-        }
+        return try Self.reply(to: method, path, status: response.status, body: response.body)
+    }
+
+    /// The decoded answer to a call, or the refusal it carries.
+    private static func reply<Reply: Decodable>(to method: String, _ path: String, status: Int, body: [UInt8])
+        throws(WardenClientError) -> Reply
+    {
+        guard (200..<300).contains(status) else { throw refusal(status: status, body: body, path: path) }
         // Bulk answers (the app list) are read without JSONDecoder's generic containers.
         if let bulk = Reply.self as? any JSONValueDecodable.Type {
-            do {
-                if let reply = try bulk.decode(json: response.body, subject: "The answer to \(method) \(path)")
-                    as? Reply
-                {
+            do throws(LifecycleError) {
+                if let reply = try bulk.decode(json: body, subject: "The answer to \(method) \(path)") as? Reply {
                     return reply
                 }
             } catch {
-                throw WardenClientError(.protocolViolation, error.message, status: response.status)
+                throw WardenClientError(.protocolViolation, error.message, status: status)
             }
         }
         do {
-            return try JSONDecoder().decode(Reply.self, from: Data(response.body))
+            return try JSONDecoder().decode(Reply.self, from: Data(body))
         } catch {
             throw WardenClientError(
                 .protocolViolation, "The answer to \(method) \(path) is not the expected JSON: \(error).",
-                status: response.status)
+                status: status)
         }
     }
 }

@@ -15,7 +15,8 @@ public import WardenAPI
 /// that starts next answers it), within the same window. `events(path:since:onConnectionChange:)`
 /// follows an event stream across daemon restarts.
 ///
-/// Blocking socket I/O runs on its own thread, never on the caller's task.
+/// Blocking socket I/O runs on its own thread, never on the caller's task (except in
+/// `requestBlocking(method:path:body:idempotent:)`, which says so).
 public struct WardenConnection: Sendable {
     /// The daemon's socket.
     public let socketPath: String
@@ -62,6 +63,26 @@ public struct WardenConnection: Sendable {
         }
     }
 
+    /// Sends one request on the calling thread, once, and returns the status and the whole body.
+    ///
+    /// For a command-line tool that makes one call and has nothing else to run meanwhile: the
+    /// call blocks the thread it is made on and does not wait for a daemon that is away (as
+    /// `RetryPolicy.once`), so no thread is started for it. Everything else should use
+    /// `request(method:path:body:idempotent:)`. `idempotent` only words the error of a call cut
+    /// off after it was sent (nil: `GET` and `HEAD` are).
+    public func requestBlocking(method: String, path: String, body: [UInt8]? = nil, idempotent: Bool? = nil)
+        throws(WardenClientError) -> (status: Int, body: [UInt8])
+    {
+        let repeatable = idempotent ?? ["GET", "HEAD"].contains(method.uppercased())
+        let message = Self.requestBytes(method: method, path: path, body: body, accept: "application/json")
+        do throws(CallFailure) {
+            let answer = try Self.exchange(message, socketPath: socketPath, noBody: method.uppercased() == "HEAD")
+            return (answer.status, answer.body)
+        } catch {
+            throw error.error(method: method, path: path, repeatable: repeatable, window: .zero)
+        }
+    }
+
     /// One attempt of a request, failing with a `CallFailure` that says how far it got.
     private func attempt(method: String, path: String, body: [UInt8]?) async throws -> (
         status: Int, body: [UInt8], retryAfter: Duration?
@@ -69,45 +90,50 @@ public struct WardenConnection: Sendable {
         let socketPath = socketPath
         let message = Self.requestBytes(method: method, path: path, body: body, accept: "application/json")
         let noBody = method.uppercased() == "HEAD"
-        return try await Self.onThread {
-            let socket: UnixSocket
-            do throws(UnixSocket.ConnectFailure) {
-                socket = try UnixSocket(connectingTo: socketPath)
-            } catch {
-                throw CallFailure(stage: error.isTransient ? .notSent : .unusable, cause: error.error)
-            }
-            var decoder = HTTPResponseDecoder()
-            decoder.expectsNoBody = noBody
-            var status = 0
-            var retryAfter: Duration?
-            var received: [UInt8] = []
-            var bytes: [UInt8] = []
-            do throws(WardenClientError) {
-                try socket.writeAll(message)
-                while true {
-                    bytes = try socket.readSome()
-                    let parts = bytes.isEmpty ? try decoder.finish() : try decoder.feed(bytes)
-                    for part in parts {
-                        switch part {
-                        case .head(let code, let headers):
-                            status = code
-                            retryAfter = headers.first { $0.0.lowercased() == "retry-after" }
-                                .flatMap { Int($0.1.trimmingCharacters(in: .whitespaces)) }.map { .seconds(max(0, $0)) }
-                        case .body(let chunk): received += chunk
-                        case .end: return (status: status, body: received, retryAfter: retryAfter)
-                        }
-                    }
-                    if bytes.isEmpty {
-                        throw WardenClientError(
-                            .protocolViolation, "The daemon closed the connection without an answer.")
+        return try await Self.onThread { try Self.exchange(message, socketPath: socketPath, noBody: noBody) }
+    }
+
+    /// Connects, sends `message` and reads the whole answer, blocking the calling thread.
+    private static func exchange(_ message: [UInt8], socketPath: String, noBody: Bool) throws(CallFailure) -> (
+        status: Int, body: [UInt8], retryAfter: Duration?
+    ) {
+        let socket: UnixSocket
+        do throws(UnixSocket.ConnectFailure) {
+            socket = try UnixSocket(connectingTo: socketPath)
+        } catch {
+            throw CallFailure(stage: error.isTransient ? .notSent : .unusable, cause: error.error)
+        }
+        var decoder = HTTPResponseDecoder()
+        decoder.expectsNoBody = noBody
+        var status = 0
+        var retryAfter: Duration?
+        var received: [UInt8] = []
+        var bytes: [UInt8] = []
+        do throws(WardenClientError) {
+            try socket.writeAll(message)
+            while true {
+                bytes = try socket.readSome()
+                let parts = bytes.isEmpty ? try decoder.finish() : try decoder.feed(bytes)
+                for part in parts {
+                    switch part {
+                    case .head(let code, let headers):
+                        status = code
+                        retryAfter = headers.first { $0.0.lowercased() == "retry-after" }
+                            .flatMap { Int($0.1.trimmingCharacters(in: .whitespaces)) }.map { .seconds(max(0, $0)) }
+                    case .body(let chunk): received += chunk
+                    case .end: return (status: status, body: received, retryAfter: retryAfter)
                     }
                 }
-            } catch {
-                // A connection that ends early or fails is a daemon going away; a malformed
-                // answer from a daemon that is there is not something to try again.
-                let closed = error.code == .connection || bytes.isEmpty
-                throw CallFailure(stage: closed ? .sentNoAnswer : .unusable, cause: error)
+                if bytes.isEmpty {
+                    throw WardenClientError(
+                        .protocolViolation, "The daemon closed the connection without an answer.")
+                }
             }
+        } catch {
+            // A connection that ends early or fails is a daemon going away; a malformed
+            // answer from a daemon that is there is not something to try again.
+            let closed = error.code == .connection || bytes.isEmpty
+            throw CallFailure(stage: closed ? .sentNoAnswer : .unusable, cause: error)
         }
     }
 

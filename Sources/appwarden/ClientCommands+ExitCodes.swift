@@ -11,7 +11,7 @@ extension Appwarden {
     static func main() async {
         do {
             if let status = StatusCommand.quickArguments(CommandLine.arguments.dropFirst()) {
-                try await StatusCommand.show(status.app, through: status.session)
+                try StatusCommand.show(status.app, through: status.session)
                 return
             }
             var command = try parseAsRoot()

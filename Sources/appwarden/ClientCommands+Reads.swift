@@ -13,17 +13,18 @@ struct StatusCommand: AsyncParsableCommand {
     @Argument(help: "Only this app.") var app: String?
 
     func run() async throws {
-        try await Self.show(app, through: client)
+        try Self.show(app, through: client)
     }
 
-    /// Prints the table of every app, or of `app`, as the daemon at `client` has them.
-    static func show(_ app: String?, through client: some ClientContext) async throws {
+    /// Prints the table of every app, or of `app`, as the daemon at `client` has them: one call,
+    /// made on this thread.
+    static func show(_ app: String?, through client: some ClientContext) throws(ClientExit) {
         let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
         if let app {
-            let info = try await client.call(ControlAPI.app, [app])
+            let info = try client.callNow(ControlAPI.app, [app])
             client.output(info, text: Self.table([info], nowMillis: nowMillis))
         } else {
-            let apps = try await client.call(ControlAPI.apps)
+            let apps = try client.callNow(ControlAPI.apps)
             client.output(apps, text: Self.table(apps, nowMillis: nowMillis))
         }
     }

@@ -61,15 +61,33 @@ extension ClientContext {
         try await exiting { try await connection.call(endpoint, arguments, body: body, query: query) }
     }
 
+    /// Makes a call of the table that sends no body on this thread (`callBlocking`), for a
+    /// command whose one call is all it does: no thread is started for it.
+    func callNow<Reply>(_ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = []) throws(ClientExit)
+        -> Reply
+    {
+        do throws(WardenClientError) {
+            return try connection.callBlocking(endpoint, arguments)
+        } catch {
+            throw failure(for: error)
+        }
+    }
+
     /// Runs a call, turning its failure into the command's exit.
     private func exiting<Reply>(_ call: () async throws -> Reply) async throws -> Reply {
         do {
             return try await call()
-        } catch let error as WardenClientError where error.code == .refused {
-            throw ClientExit.refused(reason: error.reason ?? "refused", error.message)
         } catch {
-            throw ClientExit.unreachable(socketPath, error)
+            throw failure(for: error)
         }
+    }
+
+    /// How a failed call ends the command: a refusal exits 1, anything else (an absent daemon) 3.
+    private func failure(for error: any Error) -> ClientExit {
+        if let error = error as? WardenClientError, error.code == .refused {
+            return .refused(reason: error.reason ?? "refused", error.message)
+        }
+        return .unreachable(socketPath, error)
     }
 
     /// Prints `value` as JSON (with `--json`) or `text`.

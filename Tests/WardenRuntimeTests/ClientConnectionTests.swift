@@ -52,6 +52,46 @@ import WardenCore
         #expect(server.requests.count == 1)
     }
 
+    /// A blocking call (a command-line tool's one call) answers as the same call made with
+    /// `await` does: the decoded reply, a refusal with the daemon's sentence, a cut-off answer as a
+    /// protocol error, and a missing socket named, each tried once.
+    @Test func aBlockingCallAnswersAsTheAwaitedCallDoes() async throws {
+        let apps =
+            #"[{"name":"mail","state":"suspended","status":"background","pids":[7],"footprintBytes":5,"#
+            + #""openTasks":[],"heldResources":[],"forceQuit":false,"hasPreservedState":true}]"#
+        let server = try ClientTestServer { request in
+            switch request.path {
+            case "/v1/apps": [ClientTestServer.response(200, apps)]
+            case "/v1/apps/cut": ["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"]
+            default: [ClientTestServer.response(404, #"{"error":"notFound","message":"No app named \"x\"."}"#)]
+            }
+        }
+        defer { server.stop() }
+        let connection = WardenConnection(socketPath: server.socketPath, retry: .once)
+        let blocking = try connection.callBlocking(ControlAPI.apps)
+        #expect(blocking == (try await connection.call(ControlAPI.apps)))
+        #expect(blocking.first?.pids == [7])
+
+        let refusal = #expect(throws: WardenClientError.self) { _ = try connection.callBlocking(ControlAPI.app, ["x"]) }
+        #expect(refusal?.code == .refused)
+        #expect(refusal?.status == 404)
+        #expect(refusal?.reason == "notFound")
+        #expect(refusal?.message == #"No app named "x"."#)
+
+        let requestsBefore = server.requests.count
+        let cut = #expect(throws: WardenClientError.self) { _ = try connection.callBlocking(ControlAPI.app, ["cut"]) }
+        #expect(cut?.code == .protocolViolation)
+        #expect(server.requests.count == requestsBefore + 1)
+
+        let path = NSTemporaryDirectory() + "appwarden-missing-\(UUID().uuidString.prefix(8)).sock"
+        let missing = WardenConnection(socketPath: path, retry: .once)
+        let absent = #expect(throws: WardenClientError.self) { _ = try missing.callBlocking(ControlAPI.apps) }
+        let awaited = await #expect(throws: WardenClientError.self) { _ = try await missing.call(ControlAPI.apps) }
+        #expect(absent?.code == .connection)
+        #expect(absent?.message.contains(path) == true)
+        #expect(absent?.message == awaited?.message)
+    }
+
     /// A GET cut off every time is tried again within the call window, then fails naming the
     /// window and the cut.
     @Test func truncatedAnswerIsTriedAgainWithinTheWindow() async throws {
