@@ -1,36 +1,42 @@
 public import WardenCore
 
-/// A value that reads itself from a parsed JSON document (`JSONReader.Value`) exactly as its
-/// `Decodable` conformance reads the same text, without `JSONDecoder`: the client decodes such
-/// answers this way (a thousand apps' `status` spent most of its time in `JSONDecoder`'s generic
-/// containers).
+/// A value that reads itself from JSON text value by value (`JSONReader`'s pulling reads)
+/// exactly as its `Decodable` conformance reads the same text, without `JSONDecoder` and without
+/// a tree of the document: the client decodes such answers this way (a thousand apps' `status`
+/// spent most of its time in `JSONDecoder`'s generic containers, and then in the tree).
 public protocol JSONValueDecodable: Decodable {
-    init(json: JSONReader.Value) throws(LifecycleError)
+    /// Reads the value at the reader's position, leaving the reader after it.
+    init(reading reader: inout JSONReader) throws(JSONReader.Failure)
 }
 
 extension JSONValueDecodable {
     /// Reads the value from JSON text (`subject` names it in errors: "The answer to GET /v1/apps").
     public static func decode(json bytes: [UInt8], subject: String) throws(LifecycleError) -> Self {
         var reader = JSONReader(bytes: bytes, subject: subject, noun: "the answer", maximumDepth: 512)
-        let value = try reader.readDocument()
-        do {
-            return try Self(json: value)
+        do throws(JSONReader.Failure) {
+            try reader.beginDocument()
+            let value = try Self(reading: &reader)
+            try reader.endDocument()
+            return value
         } catch {
-            throw LifecycleError(.invalid, "\(subject) is not the expected JSON: \(error.message)")
+            switch error {
+            case .invalid(let error): throw error
+            case .mismatch(let problem):
+                throw LifecycleError(.invalid, "\(subject) is not the expected JSON: \(problem)")
+            }
         }
     }
 }
 
 extension Array: JSONValueDecodable where Element: JSONValueDecodable {
-    public init(json: JSONReader.Value) throws(LifecycleError) {
-        guard case .array(let elements) = json else { throw JSONReader.Value.mismatch(json, "an array") }
+    public init(reading reader: inout JSONReader) throws(JSONReader.Failure) {
         var values: [Element] = []
-        values.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            do {
-                values.append(try Element(json: element))
+        try reader.nextArray { index, reader throws(JSONReader.Failure) in
+            do throws(JSONReader.Failure) {
+                values.append(try Element(reading: &reader))
             } catch {
-                throw LifecycleError(.invalid, "element \(index): \(error.message)")
+                guard case .mismatch(let problem) = error else { throw error }
+                throw .mismatch("element \(index): \(problem)")
             }
         }
         self = values
@@ -38,74 +44,80 @@ extension Array: JSONValueDecodable where Element: JSONValueDecodable {
 }
 
 extension AppInfo: JSONValueDecodable {
-    /// The members `init(from:)` reads, with the same defaults for those it may miss.
-    public init(json: JSONReader.Value) throws(LifecycleError) {
-        // In the order `init(from:)` reads them, so that the first problem is the one named.
-        let name = try json.member("name").string()
-        let state = State(rawValue: try json.member("state").string())
-        let status = Status(rawValue: try json.member("status").string())
-        var pids: [Int32] = []
-        for pid in try json.member("pids").array() { pids.append(try pid.integer()) }
-        let footprint: Int64 = try json.member("footprintBytes").integer()
-        let swapped: Int64 = try json.optionalMember("swappedBytes")?.integer() ?? 0
-        let band = try json.optionalMember("band").map { value throws(LifecycleError) in
-            Band(rawValue: try value.string())
+    /// The members `init(from:)` reads, in any order, with the same defaults for those it may
+    /// miss; members it does not know are skipped.
+    public init(reading reader: inout JSONReader) throws(JSONReader.Failure) {
+        var name: String?
+        var state: String?
+        var status: String?
+        var pids: [Int32]?
+        var footprint: Int64?
+        var swapped: Int64?
+        var band: String?
+        var timeRemaining: Int64?
+        var nextWake: Int64?
+        var tasks: [TaskInfo]?
+        var resources: [String]?
+        var forceQuit: Bool?
+        var preserved: Bool?
+        try reader.nextObject { key, reader throws(JSONReader.Failure) in
+            switch key {
+            case "name": name = try reader.nextString()
+            case "state": state = try reader.nextString()
+            case "status": status = try reader.nextString()
+            case "pids":
+                var read: [Int32] = []
+                try reader.nextArray { _, reader throws(JSONReader.Failure) in read.append(try reader.nextInteger()) }
+                pids = read
+            case "footprintBytes": footprint = try reader.nextInteger()
+            case "swappedBytes": swapped = try reader.skipNull() ? nil : reader.nextInteger()
+            case "band": band = try reader.skipNull() ? nil : reader.nextString()
+            case "timeRemainingMillis": timeRemaining = try reader.skipNull() ? nil : reader.nextInteger()
+            case "nextWakeMillis": nextWake = try reader.skipNull() ? nil : reader.nextInteger()
+            case "openTasks":
+                var read: [TaskInfo] = []
+                try reader.nextArray { _, reader throws(JSONReader.Failure) in
+                    read.append(try TaskInfo(reading: &reader))
+                }
+                tasks = read
+            case "heldResources":
+                var read: [String] = []
+                try reader.nextArray { _, reader throws(JSONReader.Failure) in read.append(try reader.nextString()) }
+                resources = read
+            case "forceQuit": forceQuit = try reader.nextBool()
+            case "hasPreservedState": preserved = try reader.nextBool()
+            default: try reader.skipValue()
+            }
         }
-        let timeRemaining: Int64? = try json.optionalMember("timeRemainingMillis")?.integer()
-        let nextWake: Int64? = try json.optionalMember("nextWakeMillis")?.integer()
-        var tasks: [TaskInfo] = []
-        for task in try json.member("openTasks").array() {
-            tasks.append(TaskInfo(id: try task.member("id").integer(), name: try task.member("name").string()))
-        }
-        var resources: [String] = []
-        for resource in try json.member("heldResources").array() { resources.append(try resource.string()) }
+        // In the order `init(from:)` reads them, so that the first one missing is the one named.
         self.init(
-            name: name, state: state, status: status, pids: pids, footprintBytes: footprint, swappedBytes: swapped,
-            band: band, timeRemainingMillis: timeRemaining, nextWakeMillis: nextWake, openTasks: tasks,
-            heldResources: resources, forceQuit: try json.member("forceQuit").bool(),
-            hasPreservedState: try json.member("hasPreservedState").bool())
+            name: try required(name, "name"), state: State(rawValue: try required(state, "state")),
+            status: Status(rawValue: try required(status, "status")), pids: try required(pids, "pids"),
+            footprintBytes: try required(footprint, "footprintBytes"), swappedBytes: swapped ?? 0,
+            band: band.map(Band.init(rawValue:)), timeRemainingMillis: timeRemaining, nextWakeMillis: nextWake,
+            openTasks: try required(tasks, "openTasks"), heldResources: try required(resources, "heldResources"),
+            forceQuit: try required(forceQuit, "forceQuit"),
+            hasPreservedState: try required(preserved, "hasPreservedState"))
     }
 }
 
-extension JSONReader.Value {
-    /// The member `key` of an object, which must be there and not `null`.
-    func member(_ key: String) throws(LifecycleError) -> JSONReader.Value {
-        guard let value = try optionalMember(key) else {
-            throw LifecycleError(.invalid, "the member \"\(key)\" is missing")
+extension TaskInfo {
+    init(reading reader: inout JSONReader) throws(JSONReader.Failure) {
+        var id: Int?
+        var name: String?
+        try reader.nextObject { key, reader throws(JSONReader.Failure) in
+            switch key {
+            case "id": id = try reader.nextInteger()
+            case "name": name = try reader.nextString()
+            default: try reader.skipValue()
+            }
         }
-        return value
+        self.init(id: try required(id, "id"), name: try required(name, "name"))
     }
+}
 
-    /// The member `key` of an object; nil when absent or `null` (as `decodeIfPresent` reads it).
-    func optionalMember(_ key: String) throws(LifecycleError) -> JSONReader.Value? {
-        guard case .object(let members) = self else { throw Self.mismatch(self, "an object") }
-        guard let value = members[key], value != .null else { return nil }
-        return value
-    }
-
-    func string() throws(LifecycleError) -> String {
-        guard case .string(let text) = self else { throw Self.mismatch(self, "a string") }
-        return text
-    }
-
-    func bool() throws(LifecycleError) -> Bool {
-        guard case .bool(let flag) = self else { throw Self.mismatch(self, "true or false") }
-        return flag
-    }
-
-    func integer<Integer: FixedWidthInteger>(_: Integer.Type = Integer.self) throws(LifecycleError) -> Integer {
-        guard case .number(let text) = self, let number = Integer(text) else {
-            throw Self.mismatch(self, "an integer that fits \(Integer.self)")
-        }
-        return number
-    }
-
-    func array() throws(LifecycleError) -> [JSONReader.Value] {
-        guard case .array(let elements) = self else { throw Self.mismatch(self, "an array") }
-        return elements
-    }
-
-    static func mismatch(_ value: JSONReader.Value, _ expected: String) -> LifecycleError {
-        LifecycleError(.invalid, "\(value.kindDescription) found where \(expected) was expected")
-    }
+/// The member `key`'s value, which must have been there.
+private func required<Value>(_ value: Value?, _ key: String) throws(JSONReader.Failure) -> Value {
+    guard let value else { throw .mismatch("the member \"\(key)\" is missing") }
+    return value
 }

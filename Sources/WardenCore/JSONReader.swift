@@ -86,7 +86,7 @@ public struct JSONReader {
         return value
     }
 
-    private mutating func readValue() throws(LifecycleError) -> Value {
+    mutating func readValue() throws(LifecycleError) -> Value {
         skipWhitespace()
         guard offset < bytes.count else { throw error("\(noun) ends where a value was expected") }
         switch bytes[offset] {
@@ -109,7 +109,7 @@ public struct JSONReader {
         }
     }
 
-    private mutating func enter() throws(LifecycleError) {
+    mutating func enter() throws(LifecycleError) {
         depth += 1
         if depth > maximumDepth {
             throw error("arrays and objects nest more than \(maximumDepth) levels deep")
@@ -117,85 +117,100 @@ public struct JSONReader {
     }
 
     private mutating func readObject() throws(LifecycleError) -> Value {
-        try enter()
-        offset += 1  // {
         var members = Members()
-        // Past a few members, the keys read so far are also kept in a set, so that a large
-        // object is checked for a repeated key without comparing every pair of keys.
-        var keys: Set<String>?
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            offset += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else {
-                throw error("expected a string key in double quotes but found \(describeCurrent())")
-            }
-            let keyOffset = offset
-            let key = try readString()
-            let repeated: Bool
-            if keys != nil {
-                repeated = !keys!.insert(key).inserted
-            } else {
-                repeated = members[key] != nil
-                if members.count >= 16 { keys = Set(members.pairs.map(\.key) + [key]) }
-            }
-            if repeated {
-                throw LifecycleError(
-                    .invalid,
-                    "\(subject) is not valid JSON: the key \"\(key)\" appears twice in one object "
-                        + "(byte \(keyOffset)).")
-            }
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else {
-                throw error("expected ':' after the key \"\(key)\" but found \(describeCurrent())")
-            }
-            offset += 1
+        var keys = KeyLog()
+        guard try open() else { return .object(members) }
+        repeat {
+            let key = try readKey(into: &keys)
             members.append(key: key, value: try readValue())
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                offset += 1
-            case UInt8(ascii: "}"):
-                offset += 1
-                depth -= 1
-                return .object(members)
-            default:
-                throw error("expected ',' or '}' in an object but found \(describeCurrent())")
-            }
-        }
+        } while try next(in: .object)
+        return .object(members)
     }
 
     private mutating func readArray() throws(LifecycleError) -> Value {
-        try enter()
-        offset += 1  // [
         var elements: [Value] = []
+        guard try open() else { return .array(elements) }
+        repeat {
+            elements.append(try readValue())
+        } while try next(in: .array)
+        return .array(elements)
+    }
+
+    /// The two containers, by the byte that closes each.
+    enum Container: UInt8 {
+        case object = 0x7D  // }
+        case array = 0x5D  // ]
+    }
+
+    /// Steps into the array or object at the current offset: false when it is empty (and then
+    /// already left), true when an element or a member follows.
+    mutating func open() throws(LifecycleError) -> Bool {
+        try enter()
+        let closer: UInt8 = bytes[offset] == UInt8(ascii: "{") ? Container.object.rawValue : Container.array.rawValue
+        offset += 1
         skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
+        guard peek() == closer else { return true }
+        offset += 1
+        depth -= 1
+        return false
+    }
+
+    /// After an element or a member: true when a comma says another follows, false when the
+    /// container closes (and is left).
+    mutating func next(in container: Container) throws(LifecycleError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            offset += 1
+            return true
+        case container.rawValue:
             offset += 1
             depth -= 1
-            return .array(elements)
-        }
-        while true {
-            elements.append(try readValue())
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                offset += 1
-            case UInt8(ascii: "]"):
-                offset += 1
-                depth -= 1
-                return .array(elements)
-            default:
-                throw error("expected ',' or ']' in an array but found \(describeCurrent())")
-            }
+            return false
+        default:
+            let kind = container == .object ? "',' or '}' in an object" : "',' or ']' in an array"
+            throw error("expected \(kind) but found \(describeCurrent())")
         }
     }
 
-    private mutating func readString() throws(LifecycleError) -> String {
+    /// Reads a member's key and the colon after it, refusing a key that `keys` already holds.
+    mutating func readKey(into keys: inout KeyLog) throws(LifecycleError) -> String {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else {
+            throw error("expected a string key in double quotes but found \(describeCurrent())")
+        }
+        let keyOffset = offset
+        let key = try readString()
+        if !keys.insert(key) {
+            throw LifecycleError(
+                .invalid,
+                "\(subject) is not valid JSON: the key \"\(key)\" appears twice in one object (byte \(keyOffset)).")
+        }
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else {
+            throw error("expected ':' after the key \"\(key)\" but found \(describeCurrent())")
+        }
+        offset += 1
+        return key
+    }
+
+    /// The keys of one object read so far. Past a few, they are also kept in a set, so that a
+    /// large object is checked for a repeated key without comparing every pair of keys.
+    struct KeyLog {
+        private var few: [String] = []
+        private var many: Set<String>?
+
+        /// Adds `key`; false when the object already had it.
+        mutating func insert(_ key: String) -> Bool {
+            if many != nil { return many!.insert(key).inserted }
+            if few.contains(key) { return false }
+            few.append(key)
+            if few.count > 16 { many = Set(few) }
+            return true
+        }
+    }
+
+    mutating func readString() throws(LifecycleError) -> String {
         let start = offset
         offset += 1  // "
         // The common string, with no escape, is one copy of its bytes.
@@ -304,7 +319,7 @@ public struct JSONReader {
         return value
     }
 
-    private mutating func readNumber() throws(LifecycleError) -> String {
+    mutating func readNumber() throws(LifecycleError) -> String {
         let start = offset
         if peek() == UInt8(ascii: "-") { offset += 1 }
         guard let first = peek(), isDigit(first) else {
@@ -337,7 +352,7 @@ public struct JSONReader {
         return String(decoding: bytes[start..<offset], as: UTF8.self)
     }
 
-    private mutating func readLiteral(_ literal: StaticString) throws(LifecycleError) {
+    mutating func readLiteral(_ literal: StaticString) throws(LifecycleError) {
         let text = literal.withUTF8Buffer { Array($0) }
         let start = offset
         for byte in text {
@@ -349,7 +364,7 @@ public struct JSONReader {
         }
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x09, 0x0A, 0x0D: offset += 1
@@ -362,7 +377,7 @@ public struct JSONReader {
         while let byte = peek(), isDigit(byte) { offset += 1 }
     }
 
-    private func peek() -> UInt8? {
+    func peek() -> UInt8? {
         offset < bytes.count ? bytes[offset] : nil
     }
 
@@ -385,12 +400,12 @@ public struct JSONReader {
     }
 
     /// The byte at the current offset, described, or "the end of" the noun.
-    private func describeCurrent() -> String {
+    func describeCurrent() -> String {
         offset < bytes.count ? describe(bytes[offset]) : "the end of \(noun)"
     }
 
     /// A byte for an error message: `'x'` when printable ASCII, `byte 0x0A` otherwise.
-    private func describe(_ byte: UInt8) -> String {
+    func describe(_ byte: UInt8) -> String {
         (0x21...0x7E).contains(byte)
             ? "'\(describeRaw(byte))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
     }
@@ -399,7 +414,7 @@ public struct JSONReader {
         (0x20...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : "\\x\(String(byte, radix: 16))"
     }
 
-    private func error(_ problem: String) -> LifecycleError {
+    func error(_ problem: String) -> LifecycleError {
         LifecycleError(.invalid, "\(subject) is not valid JSON: \(problem) (byte \(offset)).")
     }
 }

@@ -47,6 +47,51 @@ struct JSONValueDecodableTests {
         #expect(expected.first?.swappedBytes == 0)
     }
 
+    /// Members in another order, members this version does not know (of every kind, nested) and
+    /// whitespace everywhere read as `JSONDecoder` reads them.
+    @Test func membersInAnyOrderAndUnknownMembersReadAsJSONDecoderReadsThem() throws {
+        let text = Array(
+            """
+             [ { "hasPreservedState" : false , "future" : { "a" : [ 1 , -2.5e3 , null , true , "x\\u00e9" ] } ,
+                 "openTasks" : [ { "name" : "t" , "extra" : [ ] , "id" : 3 } ] , "heldResources" : [ ] ,
+                 "forceQuit" : true , "footprintBytes" : 0 , "pids" : [ ] , "status" : "background" ,
+                 "nextWakeMillis" : 12 , "state" : "background" , "name" : "z" , "band" : null } ]
+            """.utf8)
+        let expected = try JSONDecoder().decode([AppInfo].self, from: Data(text))
+        #expect(expected.first?.openTasks == [TaskInfo(id: 3, name: "t")])
+        #expect(try [AppInfo].decode(json: text, subject: "The answer") == expected)
+        #expect(try AppInfo.decode(json: Array(text.dropFirst(2).dropLast(2)), subject: "The answer") == expected[0])
+    }
+
+    /// A key repeated in one object, an empty document, something after the list and a list
+    /// nested past the reader's depth are refused as not JSON, saying where.
+    @Test func textThatIsNotJSONIsRefusedAsTheTreeReaderRefusesIt() throws {
+        let good = String(decoding: try SortedJSONEncoder.encode([Self.apps[1]]), as: UTF8.self)
+        let cases: [(String, String)] = [
+            (
+                good.replacingOccurrences(of: #""forceQuit":false"#, with: #""name":"again""#),
+                #"the key "name" appears twice"#
+            ),
+            ("  ", "The answer is empty; it must be JSON."),
+            (good + " []", "unexpected '[' after the end of the JSON value"),
+            (String(repeating: "[", count: 600) + String(repeating: "]", count: 600), "nest more than 512 levels"),
+            (#"[{"name":tru}]"#, "unexpected 't' where a value was expected"),
+            (#"[{"name":"a","pids":[1,]}]"#, "unexpected ']' where a value was expected"),
+        ]
+        for (text, expected) in cases {
+            do {
+                _ = try [AppInfo].decode(json: Array(text.utf8), subject: "The answer")
+                Issue.record("\(text.prefix(60)) was read")
+            } catch {
+                #expect(error.message.contains(expected), "\(text.prefix(60)): \(error.message)")
+                #expect(!error.message.contains("expected JSON"), "\(error.message)")
+                var tree = JSONReader(
+                    bytes: Array(text.utf8), subject: "The answer", noun: "the answer", maximumDepth: 512)
+                #expect(throws: LifecycleError.self) { _ = try tree.readDocument() }
+            }
+        }
+    }
+
     /// A missing member, a wrong type, a number out of range and broken JSON are refused, each
     /// with the element and the member or the byte.
     @Test func aDocumentThatIsNotAnAppListIsRefusedWithWhere() throws {
