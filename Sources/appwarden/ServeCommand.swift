@@ -44,7 +44,10 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Where the lock named after the cgroup root lives, shared by every daemon of the device.")
     var lockDirectory = "/run/appwarden"
 
-    @Flag(help: "Log what would be frozen or killed, and do neither.")
+    @Flag(
+        help:
+            "Launch and drive the apps as usual (opens, fetch and push wakes), but only log what would be frozen or killed."
+    )
     var dryRun = false
 
     @Flag(help: "Stop every app when the daemon stops.")
