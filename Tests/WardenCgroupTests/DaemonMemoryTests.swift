@@ -65,5 +65,15 @@ struct DaemonMemoryFiguresTests {
         let after = try #require(DaemonMemory.figures())
         #expect(trimmed.after <= trimmed.before + (1 << 20))
         #expect(after.file > before.file - (1 << 20), "code was let go: \(before) → \(after)")
+        // The trim's own figure (statm) is the resident memory that /proc/self/status gives.
+        #expect(abs(trimmed.after - after.resident) < 4 << 20, "\(trimmed) against \(after)")
+    }
+
+    /// `statm`'s second field is the resident memory in pages; a text without it is no figure.
+    @Test func statmGivesTheResidentPages() {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        #expect(DaemonMemory.parse(statm: "9000 1234 300 20 0 800 0\n") == 1234 * page)
+        #expect(DaemonMemory.parse(statm: "9000") == nil)
+        #expect(DaemonMemory.parse(statm: "") == nil)
     }
 }
