@@ -118,7 +118,7 @@ extension DaemonBenchmarks {
         }
         runs.sort()
         print(
-            "crowd of \(crowd): `appwarden status` (a new process each time) p50 \(format(percentile(runs, 0.5))) ms, "
+            "crowd of \(crowd): `appwarden status` (\(appwarden), a new process each time) p50 \(format(percentile(runs, 0.5))) ms, "
                 + "range \(format(runs.first ?? .nan))–\(format(runs.last ?? .nan)) ms over \(runs.count) runs")
     }
 }
