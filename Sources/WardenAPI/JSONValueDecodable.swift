@@ -31,7 +31,7 @@ extension JSONValueDecodable {
 extension Array: JSONValueDecodable where Element: JSONValueDecodable {
     public init(reading reader: inout JSONReader) throws(JSONReader.Failure) {
         var values: [Element] = []
-        try reader.nextArray { index, reader throws(JSONReader.Failure) in
+        try reader.nextElements { index, reader throws(JSONReader.Failure) in
             do throws(JSONReader.Failure) {
                 values.append(try Element(reading: &reader))
             } catch {
@@ -66,24 +66,19 @@ extension AppInfo: JSONValueDecodable {
             case "state": state = try reader.nextString()
             case "status": status = try reader.nextString()
             case "pids":
-                var read: [Int32] = []
-                try reader.nextArray { _, reader throws(JSONReader.Failure) in read.append(try reader.nextInteger()) }
-                pids = read
+                pids = try reader.nextArray { (reader: inout JSONReader) throws(JSONReader.Failure) in
+                    try reader.nextInteger()
+                }
             case "footprintBytes": footprint = try reader.nextInteger()
             case "swappedBytes": swapped = try reader.skipNull() ? nil : reader.nextInteger()
             case "band": band = try reader.skipNull() ? nil : reader.nextString()
             case "timeRemainingMillis": timeRemaining = try reader.skipNull() ? nil : reader.nextInteger()
             case "nextWakeMillis": nextWake = try reader.skipNull() ? nil : reader.nextInteger()
-            case "openTasks":
-                var read: [TaskInfo] = []
-                try reader.nextArray { _, reader throws(JSONReader.Failure) in
-                    read.append(try TaskInfo(reading: &reader))
-                }
-                tasks = read
+            case "openTasks": tasks = try reader.nextArray(of: TaskInfo.init(reading:))
             case "heldResources":
-                var read: [String] = []
-                try reader.nextArray { _, reader throws(JSONReader.Failure) in read.append(try reader.nextString()) }
-                resources = read
+                resources = try reader.nextArray { (reader: inout JSONReader) throws(JSONReader.Failure) in
+                    try reader.nextString()
+                }
             case "forceQuit": forceQuit = try reader.nextBool()
             case "hasPreservedState": preserved = try reader.nextBool()
             default: try reader.skipValue()

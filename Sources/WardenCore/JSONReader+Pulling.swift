@@ -29,7 +29,7 @@ extension JSONReader {
 
     /// Reads an array, calling `element` with each element's index while the reader is at that
     /// element; `element` must read it.
-    public mutating func nextArray(_ element: (Int, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+    public mutating func nextElements(_ element: (Int, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "["), "an array")
         do throws(LifecycleError) {
             guard try open() else { return }
@@ -41,6 +41,15 @@ extension JSONReader {
             try element(index, &self)
             index += 1
         } while try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.next(in: .array) }
+    }
+
+    /// Reads an array whose elements `element` reads, one by one, into an array.
+    public mutating func nextArray<Element>(of element: (inout JSONReader) throws(Failure) -> Element)
+        throws(Failure) -> [Element]
+    {
+        var elements: [Element] = []
+        try nextElements { (_, reader: inout JSONReader) throws(Failure) in elements.append(try element(&reader)) }
+        return elements
     }
 
     /// Reads an object, calling `member` with each key while the reader is at its value;
