@@ -1,9 +1,11 @@
 public import WardenCore
 
-/// A value that reads itself from JSON text value by value (`JSONReader`'s pulling reads)
-/// exactly as its `Decodable` conformance reads the same text, without `JSONDecoder` and without
-/// a tree of the document: the client decodes such answers this way (a thousand apps' `status`
-/// spent most of its time in `JSONDecoder`'s generic containers, and then in the tree).
+/// A value that reads itself from JSON text value by value (`JSONReader`'s pulling reads) as its
+/// `Decodable` conformance reads the same text, without `JSONDecoder` and without a tree of the
+/// document: the client decodes such answers this way (a thousand apps' `status` spent most of its
+/// time in `JSONDecoder`'s generic containers, and then in the tree). It is stricter than
+/// `JSONDecoder` in two ways, as `JSONReader` is: a key repeated in one object is refused, and so
+/// is a number with a fraction or an exponent (`5.0`, `1e3`) where an integer is expected.
 public protocol JSONValueDecodable: Decodable {
     /// Reads the value at the reader's position, leaving the reader after it.
     init(reading reader: inout JSONReader) throws(JSONReader.Failure)
@@ -22,6 +24,10 @@ extension JSONValueDecodable {
             switch error {
             case .invalid(let error): throw error
             case .mismatch(let problem):
+                // Text that is not JSON further on is named as such, as a reader of the whole
+                // document would have named it before finding what does not fit.
+                var whole = JSONReader(bytes: bytes, subject: subject, noun: "the answer", maximumDepth: 512)
+                _ = try whole.readDocument()
                 throw LifecycleError(.invalid, "\(subject) is not the expected JSON: \(problem)")
             }
         }
@@ -30,16 +36,7 @@ extension JSONValueDecodable {
 
 extension Array: JSONValueDecodable where Element: JSONValueDecodable {
     public init(reading reader: inout JSONReader) throws(JSONReader.Failure) {
-        var values: [Element] = []
-        try reader.nextElements { index, reader throws(JSONReader.Failure) in
-            do throws(JSONReader.Failure) {
-                values.append(try Element(reading: &reader))
-            } catch {
-                guard case .mismatch(let problem) = error else { throw error }
-                throw .mismatch("element \(index): \(problem)")
-            }
-        }
-        self = values
+        self = try reader.nextArray(of: Element.init(reading:))
     }
 }
 
@@ -62,25 +59,31 @@ extension AppInfo: JSONValueDecodable {
         var preserved: Bool?
         try reader.nextObject { key, reader throws(JSONReader.Failure) in
             switch key {
-            case "name": name = try reader.nextString()
-            case "state": state = try reader.nextString()
-            case "status": status = try reader.nextString()
+            case "name": name = try reader.skipNull() ? nil : reader.nextString()
+            case "state": state = try reader.skipNull() ? nil : reader.nextString()
+            case "status": status = try reader.skipNull() ? nil : reader.nextString()
             case "pids":
-                pids = try reader.nextArray { (reader: inout JSONReader) throws(JSONReader.Failure) in
-                    try reader.nextInteger()
-                }
-            case "footprintBytes": footprint = try reader.nextInteger()
+                pids =
+                    try reader.skipNull()
+                    ? nil
+                    : reader.nextArray { (reader: inout JSONReader) throws(JSONReader.Failure) in
+                        try reader.nextInteger()
+                    }
+            case "footprintBytes": footprint = try reader.skipNull() ? nil : reader.nextInteger()
             case "swappedBytes": swapped = try reader.skipNull() ? nil : reader.nextInteger()
             case "band": band = try reader.skipNull() ? nil : reader.nextString()
             case "timeRemainingMillis": timeRemaining = try reader.skipNull() ? nil : reader.nextInteger()
             case "nextWakeMillis": nextWake = try reader.skipNull() ? nil : reader.nextInteger()
-            case "openTasks": tasks = try reader.nextArray(of: TaskInfo.init(reading:))
+            case "openTasks": tasks = try reader.skipNull() ? nil : reader.nextArray(of: TaskInfo.init(reading:))
             case "heldResources":
-                resources = try reader.nextArray { (reader: inout JSONReader) throws(JSONReader.Failure) in
-                    try reader.nextString()
-                }
-            case "forceQuit": forceQuit = try reader.nextBool()
-            case "hasPreservedState": preserved = try reader.nextBool()
+                resources =
+                    try reader.skipNull()
+                    ? nil
+                    : reader.nextArray { (reader: inout JSONReader) throws(JSONReader.Failure) in
+                        try reader.nextString()
+                    }
+            case "forceQuit": forceQuit = try reader.skipNull() ? nil : reader.nextBool()
+            case "hasPreservedState": preserved = try reader.skipNull() ? nil : reader.nextBool()
             default: try reader.skipValue()
             }
         }
@@ -102,8 +105,8 @@ extension TaskInfo {
         var name: String?
         try reader.nextObject { key, reader throws(JSONReader.Failure) in
             switch key {
-            case "id": id = try reader.nextInteger()
-            case "name": name = try reader.nextString()
+            case "id": id = try reader.skipNull() ? nil : reader.nextInteger()
+            case "name": name = try reader.skipNull() ? nil : reader.nextString()
             default: try reader.skipValue()
             }
         }

@@ -1,11 +1,12 @@
 /// Reading a document value by value, without building its tree: the caller asks for what it
 /// expects next (a string, an integer, the members of an object, …) and the reader checks the
-/// syntax as it goes, exactly as `readDocument()` does. The client reads bulk answers (the app
-/// list) this way.
+/// syntax of what it reads as `readDocument()` does. The client reads bulk answers (the app list)
+/// this way.
 extension JSONReader {
     /// Why a value could not be read: the text is not JSON (`invalid`, the whole sentence), or it
     /// is JSON but not what the caller expected (`mismatch`, a phrase such as "a string found
-    /// where an integer that fits Int64 was expected", for the caller to place).
+    /// where an integer that fits Int64 was expected", for the caller to place). A mismatch has
+    /// read the value it names (to make sure it is JSON), so the reader is after it.
     public enum Failure: Error {
         case invalid(LifecycleError)
         case mismatch(String)
@@ -13,32 +14,23 @@ extension JSONReader {
 
     /// Checks that the document is not empty; call it before reading the first value.
     public mutating func beginDocument() throws(Failure) {
-        skipWhitespace()
-        guard offset < bytes.count else {
-            throw .invalid(LifecycleError(.invalid, "\(subject) is empty; it must be JSON."))
-        }
+        try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.checkStart() }
     }
 
     /// Checks that only whitespace follows the value read.
     public mutating func endDocument() throws(Failure) {
-        skipWhitespace()
-        if offset < bytes.count {
-            throw .invalid(error("unexpected \(describe(bytes[offset])) after the end of the JSON value"))
-        }
+        try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.checkEnd() }
     }
 
     /// Reads an array, calling `element` with each element's index while the reader is at that
-    /// element; `element` must read it.
+    /// element; `element` must read it (reading nothing is a mistake of the caller, which traps),
+    /// and a mismatch it throws is placed in the element ("element 3: …").
     public mutating func nextElements(_ element: (Int, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "["), "an array")
-        do throws(LifecycleError) {
-            guard try open() else { return }
-        } catch {
-            throw .invalid(error)
-        }
+        guard try syntax({ (reader: inout JSONReader) throws(LifecycleError) in try reader.open() }) else { return }
         var index = 0
         repeat {
-            try element(index, &self)
+            try read("element \(index)") { (reader: inout JSONReader) throws(Failure) in try element(index, &reader) }
             index += 1
         } while try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.next(in: .array) }
     }
@@ -53,21 +45,18 @@ extension JSONReader {
     }
 
     /// Reads an object, calling `member` with each key while the reader is at its value;
-    /// `member` must read the value (`skipValue()` for a key it does not know). A key that
-    /// appears twice is refused, as `readDocument()` refuses it.
+    /// `member` must read the value (`skipValue()` for a key it does not know), and a mismatch it
+    /// throws is placed in the member ("the member \"pids\": …"). A key that appears twice is
+    /// refused, as `readDocument()` refuses it.
     public mutating func nextObject(_ member: (String, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "{"), "an object")
         var keys = KeyLog()
-        do throws(LifecycleError) {
-            guard try open() else { return }
-        } catch {
-            throw .invalid(error)
-        }
+        guard try syntax({ (reader: inout JSONReader) throws(LifecycleError) in try reader.open() }) else { return }
         repeat {
             let key = try syntax { (reader: inout JSONReader) throws(LifecycleError) in
                 try reader.readKey(into: &keys)
             }
-            try member(key, &self)
+            try read("the member \"\(key)\"") { (reader: inout JSONReader) throws(Failure) in try member(key, &reader) }
         } while try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.next(in: .object) }
     }
 
@@ -130,29 +119,26 @@ extension JSONReader {
     /// "a string found where true or false was expected", or the syntax error when what comes
     /// next is not a valid value (as `readDocument()` would have named it).
     private mutating func mismatch(_ expected: String) -> Failure {
-        skipWhitespace()
-        let kind = peek().flatMap(Self.kind(startingWith:))
         do throws(LifecycleError) {
-            _ = try readValue()
+            return .mismatch("\(try readValue().kindDescription) found where \(expected) was expected")
         } catch {
             return .invalid(error)
         }
-        guard let kind else { preconditionFailure("readValue() read a value that starts with no value's byte") }
-        return .mismatch("\(kind) found where \(expected) was expected")
     }
 
-    /// The kind of value that starts with `byte`, as `Value.kindDescription` names it; nil when
-    /// no value starts with it.
-    private static func kind(startingWith byte: UInt8) -> String? {
-        switch byte {
-        case UInt8(ascii: "{"): "an object"
-        case UInt8(ascii: "["): "an array"
-        case UInt8(ascii: "\""): "a string"
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): "a boolean"
-        case UInt8(ascii: "n"): "null"
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): "a number"
-        default: nil
+    /// Runs the caller's read of one value, placing a mismatch it throws in `place` ("element 3:
+    /// …", "the member \"pids\": …"). A read that read nothing is the caller's mistake, which traps.
+    private mutating func read(_ place: @autoclosure () -> String, _ value: (inout JSONReader) throws(Failure) -> Void)
+        throws(Failure)
+    {
+        let start = offset
+        do throws(Failure) {
+            try value(&self)
+        } catch {
+            guard case .mismatch(let problem) = error else { throw error }
+            throw .mismatch("\(place()): \(problem)")
         }
+        precondition(offset > start, "A pulling read of \(place()) read nothing.")
     }
 
     /// Runs a step of the syntax, its error an `invalid` failure.

@@ -74,16 +74,26 @@ public struct JSONReader {
 
     /// Reads one value and makes sure only whitespace follows it.
     public mutating func readDocument() throws(LifecycleError) -> Value {
+        try checkStart()
+        let value = try readValue()
+        try checkEnd()
+        return value
+    }
+
+    /// Refuses a document that is empty or only whitespace.
+    mutating func checkStart() throws(LifecycleError) {
         skipWhitespace()
         guard offset < bytes.count else {
             throw LifecycleError(.invalid, "\(subject) is empty; it must be JSON.")
         }
-        let value = try readValue()
+    }
+
+    /// Refuses anything but whitespace after the document's value.
+    mutating func checkEnd() throws(LifecycleError) {
         skipWhitespace()
         if offset < bytes.count {
             throw error("unexpected \(describe(bytes[offset])) after the end of the JSON value")
         }
-        return value
     }
 
     mutating func readValue() throws(LifecycleError) -> Value {

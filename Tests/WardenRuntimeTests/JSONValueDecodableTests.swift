@@ -76,6 +76,8 @@ struct JSONValueDecodableTests {
             (good + " []", "unexpected '[' after the end of the JSON value"),
             (String(repeating: "[", count: 600) + String(repeating: "]", count: 600), "nest more than 512 levels"),
             (#"[{"name":tru}]"#, "unexpected 't' where a value was expected"),
+            // A member that does not fit, then text that is not JSON: named as not JSON.
+            (#"[{"name":5,"state":tru}]"#, "unexpected 't' where a value was expected"),
             (#"[{"name":"a","pids":[1,]}]"#, "unexpected ']' where a value was expected"),
         ]
         for (text, expected) in cases {
@@ -100,12 +102,18 @@ struct JSONValueDecodableTests {
             (good.replacingOccurrences(of: #""name":"maps","#, with: ""), #"element 0: the member "name" is missing"#),
             (
                 good.replacingOccurrences(of: #""forceQuit":false"#, with: #""forceQuit":"no""#),
-                "a string found where true or false was expected"
+                #"element 0: the member "forceQuit": a string found where true or false was expected"#
             ),
             (
-                good.replacingOccurrences(of: #""pids":[]"#, with: #""pids":[4294967296]"#),
-                "a number found where an integer that fits Int32 was expected"
+                good.replacingOccurrences(of: #""pids":[]"#, with: #""pids":[7,4294967296]"#),
+                #"element 0: the member "pids": element 1: a number found where an integer that fits Int32 was expected"#
             ),
+            (
+                good.replacingOccurrences(of: #""footprintBytes":0"#, with: #""footprintBytes":5.0"#),
+                #"the member "footprintBytes": a number found where an integer that fits Int64 was expected"#
+            ),
+            (good.replacingOccurrences(of: #""name":"maps""#, with: #""name":null"#), #"the member "name" is missing"#),
+            (good.replacingOccurrences(of: #""pids":[]"#, with: #""pids":null"#), #"the member "pids" is missing"#),
             (#"{"apps":[]}"#, "an object found where an array was expected"),
             (
                 String(good.dropLast()),
