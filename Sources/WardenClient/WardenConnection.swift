@@ -13,10 +13,12 @@ public import WardenAPI
 /// saying that it may or may not have taken effect. A daemon that is stopping answers 503 with
 /// `Retry-After`; an idempotent call then waits at least that long and asks again (the daemon
 /// that starts next answers it), within the same window. `events(path:since:onConnectionChange:)`
-/// follows an event stream across daemon restarts.
+/// follows an event stream across daemon restarts. The blocking calls
+/// (`requestBlocking(method:path:body:idempotent:)`, `callBlocking(_:_:query:)`) are the
+/// exception: they try once, whatever `retry` says.
 ///
-/// Blocking socket I/O runs on its own thread, never on the caller's task (except in
-/// `requestBlocking(method:path:body:idempotent:)`, which says so).
+/// Blocking socket I/O runs on its own thread, never on the caller's task, except in the
+/// blocking calls, which run it on the caller's thread.
 public struct WardenConnection: Sendable {
     /// The daemon's socket.
     public let socketPath: String
@@ -37,7 +39,7 @@ public struct WardenConnection: Sendable {
     public func request(method: String, path: String, body: [UInt8]? = nil, idempotent: Bool? = nil) async throws
         -> (status: Int, body: [UInt8])
     {
-        let repeatable = idempotent ?? ["GET", "HEAD"].contains(method.uppercased())
+        let repeatable = idempotent ?? Self.isRead(method)
         let clock = ContinuousClock()
         let deadline = clock.now + retry.callWindow
         var backoff = Backoff(retry)
@@ -73,10 +75,10 @@ public struct WardenConnection: Sendable {
     public func requestBlocking(method: String, path: String, body: [UInt8]? = nil, idempotent: Bool? = nil)
         throws(WardenClientError) -> (status: Int, body: [UInt8])
     {
-        let repeatable = idempotent ?? ["GET", "HEAD"].contains(method.uppercased())
+        let repeatable = idempotent ?? Self.isRead(method)
         let message = Self.requestBytes(method: method, path: path, body: body, accept: "application/json")
         do throws(CallFailure) {
-            let answer = try Self.exchange(message, socketPath: socketPath, noBody: method.uppercased() == "HEAD")
+            let answer = try Self.exchange(message, socketPath: socketPath, noBody: Self.hasNoBody(method))
             return (answer.status, answer.body)
         } catch {
             throw error.error(method: method, path: path, repeatable: repeatable, window: .zero)
@@ -89,8 +91,18 @@ public struct WardenConnection: Sendable {
     ) {
         let socketPath = socketPath
         let message = Self.requestBytes(method: method, path: path, body: body, accept: "application/json")
-        let noBody = method.uppercased() == "HEAD"
+        let noBody = Self.hasNoBody(method)
         return try await Self.onThread { try Self.exchange(message, socketPath: socketPath, noBody: noBody) }
+    }
+
+    /// Whether `method` only reads (`GET`, `HEAD`), and so may be sent again.
+    private static func isRead(_ method: String) -> Bool {
+        ["GET", "HEAD"].contains(method.uppercased())
+    }
+
+    /// Whether the answer to `method` has no body whatever its headers say (`HEAD`).
+    private static func hasNoBody(_ method: String) -> Bool {
+        method.uppercased() == "HEAD"
     }
 
     /// Connects, sends `message` and reads the whole answer, blocking the calling thread.
