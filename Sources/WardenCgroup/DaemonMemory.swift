@@ -57,14 +57,15 @@ public enum DaemonMemory {
     /// with its code locked, twice per quiet spell when the trim read it).
     public static func residentBytes() -> Int? {
         guard case .success(let text) = Syscalls.readText("/proc/self/statm") else { return nil }
-        return parse(statm: text)
+        return parse(statm: text, pageSize: Int(sysconf(Int32(_SC_PAGESIZE))))
     }
 
-    /// The resident bytes of a `/proc/PID/statm` text (its second field, in pages).
-    public static func parse(statm text: String) -> Int? {
-        let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+    /// The resident bytes of a `/proc/PID/statm` text (its second field, in pages of
+    /// `pageSize` bytes).
+    public static func parse(statm text: String, pageSize: Int) -> Int? {
+        let fields = text.split(whereSeparator: \.isWhitespace)
         guard fields.count >= 2, let pages = Int(fields[1]) else { return nil }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        return pages * pageSize
     }
 
     /// This process's figures, from `/proc/self/status` and `/proc/self/smaps_rollup`.

@@ -71,9 +71,9 @@ struct DaemonMemoryFiguresTests {
 
     /// `statm`'s second field is the resident memory in pages; a text without it is no figure.
     @Test func statmGivesTheResidentPages() {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        #expect(DaemonMemory.parse(statm: "9000 1234 300 20 0 800 0\n") == 1234 * page)
-        #expect(DaemonMemory.parse(statm: "9000") == nil)
-        #expect(DaemonMemory.parse(statm: "") == nil)
+        #expect(DaemonMemory.parse(statm: "9000 1234 300 20 0 800 0\n", pageSize: 4096) == 1234 * 4096)
+        #expect(DaemonMemory.parse(statm: "9000 1234\n", pageSize: 16384) == 1234 * 16384)
+        #expect(DaemonMemory.parse(statm: "9000", pageSize: 4096) == nil)
+        #expect(DaemonMemory.parse(statm: "", pageSize: 4096) == nil)
     }
 }
