@@ -46,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Launch and drive the apps as usual (opens, fetch and push wakes), but only log what would be frozen or killed."
+            "Launch and drive the apps as usual, but only log what would be frozen or killed (the SIGTERM of a force-quit or a policy change is still sent)."
     )
     var dryRun = false
 

@@ -329,7 +329,12 @@ public actor WardenDaemon: Service {
         workers.compressor.stop()
         workers.killFinisher.stop()
         workers.pressureEndpoints.closeAll()
-        logShutdown(stoppedApps: options.stopAppsOnExit && driver != nil)
+        logShutdown(stoppedApps: options.stopAppsOnExit)
+        if options.stopAppsOnExit, driver == nil {
+            // Without cgroups (a dry run without root) an app is its main process, as a kill of
+            // it without cgroups signals only that.
+            for (_, entry) in processes.running { _ = parts.launcher.send(SIGKILL, to: entry.pid) }
+        }
         if options.stopAppsOnExit, let driver {
             for (name, group) in processes.groups {
                 do {

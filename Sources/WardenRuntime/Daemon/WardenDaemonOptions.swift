@@ -9,7 +9,8 @@ public struct WardenDaemonOptions: Sendable {
     public var stateDirectory: String
     /// The name of appwarden's root group in every cgroup hierarchy.
     public var cgroupRoot: String
-    /// Launch and drive the apps as usual, but only log what would be frozen or killed.
+    /// Launch and drive the apps as usual, but only log what would be frozen or killed (the
+    /// SIGTERM of a force-quit or a policy change is still sent).
     public var dryRun: Bool
     /// Stop every app when the daemon stops (otherwise they keep running for the next start).
     public var stopAppsOnExit: Bool
