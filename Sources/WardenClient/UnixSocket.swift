@@ -9,6 +9,10 @@
 final class UnixSocket: @unchecked Sendable {
     private let descriptor: Int32
     private let path: String
+    /// The limit set by `limitWaits(to:)`, if any.
+    private var waitLimit: Duration?
+    /// Whether a read or write gave up at the limit set by `limitWaits(to:)`.
+    private(set) var timedOut = false
 
     /// Why a connection could not be made, and whether trying again later may succeed.
     struct ConnectFailure: Error {
@@ -62,6 +66,18 @@ final class UnixSocket: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
+    /// Makes each read and write give up after `limit` without progress (`setsockopt(2)` with
+    /// `SO_RCVTIMEO` and `SO_SNDTIMEO`): `readSome` and `writeAll` then fail and `timedOut` is set.
+    func limitWaits(to limit: Duration) {
+        let (seconds, attoseconds) = limit.components
+        let microseconds = max(1, Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000))
+        var interval = timeval(tv_sec: microseconds / 1_000_000, tv_usec: microseconds % 1_000_000)
+        let size = socklen_t(MemoryLayout<timeval>.size)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &interval, size)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &interval, size)
+        waitLimit = limit
+    }
+
     /// Writes every byte with `send(2)` and `MSG_NOSIGNAL`, so that a daemon gone away is an
     /// error (EPIPE) rather than a SIGPIPE that would end the app.
     func writeAll(_ bytes: [UInt8]) throws(WardenClientError) {
@@ -72,6 +88,11 @@ final class UnixSocket: @unchecked Sendable {
             }
             if written < 0 {
                 if errno == EINTR { continue }
+                if let limit = waitLimitReached() {
+                    throw WardenClientError(
+                        .connection,
+                        "The appwarden socket \"\(path)\" took no more of the request for \(limit.secondsText).")
+                }
                 throw Self.failure("write to the appwarden socket \"\(path)\"")
             }
             offset += written
@@ -85,8 +106,20 @@ final class UnixSocket: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, maximum) }
             if count >= 0 { return Array(buffer[..<count]) }
             if errno == EINTR { continue }
+            if let limit = waitLimitReached() {
+                throw WardenClientError(
+                    .connection, "Nothing came from the appwarden socket \"\(path)\" for \(limit.secondsText).")
+            }
             throw Self.failure("read from the appwarden socket \"\(path)\"")
         }
+    }
+
+    /// The limit, when the call that just failed gave up at it (`EAGAIN` under `SO_RCVTIMEO`
+    /// or `SO_SNDTIMEO`); notes it in `timedOut`.
+    private func waitLimitReached() -> Duration? {
+        guard let waitLimit, errno == EAGAIN || errno == EWOULDBLOCK else { return nil }
+        timedOut = true
+        return waitLimit
     }
 
     /// Shuts the connection down with `shutdown(2)`, which wakes a blocked `readSome`.

@@ -19,7 +19,8 @@ public struct WardenClientError: Error, Sendable, Equatable, CustomStringConvert
     public enum Code: String, Sendable, Equatable {
         /// `APPWARDEN_SOCKET` or `APPWARDEN_APP` is not set.
         case notConfigured
-        /// The socket could not be reached.
+        /// The socket could not be reached, the connection broke, or the daemon did not answer
+        /// within the connection's `answerTimeout`.
         case connection
         /// The daemon's answer is not valid HTTP or not the expected JSON.
         case protocolViolation

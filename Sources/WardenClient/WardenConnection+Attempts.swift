@@ -32,6 +32,9 @@ extension WardenConnection {
             case notSent
             /// The request was sent (or partly sent) and the connection ended before a whole answer.
             case sentNoAnswer
+            /// The connection stayed open but nothing moved on it for the answer's time limit: a
+            /// daemon that is stuck, which another attempt would not get an answer from either.
+            case unanswered
             /// Trying again cannot help: an unusable socket path, or a malformed answer.
             case unusable
         }
@@ -44,7 +47,7 @@ extension WardenConnection {
             switch stage {
             case .notSent: true
             case .sentNoAnswer: repeatable
-            case .unusable: false
+            case .unanswered, .unusable: false
             }
         }
 
@@ -65,6 +68,11 @@ extension WardenConnection {
                 WardenClientError(
                     cause.code,
                     "The daemon did not answer \(method) \(path) within \(window.secondsText): \(cause.message)")
+            case .unanswered:
+                WardenClientError(
+                    .connection,
+                    "The daemon did not answer \(method) \(path): \(cause.message)"
+                        + (repeatable ? "" : " The call may or may not have taken effect; it is not sent again."))
             default:
                 cause
             }

@@ -17,6 +17,10 @@ public import WardenAPI
 /// (`requestBlocking(method:path:body:idempotent:)`, `callBlocking(_:_:query:)`) are the
 /// exception: they try once, whatever `retry` says.
 ///
+/// A daemon that accepted a call and then says nothing (stuck, or not a daemon at all) fails the
+/// call once `answerTimeout` (30 seconds by default) passes without a byte of the answer; such a
+/// call is not tried again. Event streams have no such limit: they may be quiet for hours.
+///
 /// Blocking socket I/O runs on its own thread, never on the caller's task, except in the
 /// blocking calls, which run it on the caller's thread.
 public struct WardenConnection: Sendable {
@@ -24,10 +28,14 @@ public struct WardenConnection: Sendable {
     public let socketPath: String
     /// How calls and event streams wait for a daemon that is away.
     public var retry: RetryPolicy
+    /// How long a call waits for the next part of the answer, once connected, before it fails;
+    /// nil waits as long as the connection stays open.
+    public var answerTimeout: Duration?
 
-    public init(socketPath: String, retry: RetryPolicy = RetryPolicy()) {
+    public init(socketPath: String, retry: RetryPolicy = RetryPolicy(), answerTimeout: Duration? = .seconds(30)) {
         self.socketPath = socketPath
         self.retry = retry
+        self.answerTimeout = answerTimeout
     }
 
     /// Sends one request and returns the status and the whole body, waiting for a daemon that is
@@ -78,7 +86,8 @@ public struct WardenConnection: Sendable {
         let repeatable = idempotent ?? Self.isRead(method)
         let message = Self.requestBytes(method: method, path: path, body: body, accept: "application/json")
         do throws(CallFailure) {
-            let answer = try Self.exchange(message, socketPath: socketPath, noBody: Self.hasNoBody(method))
+            let answer = try Self.exchange(
+                message, socketPath: socketPath, noBody: Self.hasNoBody(method), answerTimeout: answerTimeout)
             return (answer.status, answer.body)
         } catch {
             throw error.error(method: method, path: path, repeatable: repeatable, window: .zero)
@@ -92,7 +101,10 @@ public struct WardenConnection: Sendable {
         let socketPath = socketPath
         let message = Self.requestBytes(method: method, path: path, body: body, accept: "application/json")
         let noBody = Self.hasNoBody(method)
-        return try await Self.onThread { try Self.exchange(message, socketPath: socketPath, noBody: noBody) }
+        let answerTimeout = answerTimeout
+        return try await Self.onThread {
+            try Self.exchange(message, socketPath: socketPath, noBody: noBody, answerTimeout: answerTimeout)
+        }
     }
 
     /// Whether `method` only reads (`GET`, `HEAD`), and so may be sent again.
@@ -105,16 +117,18 @@ public struct WardenConnection: Sendable {
         method.uppercased() == "HEAD"
     }
 
-    /// Connects, sends `message` and reads the whole answer, blocking the calling thread.
-    private static func exchange(_ message: [UInt8], socketPath: String, noBody: Bool) throws(CallFailure) -> (
-        status: Int, body: [UInt8], retryAfter: Duration?
-    ) {
+    /// Connects, sends `message` and reads the whole answer, blocking the calling thread; each
+    /// write and read gives up after `answerTimeout` without progress.
+    private static func exchange(
+        _ message: [UInt8], socketPath: String, noBody: Bool, answerTimeout: Duration?
+    ) throws(CallFailure) -> (status: Int, body: [UInt8], retryAfter: Duration?) {
         let socket: UnixSocket
         do throws(UnixSocket.ConnectFailure) {
             socket = try UnixSocket(connectingTo: socketPath)
         } catch {
             throw CallFailure(stage: error.isTransient ? .notSent : .unusable, cause: error.error)
         }
+        if let answerTimeout { socket.limitWaits(to: answerTimeout) }
         var decoder = HTTPResponseDecoder()
         decoder.expectsNoBody = noBody
         var status = 0
@@ -144,6 +158,7 @@ public struct WardenConnection: Sendable {
         } catch {
             // A connection that ends early or fails is a daemon going away; a malformed
             // answer from a daemon that is there is not something to try again.
+            if socket.timedOut { throw CallFailure(stage: .unanswered, cause: error) }
             let closed = error.code == .connection || bytes.isEmpty
             throw CallFailure(stage: closed ? .sentNoAnswer : .unusable, cause: error)
         }

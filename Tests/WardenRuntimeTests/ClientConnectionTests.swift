@@ -92,6 +92,42 @@ import WardenCore
         #expect(absent?.message == awaited?.message)
     }
 
+    /// A daemon that accepts a call and then says nothing fails it once the answer's time limit
+    /// passes, naming the call and the socket, without sending it again; a call that changes
+    /// something says it may or may not have taken effect. The blocking call does the same.
+    @Test func aSilentDaemonFailsTheCallAfterTheAnswerTimeout() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let server = try ClientTestServer { _ in
+            release.wait()
+            return []
+        }
+        defer {
+            for _ in 0..<3 { release.signal() }
+            server.stop()
+        }
+        let connection = WardenConnection(socketPath: server.socketPath, answerTimeout: .milliseconds(200))
+        let read = await #expect(throws: WardenClientError.self) {
+            _ = try await connection.request(method: "GET", path: "/v1/apps")
+        }
+        #expect(read?.code == .connection)
+        #expect(read?.message.hasPrefix("The daemon did not answer GET /v1/apps: ") == true)
+        #expect(read?.message.contains("\(server.socketPath)\" for 0.2s.") == true)
+        #expect(read?.message.contains("may or may not") == false)
+        #expect(server.requests.count == 1)
+
+        let verb = await #expect(throws: WardenClientError.self) {
+            _ = try await connection.request(method: "POST", path: "/v1/open/mail")
+        }
+        #expect(verb?.message.contains("may or may not have taken effect") == true)
+        #expect(server.requests.count == 2)
+
+        let blocking = #expect(throws: WardenClientError.self) {
+            _ = try connection.requestBlocking(method: "GET", path: "/v1/apps")
+        }
+        #expect(blocking?.message == read?.message)
+        #expect(server.requests.count == 3)
+    }
+
     /// A GET cut off every time is tried again within the call window, then fails naming the
     /// window and the cut.
     @Test func truncatedAnswerIsTriedAgainWithinTheWindow() async throws {
