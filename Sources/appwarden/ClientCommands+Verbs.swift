@@ -27,11 +27,14 @@ struct OpenCommand: AsyncParsableCommand {
     func run() async throws {
         let window = DurationFormat.parse(settle) ?? .zero
         // Whether the open launches the app, and the newest journal entry before it. A read that
-        // is refused leaves the refusal to the open itself (an unknown app, a stopping daemon).
+        // is refused leaves the refusal to the open itself (an unknown app, a stopping daemon); a
+        // daemon that cannot be reached, or does not answer, ends the command at once.
         var watched: Int64?
-        if window > .zero, (try? await client.call(ControlAPI.app, [app]))?.state == .notRunning {
+        if window > .zero,
+            try await unlessRefused({ try await client.call(ControlAPI.app, [app]) })?.state == .notRunning
+        {
             let query = JournalQuery(limit: 1, newest: true).parameters
-            watched = (try? await client.call(ControlAPI.events, query: query))?.last?.id
+            watched = try await unlessRefused({ try await client.call(ControlAPI.events, query: query) })?.last?.id
         }
         let done = try await client.call(ControlAPI.open, [app])
         if let after = watched,
@@ -40,6 +43,15 @@ struct OpenCommand: AsyncParsableCommand {
             throw ClientExit.refused(reason: "launchFailed", failure)
         }
         client.output(done, text: "")
+    }
+
+    /// The reply of `read`, or nil when the daemon refused it.
+    private func unlessRefused<Reply>(_ read: () async throws -> Reply) async throws -> Reply? {
+        do {
+            return try await read()
+        } catch ClientExit.refused {
+            return nil
+        }
     }
 }
 
