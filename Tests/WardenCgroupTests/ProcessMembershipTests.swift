@@ -55,3 +55,25 @@ struct ProcessMembershipTests {
         #expect(ProcessMembership.group(of: -1, among: [name: own]) == nil)
     }
 }
+
+/// The supplementary groups of a `/proc/PID/status` text.
+struct ProcessGroupsTests {
+    /// The ids of the `Groups:` line, whatever spaces and tabs separate them; none when the line
+    /// is empty or missing.
+    @Test func groupsLineGivesTheSupplementaryGroups() {
+        let status =
+            "Name:\tsleep\nUid:\t65534\t65534\t65534\t65534\nGid:\t65534\t65534\t65534\t65534\n"
+            + "FDSize:\t64\nGroups:\t4 24 100 \nNStgid:\t7\n"
+        #expect(ProcessGroups.supplementary(inStatusFile: status) == [4, 24, 100])
+        #expect(ProcessGroups.supplementary(inStatusFile: "Name:\tsleep\nGroups:\t\nNStgid:\t7\n").isEmpty)
+        #expect(ProcessGroups.supplementary(inStatusFile: "Name:\tsleep\n").isEmpty)
+    }
+
+    /// This process's groups are read from its own status file.
+    @Test func aLiveProcessGroupsAreRead() throws {
+        let count = getgroups(0, nil)
+        var expected = [gid_t](repeating: 0, count: Int(max(count, 0)))
+        _ = getgroups(count, &expected)
+        #expect(ProcessGroups.supplementary(of: getpid()).sorted() == expected.map { UInt32($0) }.sorted())
+    }
+}

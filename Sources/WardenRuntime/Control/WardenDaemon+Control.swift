@@ -32,12 +32,18 @@ extension WardenDaemon: WardenControl {
         return Self.operatorIdentity(of: peer, socketPath: options.socketPath)
     }
 
-    private static func operatorIdentity(of peer: PeerCredentials, socketPath: String) -> CallerIdentity {
+    /// Root, this daemon's user and the members of the socket's group (its primary group, or
+    /// one of its supplementary groups) are operators.
+    static func operatorIdentity(of peer: PeerCredentials, socketPath: String, procRoot: String = "/proc")
+        -> CallerIdentity
+    {
         if peer.uid == 0 || peer.uid == geteuid() {
             return .operator
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: socketPath)
-        if let owner = attributes?[.groupOwnerAccountID] as? NSNumber, owner.uint32Value == peer.gid {
+        if let owner = (attributes?[.groupOwnerAccountID] as? NSNumber)?.uint32Value,
+            owner == peer.gid || ProcessGroups.supplementary(of: peer.pid, procRoot: procRoot).contains(owner)
+        {
             return .operator
         }
         return .denied(
@@ -167,8 +173,9 @@ extension WardenDaemon: WardenControl {
         return ControlReplies.PolicyReloaded(message: message, diff: diff)
     }
 
-    public nonisolated func device() async -> DeviceInfo {
-        await onLoop { daemon in daemon.deviceInfo() } ?? DeviceInfo(pressure: PressureLevel.normal.rawValue)
+    public nonisolated func device() async throws(LifecycleError) -> DeviceInfo {
+        guard let info = await onLoop({ daemon in daemon.deviceInfo() }) else { throw Self.stoppingError }
+        return info
     }
 
     private func deviceInfo() -> DeviceInfo {
