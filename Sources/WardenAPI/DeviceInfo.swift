@@ -9,7 +9,7 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var totalBytes: Int64?
     /// The `[memory]` thresholds in bytes on this device; nil when the total is unknown.
     public var thresholds: Thresholds?
-    /// The most recent kills since the daemon started, newest first (at most 10).
+    /// The most recent kills, kept across restarts of the daemon, newest first (at most 10).
     public var recentKills: [KillInfo]
 
     public init(

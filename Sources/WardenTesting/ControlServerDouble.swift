@@ -132,12 +132,12 @@ public actor ControlServerDouble: WardenControl {
             message: "The policy with \(lifecycle.policy.apps.count) apps is in force.")
     }
 
-    public func device() async -> DeviceInfo {
+    public func device() async throws(LifecycleError) -> DeviceInfo {
         DeviceInfo(pressure: lifecycle.memoryLevel.rawValue)
     }
 
     /// The metrics of the double's core (no device memory, no counters moved).
-    public func metricsExposition() async -> String? {
+    public func metricsExposition() async throws(LifecycleError) -> String? {
         WardenMetrics().exposition(
             of: WardenMetrics.Reading(
                 apps: lifecycle.snapshots(at: now), level: lifecycle.memoryLevel, memory: lifecycle.policy.memory,

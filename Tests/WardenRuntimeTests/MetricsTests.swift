@@ -84,7 +84,7 @@ import WardenTesting
     ) async throws {
         let (ports, signal) = AsyncStream.makeStream(of: Int.self)
         let server = MetricsServer(
-            host: "127.0.0.1", port: 0, logger: quietLogger, exposition: { await daemon.metricsExposition() },
+            host: "127.0.0.1", port: 0, logger: quietLogger, exposition: { try await daemon.metricsExposition() },
             onListening: { signal.yield($0) })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
@@ -212,7 +212,7 @@ import WardenTesting
         defer { bed.removeStateDirectory() }
         _ = try await bed.daemon.perform(.open(app: "mail"))
         await bed.settle()
-        let text = try #require(await bed.daemon.metricsExposition())
+        let text = try #require(try await bed.daemon.metricsExposition())
         let lines = text.split(separator: "\n").map(String.init)
         let typed = lines.indices.filter { lines[$0].hasPrefix("# TYPE ") }
         #expect(typed.count >= 10)
@@ -228,19 +228,19 @@ import WardenTesting
     @Test func onlyRunningAppsHavePerAppGauges() async throws {
         let bed = await WardenTestBed.start(policy: try PolicyLoader.parse(Self.policy, file: "metrics.toml"))
         defer { bed.removeStateDirectory() }
-        var scrape = try Scrape(parsing: try #require(await bed.daemon.metricsExposition()))
+        var scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
         #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
         #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
         _ = try await bed.daemon.perform(.open(app: "mail"))
         _ = try await bed.daemon.perform(.open(app: "maps"))
         await bed.settle()
-        scrape = try Scrape(parsing: try #require(await bed.daemon.metricsExposition()))
+        scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
         #expect(scrape[#"appwarden_app_band{app="maps"}"#] == Double(KillBand.foreground.rawValue))
         #expect(scrape[#"appwarden_app_band{app="mail"}"#] == Double(KillBand.idleBackground.rawValue))
         let smaller = try PolicyLoader.parse("[apps.mail]\ncommand = \"/bin/mail\"\n", file: "metrics.toml")
         _ = try await bed.daemon.perform(.policyChanged(smaller))
         await bed.settle()
-        scrape = try Scrape(parsing: try #require(await bed.daemon.metricsExposition()))
+        scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
         #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
         #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
         #expect(scrape[#"appwarden_app_band{app="mail"}"#] != nil)

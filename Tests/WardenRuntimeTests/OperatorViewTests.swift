@@ -124,11 +124,11 @@ struct OperatorViewTests {
             let first = try await harness.start(stopAppsOnExit: true)
             _ = try await first.perform(.open(app: "slow"))
             #expect(try await eventually { try await first.terminationReasons(of: "slow") == ["launchTimeout"] })
-            let kills = await first.device().recentKills
+            let kills = try await first.device().recentKills
             #expect(kills.map(\.app) == ["slow"] && kills.map(\.reason) == ["launchTimeout"])
             await first.stop()
             let second = try await harness.start(stopAppsOnExit: true)
-            #expect(await second.device().recentKills == kills)
+            #expect(try await second.device().recentKills == kills)
             await second.stop()
         }
     }

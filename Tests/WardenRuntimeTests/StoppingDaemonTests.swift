@@ -53,12 +53,13 @@ import WardenTesting
         }
     }
 
-    /// A read of an app, of the app list or of an app's events from a daemon that is stopping is
-    /// refused as "unavailable", not answered "no such app" or with an empty list: the policy
-    /// still declares its apps (`appwarden logs APP` said "No app named").
+    /// A read of an app, of the app list, of an app's events, of the device or of the metrics
+    /// from a daemon that is stopping is refused as "unavailable", not answered "no such app",
+    /// with an empty list, a device at `normal` with no kills, or "no metrics": the policy still
+    /// declares its apps (`appwarden logs APP` said "No app named").
     @Test func aStoppingDaemonRefusesReadsOfItsAppsAsUnavailable() async throws {
         try await Self.servingAStoppedDaemon { socketPath in
-            for path in ["/v1/apps/notes", "/v1/apps", "/v1/events?app=notes"] {
+            for path in ["/v1/apps/notes", "/v1/apps", "/v1/events?app=notes", "/v1/device", "/metrics"] {
                 let url = try #require(URL(httpURLWithSocketPath: socketPath, uri: path))
                 let response = try await HTTPClient.shared.execute(
                     HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))

@@ -7,7 +7,7 @@ extension ControlServer {
     func addMetrics(to router: Router<ControlServerContext>) {
         route(router, ControlAPI.metrics) { _, _, caller in
             try caller.requireOperator(toDo: "read the metrics")
-            guard let text = await self.control.metricsExposition() else {
+            guard let text = try await self.control.metricsExposition() else {
                 throw ControlServerFailure(.notFound, "notFound", "This daemon keeps no metrics.")
             }
             return Self.exposition(text)

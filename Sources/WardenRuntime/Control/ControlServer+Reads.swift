@@ -48,7 +48,7 @@ extension ControlServer {
         }
         route(router, ControlAPI.device) { _, _, caller in
             try caller.requireKnown()
-            return Self.json(await self.control.device())
+            return Self.json(try await self.control.device())
         }
         route(router, ControlAPI.health) { _, _, caller in
             try caller.requireKnown()

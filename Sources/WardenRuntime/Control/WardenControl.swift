@@ -46,11 +46,13 @@ public protocol WardenControl: Sendable {
     /// and the running policy stays in force. The answer lists the apps added, removed and
     /// changed; `restartChanged` restarts running apps whose launch settings changed now.
     func reloadPolicy(restartChanged: Bool) async throws -> ControlReplies.PolicyReloaded
-    /// Device memory, the pressure level, its thresholds and the last kills.
-    func device() async -> DeviceInfo
+    /// Device memory, the pressure level, its thresholds and the last kills (throws
+    /// `.unavailable` while the daemon is stopping).
+    func device() async throws(LifecycleError) -> DeviceInfo
     func health() async -> Health
-    /// The metrics in the Prometheus text format (`GET /metrics`); nil where none are kept.
-    func metricsExposition() async -> String?
+    /// The metrics in the Prometheus text format (`GET /metrics`); nil where none are kept
+    /// (throws `.unavailable` while the daemon is stopping).
+    func metricsExposition() async throws(LifecycleError) -> String?
     /// Where the control server counts its requests; nil where no metrics are kept.
     var metricsSource: WardenMetrics? { get }
 }

@@ -26,7 +26,7 @@ extension WardenDaemon {
         if let address = serving.metricsAddress {
             let metrics = MetricsServer(
                 host: address.host, port: address.port, logger: logger,
-                exposition: { await self.metricsExposition() },
+                exposition: { try await self.metricsExposition() },
                 onListening: { port in logger.info("Serving metrics on \(address.host):\(port)/metrics.") })
             group.addTask {
                 do {

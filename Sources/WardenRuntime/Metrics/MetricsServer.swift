@@ -8,7 +8,7 @@ import NIOCore
 public struct MetricsServer: Sendable {
     let host: String
     let port: Int
-    let exposition: @Sendable () async -> String?
+    let exposition: @Sendable () async throws -> String?
     let logger: Logger
     let onListening: @Sendable (Int) async -> Void
 
@@ -18,7 +18,7 @@ public struct MetricsServer: Sendable {
     ///   - exposition: The metrics text at the moment of a scrape (the daemon's `metricsExposition()`).
     ///   - onListening: Called with the bound port once the listener accepts connections.
     public init(
-        host: String, port: Int, logger: Logger, exposition: @escaping @Sendable () async -> String?,
+        host: String, port: Int, logger: Logger, exposition: @escaping @Sendable () async throws -> String?,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.host = host
@@ -51,7 +51,14 @@ public struct MetricsServer: Sendable {
         let router = Router()
         let exposition = exposition
         router.get("/metrics") { _, _ -> Response in
-            guard let text = await exposition() else { return Response(status: .notFound) }
+            let text: String?
+            do {
+                text = try await exposition()
+            } catch {
+                // A daemon that is stopping has no figures to give: 503, as on the control socket.
+                return Response(status: .serviceUnavailable)
+            }
+            guard let text else { return Response(status: .notFound) }
             return ControlServer.exposition(text)
         }
         let onListening = onListening

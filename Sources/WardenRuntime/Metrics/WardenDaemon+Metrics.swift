@@ -1,16 +1,19 @@
 import Foundation
-import WardenCore
+public import WardenCore
 
 /// Metrics at scrape time and the environment of hooks.
 extension WardenDaemon {
-    /// The metrics in the Prometheus text format, their gauges set from the core's state now.
-    public nonisolated func metricsExposition() async -> String? {
-        await onLoop { daemon in
+    /// The metrics in the Prometheus text format, their gauges set from the core's state now;
+    /// throws `.unavailable` while the daemon is stopping.
+    public nonisolated func metricsExposition() async throws(LifecycleError) -> String? {
+        let text = await onLoop { daemon in
             daemon.metrics.exposition(
                 of: WardenMetrics.Reading(
                     apps: daemon.lifecycle.snapshots(at: daemon.now()), level: daemon.lifecycle.memoryLevel,
                     memory: daemon.policy.memory, device: daemon.parts.memory.deviceMemory()))
-        } ?? nil
+        }
+        guard let text else { throw Self.stoppingError }
+        return text
     }
 
     /// What every hook's environment holds besides its invocation's facts: the daemon's `PATH`,
