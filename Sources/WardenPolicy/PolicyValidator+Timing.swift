@@ -84,7 +84,7 @@ extension PolicyValidator {
                 } else if section == "push" && key == "max_payload_bytes" {
                     if let bytes = positiveSize(value, example: "4KiB") {
                         if bytes > Int64(Int32.max) {
-                            report(value, "key \"\(value.dottedKey)\" must be at most 2GiB.")
+                            report(value, "key \"\(value.dottedKey)\" must be less than 2GiB.")
                         } else {
                             resolved.settings.push.maxPayloadBytes = Int(bytes)
                             resolved.explicit["push.max_payload_bytes"] = value

@@ -1,6 +1,7 @@
+import Foundation
 import Testing
 import WardenCore
-import WardenPolicy
+@testable import WardenPolicy
 
 /// Reading valid policies: defaults, every key, app overrides, the shipped files.
 @Suite struct PolicyLoaderTests {
@@ -13,6 +14,33 @@ import WardenPolicy
     @Test func shippedDefaultPolicyRoundTripsTheDefaults() throws {
         let policy = try PolicyLoader.load(path: PolicyFixtures.shippedPolicy("default.toml"))
         #expect(policy == Policy())
+    }
+
+    /// The shipped default.toml names every global key that has a default, in its section, so
+    /// that a new setting cannot be left out of it.
+    @Test func shippedDefaultPolicyNamesEveryGlobalKey() throws {
+        let text = try String(contentsOfFile: PolicyFixtures.shippedPolicy("default.toml"), encoding: .utf8)
+        var keysBySection: [String: Set<String>] = [:]
+        var section = ""
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("[") {
+                section = String(line.dropFirst().prefix { $0 != "]" })
+            } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
+                keysBySection[section, default: []].insert(line[..<equals].trimmingCharacters(in: .whitespaces))
+            }
+        }
+        var expected: [String: [String]] = [
+            "": ["foreground_slots"], "memory": PolicyValidator.memoryKeys, "limits": PolicyValidator.limitKeys,
+            "journal": PolicyValidator.journalKeys, "logs": PolicyValidator.logKeys,
+            // on_kill and on_pressure have no default: they are commented out.
+            "hooks": PolicyValidator.hookKeys.filter { !$0.hasPrefix("on_") },
+        ]
+        for timing in PolicyValidator.timingSections { expected[timing] = PolicyValidator.keys(ofSection: timing) }
+        for (name, keys) in expected {
+            for key in keys {
+                #expect(keysBySection[name]?.contains(key) == true, "default.toml leaves out [\(name)] \(key)")
+            }
+        }
     }
 
     /// Policy durations accept the compound forms the trace prints.
