@@ -6,7 +6,9 @@
 #
 # WORKLOAD: w1 (a legitimate foreground app grows to 340 MiB, about a third of the device, and
 # stops, beside four idle apps of 120 MiB), w2 (the foreground app grows without end), w2f (the same
-# runaway ten times as fast: 50 MiB every 0.1 s, as far as the device lets it), w3 (a day
+# runaway ten times as fast: 50 MiB every 0.1 s, as far as the device lets it), w1b and w2b (w1 and
+# w2 beside four idle apps of 200 MiB: more than memory and the swap hold beside the foreground
+# app, so that some app must go before the foreground app stops or passes its fair share), w3 (a day
 # of use: seven apps opened in turn, sent home, woken by fetches, with a reader that keeps the page
 # cache under pressure, for DAY_SECONDS, default 600), w3m (the same day with every app 1.3 times
 # as large: 858 MiB of apps, which fit in memory and the swap together only if the swap takes a
@@ -38,8 +40,10 @@ import sys
 import time
 
 workload, killer = sys.argv[1], sys.argv[2]
-if workload not in ("w1", "w2", "w2f", "w3", "w3m", "w3h"):
-    sys.exit("bench.py: unknown workload %r: w1, w2, w2f, w3, w3m or w3h." % workload)
+if workload not in ("w1", "w2", "w2f", "w1b", "w2b", "w3", "w3m", "w3h"):
+    sys.exit("bench.py: unknown workload %r: w1, w2, w2f, w1b, w2b, w3, w3m or w3h." % workload)
+# w1b and w2b are w1 and w2 with larger idle apps.
+kind = {"w1b": "w1", "w2b": "w2"}.get(workload, workload)
 killers = ("appwarden", "appwarden-nocompress", "earlyoom", "nohang", "systemd-oomd", "kernel")
 if killer not in killers:
     sys.exit("bench.py: unknown killer %r: %s." % (killer, ", ".join(killers)))
@@ -146,11 +150,12 @@ def killer_pid():
 
 
 # The apps of each workload: name -> (command line, MiB it holds at start).
-if workload in ("w1", "w2", "w2f"):
+if kind in ("w1", "w2", "w2f"):
     idle = ["idle1", "idle2", "idle3", "idle4"]
-    apps = {name: ([ballast, "--hold", "120", "--compressible", "50"], 120) for name in idle}
+    idle_mib = 200 if workload in ("w1b", "w2b") else 120
+    apps = {name: ([ballast, "--hold", str(idle_mib), "--compressible", "50"], idle_mib) for name in idle}
     # w2f: the runaway takes 50 MiB every 0.1 s, ten times w2's pace.
-    growth = ["0", "50", "0.1"] if workload == "w2f" else ["340" if workload == "w1" else "0"]
+    growth = ["0", "50", "0.1"] if workload == "w2f" else ["340" if kind == "w1" else "0"]
     apps["front"] = (["python3", "/job/front.py"] + growth, 0)
 else:
     sizes = {"mail": 60, "maps": 140, "chat": 80, "camera": 120, "music": 70, "news": 100, "shop": 90}
@@ -250,7 +255,7 @@ dmesg_before = len(run("dmesg").splitlines())
 total_mib = meminfo()["MemTotal"]
 short_mib = total_mib // 10
 
-if workload in ("w1", "w2", "w2f"):
+if kind in ("w1", "w2", "w2f"):
     for name in idle:
         launch_or_open(name)
         wait_for_memory(name, apps[name][1])
@@ -323,19 +328,19 @@ while True:
         majflt_after_last_kill = faults
     majflt_last = faults
 
-    if workload in ("w1", "w2", "w2f"):
+    if kind in ("w1", "w2", "w2f"):
         try:
             front_size = int(open("/run/front.size").read() or 0)
         except (OSError, ValueError):
             pass
-        if workload == "w1" and front_full_at is None and front_size >= 340:
+        if kind == "w1" and front_full_at is None and front_size >= 340:
             front_full_at = now
-        settle = front_full_at if workload == "w1" else front_gone_at
-        if workload == "w1" and front_gone_at is not None:
+        settle = front_full_at if kind == "w1" else front_gone_at
+        if kind == "w1" and front_gone_at is not None:
             settle = front_gone_at
         if settle is not None and now - settle >= 30:
             break
-        if now >= (480 if workload == "w1" else 600):
+        if now >= (480 if kind == "w1" else 600):
             break
     else:
         if now >= day_seconds:

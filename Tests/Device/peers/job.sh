@@ -6,7 +6,7 @@
 # as run.sh is told: scripts/device/peers.sh throttles it to eMMC speed). Each workload runs under
 # each killer alone, one after the other in this boot, with the device reset in between (apps and
 # killer stopped, swap emptied and set up afresh, page cache dropped): see bench.py for the
-# workloads and the figures. /job/peers.conf may name the workloads (WORKLOADS="w1 w2 w2f w3 w3m w3h"), the
+# workloads and the figures. /job/peers.conf may name the workloads (WORKLOADS="w1 w2 w2f w1b w2b w3 w3m w3h"), the
 # killers (KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel") and the
 # day's length (DAY_SECONDS=600). earlyoom and nohang run with Debian's configuration;
 # systemd-oomd, which Debian ships without any managed unit, with Fedora's defaults
