@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "appwarden", targets: ["appwarden"]),
+        .executable(name: "appwarden-relay", targets: ["appwarden-relay"]),
         .library(name: "WardenCore", targets: ["WardenCore"]),
         .library(name: "WardenPolicy", targets: ["WardenPolicy"]),
         .library(name: "WardenSimulator", targets: ["WardenSimulator"]),
@@ -72,6 +73,8 @@ let package = Package(
         ),
         .target(name: "WardenTesting", dependencies: ["WardenRuntime", "WardenCgroup", "WardenCore", "WardenAPI"]),
         .executableTarget(name: "ballast", dependencies: ["WardenClient"]),
+        // The program a log relay runs once it has left the daemon's process (C only).
+        .executableTarget(name: "appwarden-relay", dependencies: ["CWardenSpawn"]),
         .executableTarget(
             name: "appwarden",
             dependencies: [
@@ -109,6 +112,9 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
+for target in package.targets
+where target.type != .system && !target.name.hasPrefix("C")
+    && target.name != "appwarden-relay"
+{
     target.swiftSettings = (target.swiftSettings ?? []) + upcoming
 }

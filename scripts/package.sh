@@ -8,6 +8,7 @@
 # and Dispatch are inside it, so the device needs no Swift; libcgroup and SQLite stay shared and
 # become the package's Depends, computed by dpkg-shlibdeps. The package holds:
 #   /usr/bin/appwarden                               the daemon and its client, stripped
+#   /usr/lib/appwarden/appwarden-relay               the program each app's log relay runs (C)
 #   /lib/systemd/system/appwarden.service            contrib/appwarden.service
 #   /lib/systemd/system/system.slice.d/appwarden.conf   contrib/system.slice.conf: the memory
 #                                                    protection the unit asks for, given to its
@@ -66,7 +67,7 @@ arch=$(dpkg --print-architecture)
 out_dir="${APPWARDEN_PACKAGE_DIR:-.build-release}"
 deb="$out_dir/appwarden_${debian_version}_${arch}.deb"
 
-bin_dir=$(bash scripts/build-static.sh appwarden | tail -1)
+bin_dir=$(bash scripts/build-static.sh appwarden appwarden-relay | tail -1)
 scratch="${APPWARDEN_RELEASE_BUILD:-.build-release}"
 echo "== generate-manual (swift-argument-parser's tool, from the resolved copy)" >&2
 parser="$scratch/checkouts/swift-argument-parser"
@@ -84,6 +85,8 @@ echo "== staging appwarden $debian_version ($arch)" >&2
 install -D -m 0755 "$bin_dir/appwarden" "$root/usr/bin/appwarden"
 # As dh_strip does: no symbols or debug information, no .comment or .note sections.
 strip --remove-section=.comment --remove-section=.note "$root/usr/bin/appwarden"
+install -D -m 0755 "$bin_dir/appwarden-relay" "$root/usr/lib/appwarden/appwarden-relay"
+strip --remove-section=.comment --remove-section=.note "$root/usr/lib/appwarden/appwarden-relay"
 install -D -m 0644 contrib/appwarden.service "$root/lib/systemd/system/appwarden.service"
 grep -q '^ExecStart=/usr/bin/appwarden serve' "$root/lib/systemd/system/appwarden.service" || {
   echo "package.sh: contrib/appwarden.service does not start /usr/bin/appwarden." >&2

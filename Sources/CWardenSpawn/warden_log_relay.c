@@ -269,6 +269,17 @@ int warden_log_relay_start(const struct warden_log_relay_request *request, int *
         }
         (void)!write(3, "r", 1);
         close(3);
+        if (request->executable != NULL) {
+            // A fork keeps every page of the daemon, and each page the daemon changes later is
+            // copied for it: the relay program keeps only its own few.
+            char max_size[32];
+            char keep[16];
+            snprintf(max_size, sizeof max_size, "%lld", request->max_size);
+            snprintf(keep, sizeof keep, "%d", request->keep);
+            char *const arguments[] = {"appwarden-relay", (char *)request->path, max_size, keep, NULL};
+            char *const environment[] = {"TZ=UTC", NULL};
+            execve(request->executable, arguments, environment);
+        }
         _exit(warden_log_relay_run(0, request->path, request->max_size, request->keep) == 0 ? 0 : 1);
     }
     close(pipe_fds[0]);

@@ -251,16 +251,20 @@ private struct OpenDescriptors {
     ) throws(CgroupError) -> Int32 {
         var writeFD: Int32 = -1
         var errorNumber: Int32 = 0
+        let program = LogRelayProgram.path
         let status = path.withCString { pathPointer in
             v1FDs.withUnsafeBufferPointer { v1Pointer in
-                var request = warden_log_relay_request()
-                request.path = pathPointer
-                request.max_size = rotation.maxSize
-                request.keep = Int32(clamping: rotation.keep)
-                request.unified_cgroup_fd = unifiedFD
-                request.v1_procs_fds = v1Pointer.baseAddress
-                request.v1_procs_count = v1Pointer.count
-                return warden_log_relay_start(&request, &writeFD, &errorNumber)
+                Self.withOptionalCString(program) { programPointer in
+                    var request = warden_log_relay_request()
+                    request.path = pathPointer
+                    request.max_size = rotation.maxSize
+                    request.keep = Int32(clamping: rotation.keep)
+                    request.unified_cgroup_fd = unifiedFD
+                    request.v1_procs_fds = v1Pointer.baseAddress
+                    request.v1_procs_count = v1Pointer.count
+                    request.executable = programPointer
+                    return warden_log_relay_start(&request, &writeFD, &errorNumber)
+                }
             }
         }
         guard status == 0 else {
@@ -272,6 +276,14 @@ private struct OpenDescriptors {
 
     func closeAll() {
         for fd in fds { Syscalls.close(fd) }
+    }
+
+    /// Calls `body` with `text` as a C string, or with nil.
+    private static func withOptionalCString<Result>(
+        _ text: String?, _ body: (UnsafePointer<CChar>?) -> Result
+    ) -> Result {
+        guard let text else { return body(nil) }
+        return text.withCString { body($0) }
     }
 }
 

@@ -39,23 +39,52 @@ struct LogRelayTests {
                     standardErrorPath: log, logRotation: LogRotation(maxSize: 1 << 20, keep: 1))))
         defer { withExtendedLifetime(child) {} }
         #expect(await eventually(within: .seconds(30)) { fileContains(log, "started\n") })
-        // The relay is the process other than this one that has the log file open.
-        var relays: [Int32] = []
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), pid != getpid() else { continue }
-            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            if descriptors.contains(where: {
-                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == log
-            }) {
-                relays.append(pid)
-            }
-        }
+        let relays = Self.processes(holding: log)
         let relay = try #require(relays.first, "no process has \(log) open")
         #expect(relays.count == 1)
         let comm = try Syscalls.readText("/proc/\(relay)/comm").get()
         #expect(comm == "appwarden-relay\n")
         let commandLine = try Syscalls.readText("/proc/\(relay)/cmdline").get()
         #expect(commandLine.split(separator: "\0").first == "appwarden-relay", "\(commandLine)")
+    }
+
+    /// The relay runs the appwarden-relay program built beside these tests, so it holds a few
+    /// pages of its own, not the copy of this process's memory that a fork keeps.
+    @Test(.enabled(if: LogRelayProgram.path != nil, "Needs appwarden-relay built beside the tests."))
+    func relayRunsItsOwnProgramAndHoldsLittleMemory() async throws {
+        let scratch = ScratchDirectory("relay-program")
+        defer { scratch.remove() }
+        let log = scratch.file("app.log")
+        let child = ChildGuard(
+            try ProcessSpawner().spawn(
+                SpawnRequest(
+                    executable: "/bin/sh", arguments: ["-c", "echo started; exec sleep 60"], standardOutputPath: log,
+                    standardErrorPath: log, logRotation: LogRotation(maxSize: 1 << 20, keep: 1))))
+        defer { withExtendedLifetime(child) {} }
+        #expect(await eventually(within: .seconds(30)) { fileContains(log, "started\n") })
+        let relay = try #require(Self.processes(holding: log).first, "no process has \(log) open")
+        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(relay)/exe")
+        #expect(program == LogRelayProgram.path)
+        let status = try Syscalls.readText("/proc/\(relay)/status").get()
+        let anonymousKiB = status.split(separator: "\n").first { $0.hasPrefix("RssAnon:") }
+            .flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) }
+        let kib = try #require(anonymousKiB)
+        #expect(kib < 1024, "the relay holds \(kib) KiB of anonymous memory")
+    }
+
+    /// The processes other than this one that have `path` open.
+    private static func processes(holding path: String) -> [Int32] {
+        var holders: [Int32] = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), pid != getpid() else { continue }
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            if descriptors.contains(where: {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == path
+            }) {
+                holders.append(pid)
+            }
+        }
+        return holders
     }
 
     /// Each line of standard output and error, and an unfinished last line, is written once,

@@ -16,6 +16,9 @@ struct warden_log_relay_request {
     /// Descriptors opened for writing on v1 cgroup.procs files the relay joins (may be none).
     const int *v1_procs_fds;
     size_t v1_procs_count;
+    /// The appwarden-relay program to exec once the relay has joined its groups and closed what
+    /// it inherited, or NULL (or a program that cannot be run) to relay in the forked process.
+    const char *executable;
 };
 
 /// Starts a log relay and returns, in `write_fd`, the write end of a pipe to connect to an
@@ -25,7 +28,8 @@ struct warden_log_relay_request {
 /// it outlives the daemon and is never its child. Before reading it joins the groups given
 /// (appwarden gives none, so that the relay never counts as one of the app's processes),
 /// starts a session, names itself "appwarden-relay" (its comm and command line), ignores SIGTERM, keeps no descriptor but
-/// the pipe's read end and the log file, and then appends every line it reads to `path`,
+/// the pipe's read end, execs `executable` (so that it keeps no copy of the daemon's memory)
+/// or, without one, stays in the forked process, and then appends every line it reads to `path`,
 /// prefixed with an RFC 3339 UTC time with milliseconds ("2026-11-23T00:56:19.042Z ").
 /// A line that would take the file past `max_size` first rotates PATH to PATH.1, PATH.1
 /// to PATH.2 … up to PATH.KEEP. Lines longer than 16 KiB are split. At end of file (every

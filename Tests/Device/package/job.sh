@@ -72,6 +72,10 @@ appwarden open mail
 appwarden open maps
 check "mail is suspended" wait_for_state mail 8 suspended
 check "maps is active" wait_for_state maps 3 active
+check "each app's log relay runs the packaged /usr/lib/appwarden/appwarden-relay" sh -c '
+  relays=$(pgrep -x appwarden-relay) && [ "$(echo "$relays" | wc -l)" -ge 2 ] || exit 1
+  for pid in $relays; do [ "$(readlink /proc/$pid/exe)" = /usr/lib/appwarden/appwarden-relay ] || exit 1; done'
+check "appwarden-relay finds every library it loads" sh -c '! ldd /usr/lib/appwarden/appwarden-relay | grep -q "not found"'
 mail_pids=$(app_line mail | cut -d" " -f2 | tr , " ")
 maps_pids=$(app_line maps | cut -d" " -f2 | tr , " ")
 echo "mail: $mail_pids, maps: $maps_pids"
