@@ -29,7 +29,33 @@ struct LogRelayTests {
     /// The relay is named "appwarden-relay" in /proc, its comm and its command line, so that it
     /// is not taken for the process it was forked from (`pidof appwarden`).
     @Test func relayIsNamedAsARelay() async throws {
-        let scratch = ScratchDirectory("relay-name")
+        try await withRelay("relay-name") { relay in
+            let comm = try Syscalls.readText("/proc/\(relay)/comm").get()
+            #expect(comm == "appwarden-relay\n")
+            let commandLine = try Syscalls.readText("/proc/\(relay)/cmdline").get()
+            #expect(commandLine.split(separator: "\0").first == "appwarden-relay", "\(commandLine)")
+        }
+    }
+
+    /// The relay runs the appwarden-relay program built beside these tests, so it holds a few
+    /// pages of its own, not the copy of this process's memory that a fork keeps.
+    @Test(.enabled(if: LogRelayProgram.path != nil, "Needs appwarden-relay built beside the tests."))
+    func relayRunsItsOwnProgramAndHoldsLittleMemory() async throws {
+        try await withRelay("relay-program") { relay in
+            let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(relay)/exe")
+            #expect(program == LogRelayProgram.path)
+            let status = try Syscalls.readText("/proc/\(relay)/status").get()
+            let anonymousKiB = status.split(separator: "\n").first { $0.hasPrefix("RssAnon:") }
+                .flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) }
+            let kib = try #require(anonymousKiB)
+            #expect(kib < 1024, "the relay holds \(kib) KiB of anonymous memory")
+        }
+    }
+
+    /// Runs `sleep 60` with its output relayed into a log of a scratch directory named `name`,
+    /// and calls `body` with the relay's pid once the relay has written the first line.
+    private func withRelay(_ name: String, _ body: (Int32) throws -> Void) async throws {
+        let scratch = ScratchDirectory(name)
         defer { scratch.remove() }
         let log = scratch.file("app.log")
         let child = ChildGuard(
@@ -42,34 +68,7 @@ struct LogRelayTests {
         let relays = Self.processes(holding: log)
         let relay = try #require(relays.first, "no process has \(log) open")
         #expect(relays.count == 1)
-        let comm = try Syscalls.readText("/proc/\(relay)/comm").get()
-        #expect(comm == "appwarden-relay\n")
-        let commandLine = try Syscalls.readText("/proc/\(relay)/cmdline").get()
-        #expect(commandLine.split(separator: "\0").first == "appwarden-relay", "\(commandLine)")
-    }
-
-    /// The relay runs the appwarden-relay program built beside these tests, so it holds a few
-    /// pages of its own, not the copy of this process's memory that a fork keeps.
-    @Test(.enabled(if: LogRelayProgram.path != nil, "Needs appwarden-relay built beside the tests."))
-    func relayRunsItsOwnProgramAndHoldsLittleMemory() async throws {
-        let scratch = ScratchDirectory("relay-program")
-        defer { scratch.remove() }
-        let log = scratch.file("app.log")
-        let child = ChildGuard(
-            try ProcessSpawner().spawn(
-                SpawnRequest(
-                    executable: "/bin/sh", arguments: ["-c", "echo started; exec sleep 60"], standardOutputPath: log,
-                    standardErrorPath: log, logRotation: LogRotation(maxSize: 1 << 20, keep: 1))))
-        defer { withExtendedLifetime(child) {} }
-        #expect(await eventually(within: .seconds(30)) { fileContains(log, "started\n") })
-        let relay = try #require(Self.processes(holding: log).first, "no process has \(log) open")
-        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(relay)/exe")
-        #expect(program == LogRelayProgram.path)
-        let status = try Syscalls.readText("/proc/\(relay)/status").get()
-        let anonymousKiB = status.split(separator: "\n").first { $0.hasPrefix("RssAnon:") }
-            .flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) }
-        let kib = try #require(anonymousKiB)
-        #expect(kib < 1024, "the relay holds \(kib) KiB of anonymous memory")
+        try body(relay)
     }
 
     /// The processes other than this one that have `path` open.
