@@ -8,7 +8,10 @@
 # and Dispatch are inside it, so the device needs no Swift; libcgroup and SQLite stay shared and
 # become the package's Depends, computed by dpkg-shlibdeps. The package holds:
 #   /usr/bin/appwarden                               the daemon and its client, stripped
-#   /usr/lib/appwarden/appwarden-relay               the program each app's log relay runs (C)
+#   /usr/lib/appwarden/appwarden-relay               the program each app's log relay runs: C
+#                                                    alone, compiled here with Debian's build
+#                                                    flags (hardening=+all), without the Swift runtime that a
+#                                                    static swift build links into every product
 #   /lib/systemd/system/appwarden.service            contrib/appwarden.service
 #   /lib/systemd/system/system.slice.d/appwarden.conf   contrib/system.slice.conf: the memory
 #                                                    protection the unit asks for, given to its
@@ -67,7 +70,7 @@ arch=$(dpkg --print-architecture)
 out_dir="${APPWARDEN_PACKAGE_DIR:-.build-release}"
 deb="$out_dir/appwarden_${debian_version}_${arch}.deb"
 
-bin_dir=$(bash scripts/build-static.sh appwarden appwarden-relay | tail -1)
+bin_dir=$(bash scripts/build-static.sh appwarden | tail -1)
 scratch="${APPWARDEN_RELEASE_BUILD:-.build-release}"
 echo "== generate-manual (swift-argument-parser's tool, from the resolved copy)" >&2
 parser="$scratch/checkouts/swift-argument-parser"
@@ -85,7 +88,16 @@ echo "== staging appwarden $debian_version ($arch)" >&2
 install -D -m 0755 "$bin_dir/appwarden" "$root/usr/bin/appwarden"
 # As dh_strip does: no symbols or debug information, no .comment or .note sections.
 strip --remove-section=.comment --remove-section=.note "$root/usr/bin/appwarden"
-install -D -m 0755 "$bin_dir/appwarden-relay" "$root/usr/lib/appwarden/appwarden-relay"
+# The relay is C only: built as a Swift product it would carry the Swift runtime (6 MiB stripped
+# against some 20 KiB), loaded at each relay's start for nothing.
+relay_sources=(Sources/appwarden-relay/main.c Sources/CWardenSpawn/warden_log_relay.c)
+export DEB_BUILD_MAINT_OPTIONS=hardening=+all
+read -ra relay_cflags <<<"$(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CFLAGS)"
+read -ra relay_ldflags <<<"$(dpkg-buildflags --get LDFLAGS)"
+mkdir -p "$root/usr/lib/appwarden"
+clang -std=gnu11 -Wall -Werror "${relay_cflags[@]}" -I Sources/CWardenSpawn/include "${relay_sources[@]}" \
+  "${relay_ldflags[@]}" -o "$root/usr/lib/appwarden/appwarden-relay"
+chmod 0755 "$root/usr/lib/appwarden/appwarden-relay"
 strip --remove-section=.comment --remove-section=.note "$root/usr/lib/appwarden/appwarden-relay"
 install -D -m 0644 contrib/appwarden.service "$root/lib/systemd/system/appwarden.service"
 grep -q '^ExecStart=/usr/bin/appwarden serve' "$root/lib/systemd/system/appwarden.service" || {

@@ -76,6 +76,11 @@ check "each app's log relay runs the packaged /usr/lib/appwarden/appwarden-relay
   relays=$(pgrep -x appwarden-relay) && [ "$(echo "$relays" | wc -l)" -ge 2 ] || exit 1
   for pid in $relays; do [ "$(readlink /proc/$pid/exe)" = /usr/lib/appwarden/appwarden-relay ] || exit 1; done'
 check "appwarden-relay finds every library it loads" sh -c '! ldd /usr/lib/appwarden/appwarden-relay | grep -q "not found"'
+# C alone, without the Swift runtime: a few pages of its own per app (360 KiB with the runtime).
+check "each relay holds under 200 KiB of anonymous memory" sh -c '
+  for pid in $(pgrep -x appwarden-relay); do
+    [ "$(awk "/^RssAnon:/ {print \$2}" /proc/$pid/status)" -lt 200 ] || exit 1
+  done'
 mail_pids=$(app_line mail | cut -d" " -f2 | tr , " ")
 maps_pids=$(app_line maps | cut -d" " -f2 | tr , " ")
 echo "mail: $mail_pids, maps: $maps_pids"
