@@ -10,8 +10,9 @@
 #   /usr/bin/appwarden                               the daemon and its client, stripped
 #   /usr/lib/appwarden/appwarden-relay               the program each app's log relay runs: C
 #                                                    alone, compiled here with Debian's build
-#                                                    flags (hardening=+all), without the Swift runtime that a
-#                                                    static swift build links into every product
+#                                                    flags (hardening=+all), without the Swift
+#                                                    runtime that a static swift build links
+#                                                    into every product
 #   /lib/systemd/system/appwarden.service            contrib/appwarden.service
 #   /lib/systemd/system/system.slice.d/appwarden.conf   contrib/system.slice.conf: the memory
 #                                                    protection the unit asks for, given to its
@@ -89,11 +90,11 @@ install -D -m 0755 "$bin_dir/appwarden" "$root/usr/bin/appwarden"
 # As dh_strip does: no symbols or debug information, no .comment or .note sections.
 strip --remove-section=.comment --remove-section=.note "$root/usr/bin/appwarden"
 # The relay is C only: built as a Swift product it would carry the Swift runtime (6 MiB stripped
-# against some 20 KiB), loaded at each relay's start for nothing.
+# against 15 KiB), loaded at each relay's start for nothing.
 relay_sources=(Sources/appwarden-relay/main.c Sources/CWardenSpawn/warden_log_relay.c)
-export DEB_BUILD_MAINT_OPTIONS=hardening=+all
-read -ra relay_cflags <<<"$(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CFLAGS)"
-read -ra relay_ldflags <<<"$(dpkg-buildflags --get LDFLAGS)"
+buildflags() { DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get "$1"; }
+read -ra relay_cflags <<<"$(buildflags CPPFLAGS) $(buildflags CFLAGS)"
+read -ra relay_ldflags <<<"$(buildflags LDFLAGS)"
 mkdir -p "$root/usr/lib/appwarden"
 clang -std=gnu11 -Wall -Werror "${relay_cflags[@]}" -I Sources/CWardenSpawn/include "${relay_sources[@]}" \
   "${relay_ldflags[@]}" -o "$root/usr/lib/appwarden/appwarden-relay"
