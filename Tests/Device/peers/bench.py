@@ -16,7 +16,9 @@
 # holds, so that what the swap keeps decides how many apps live). The idle apps' pages are half compressible
 # (ballast --compressible 50), and so are the foreground app's (front.py).
 # KILLER: appwarden (built-in defaults: the policy names only the apps), appwarden-nocompress
-# (the same with compress_suspended = false), earlyoom, nohang, systemd-oomd, kernel (no killer).
+# (the same with compress_suspended = false), appwarden-share (the same with the foreground app's
+# fair_share set to 360 MiB, just above the 340 MiB that W1's app reaches, as an operator who knows
+# it would), earlyoom, nohang, systemd-oomd, kernel (no killer).
 # Under appwarden the apps are its apps; under the others they are services in apps.slice.
 #
 # Figures: the apps lost (killed by anyone but the workload), the cold launches that a kept app
@@ -44,7 +46,7 @@ if workload not in ("w1", "w2", "w2f", "w1b", "w2b", "w3", "w3m", "w3h"):
     sys.exit("bench.py: unknown workload %r: w1, w2, w2f, w1b, w2b, w3, w3m or w3h." % workload)
 # w1b and w2b are w1 and w2 with larger idle apps.
 kind = {"w1b": "w1", "w2b": "w2"}.get(workload, workload)
-killers = ("appwarden", "appwarden-nocompress", "earlyoom", "nohang", "systemd-oomd", "kernel")
+killers = ("appwarden", "appwarden-nocompress", "appwarden-share", "earlyoom", "nohang", "systemd-oomd", "kernel")
 if killer not in killers:
     sys.exit("bench.py: unknown killer %r: %s." % (killer, ", ".join(killers)))
 ballast = "/opt/appwarden/bin/ballast"
@@ -185,6 +187,8 @@ def write_policy():
         if day:
             lines.append('background_modes = ["fetch"]')
             lines.append('fetch_interval = "minimum"')
+        if killer == "appwarden-share" and name == "front":
+            lines += ["[apps.front.memory]", 'fair_share = "360MiB"']
         lines.append("")
     with open("/etc/appwarden/policy.toml", "w") as f:
         f.write("\n".join(lines))

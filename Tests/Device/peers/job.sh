@@ -7,7 +7,8 @@
 # each killer alone, one after the other in this boot, with the device reset in between (apps and
 # killer stopped, swap emptied and set up afresh, page cache dropped): see bench.py for the
 # workloads and the figures. /job/peers.conf may name the workloads (WORKLOADS="w1 w2 w2f w1b w2b w3 w3m w3h"), the
-# killers (KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel") and the
+# killers (KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel", and
+# appwarden-share on request: see bench.py) and the
 # day's length (DAY_SECONDS=600). earlyoom and nohang run with Debian's configuration;
 # systemd-oomd, which Debian ships without any managed unit, with Fedora's defaults
 # (ManagedOOMSwap=kill on the root slice, ManagedOOMMemoryPressure=kill at 50% on the user
