@@ -45,12 +45,14 @@ extension JSONReader {
     }
 
     /// Reads an object, calling `member` with each key while the reader is at its value;
-    /// `member` must read the value (`skipValue()` for a key it does not know), and a mismatch it
-    /// throws is placed in the member ("the member \"pids\": …"). A key that appears twice is
-    /// refused, as `readDocument()` refuses it.
-    public mutating func nextObject(_ member: (String, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+    /// `member` must read the value (`skipValue()` for a key it does not know; `switch key`
+    /// matches the keys it knows as string literals), and a mismatch it throws is placed in the
+    /// member ("the member \"pids\": …"). A key that appears twice is refused, as
+    /// `readDocument()` refuses it.
+    public mutating func nextObject(_ member: (Key, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "{"), "an object")
-        var keys = KeyLog()
+        var keys = KeyLog(base: keyStack.count)
+        defer { keys.forget(from: &keyStack) }
         guard try syntax({ (reader: inout JSONReader) throws(LifecycleError) in try reader.open() }) else { return }
         repeat {
             let key = try syntax { (reader: inout JSONReader) throws(LifecycleError) in
@@ -70,13 +72,33 @@ extension JSONReader {
     public mutating func nextInteger<Integer: FixedWidthInteger>(_: Integer.Type = Integer.self) throws(Failure)
         -> Integer
     {
-        let expected = "an integer that fits \(Integer.self)"
+        // Named only when it does not fit: a type's name is looked up at run time.
+        func expected() -> String { "an integer that fits \(Integer.self)" }
         skipWhitespace()
         guard let byte = peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        else { throw mismatch(expected) }
-        let text = try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.readNumber() }
-        guard let number = Integer(text) else { throw .mismatch("a number found where \(expected) was expected") }
+        else { throw mismatch(expected()) }
+        let start = offset
+        try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.skipNumber() }
+        guard let number = Self.integer(Integer.self, bytes[start..<offset]) else {
+            throw .mismatch("a number found where \(expected()) was expected")
+        }
         return number
+    }
+
+    /// The integer that `digits` (a number in JSON's grammar) writes, if it is one that fits:
+    /// up to 18 digits without a sign are added up here, anything else is left to `Integer(_:)`.
+    private static func integer<Integer: FixedWidthInteger>(_: Integer.Type, _ digits: ArraySlice<UInt8>)
+        -> Integer?
+    {
+        guard digits.count <= 18 else { return Integer(String(decoding: digits, as: UTF8.self)) }
+        var value: Int64 = 0
+        for byte in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                return Integer(String(decoding: digits, as: UTF8.self))
+            }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return Integer(exactly: value)
     }
 
     /// Reads `true` or `false`.

@@ -58,6 +58,9 @@ public struct JSONReader {
     let bytes: [UInt8]
     var offset = 0
     var depth = 0
+    /// The keys of the objects being read, the outer ones' first (`KeyLog`): one array for the
+    /// whole document rather than one per object.
+    var keyStack: [ArraySlice<UInt8>] = []
     /// What is read, as error messages begin: "The push payload".
     let subject: String
     /// What is read, as error messages name it inside a sentence: "the payload".
@@ -128,11 +131,12 @@ public struct JSONReader {
 
     private mutating func readObject() throws(LifecycleError) -> Value {
         var members = Members()
-        var keys = KeyLog()
+        var keys = KeyLog(base: keyStack.count)
+        defer { keys.forget(from: &keyStack) }
         guard try open() else { return .object(members) }
         repeat {
             let key = try readKey(into: &keys)
-            members.append(key: key, value: try readValue())
+            members.append(key: key.text, value: try readValue())
         } while try next(in: .object)
         return .object(members)
     }
@@ -183,57 +187,109 @@ public struct JSONReader {
         }
     }
 
+    /// A member's key as read: the UTF-8 bytes of its text, escapes resolved. The pulling reads
+    /// match it against the keys they know (`case "name":`) without making a `String` of it.
+    public struct Key: CustomStringConvertible {
+        @usableFromInline let bytes: ArraySlice<UInt8>
+
+        /// The key's text.
+        public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+        public var description: String { text }
+
+        /// Whether the key is `pattern`, so that a `switch` over a key matches string literals.
+        @inlinable public static func ~= (pattern: StaticString, key: Key) -> Bool {
+            pattern.withUTF8Buffer { sameBytes(key.bytes, $0) }
+        }
+    }
+
+    /// Whether `bytes` holds exactly `other`, compared through their buffers (the generic
+    /// `elementsEqual` iterates far more slowly).
+    @inlinable static func sameBytes(_ bytes: ArraySlice<UInt8>, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == other.count else { return false }
+        return bytes.withUnsafeBufferPointer { bytes in
+            for index in 0..<bytes.count where bytes[index] != other[index] { return false }
+            return true
+        }
+    }
+
     /// Reads a member's key and the colon after it, refusing a key that `keys` already holds.
-    mutating func readKey(into keys: inout KeyLog) throws(LifecycleError) -> String {
+    mutating func readKey(into keys: inout KeyLog) throws(LifecycleError) -> Key {
         skipWhitespace()
         guard peek() == UInt8(ascii: "\"") else {
             throw error("expected a string key in double quotes but found \(describeCurrent())")
         }
         let keyOffset = offset
-        let key = try readString()
-        if !keys.insert(key) {
+        let key: Key
+        if let end = plainStringEnd() {
+            // The common key, with no escape: its bytes are its text.
+            key = Key(bytes: bytes[(offset + 1)..<end])
+            offset = end + 1
+        } else {
+            key = Key(bytes: ArraySlice(try readString().utf8))
+        }
+        if !keys.insert(key.bytes, into: &keyStack) {
             throw LifecycleError(
                 .invalid,
-                "\(subject) is not valid JSON: the key \"\(key)\" appears twice in one object (byte \(keyOffset)).")
+                "\(subject) is not valid JSON: the key \"\(key.text)\" appears twice in one object (byte \(keyOffset))."
+            )
         }
         skipWhitespace()
         guard peek() == UInt8(ascii: ":") else {
-            throw error("expected ':' after the key \"\(key)\" but found \(describeCurrent())")
+            throw error("expected ':' after the key \"\(key.text)\" but found \(describeCurrent())")
         }
         offset += 1
         return key
     }
 
-    /// The keys of one object read so far. Past a few, they are also kept in a set, so that a
-    /// large object is checked for a repeated key without comparing every pair of keys.
+    /// The keys of one object read so far, as their bytes: those from `base` on in the reader's
+    /// `keyStack`. Past a few, they are also kept in a set, so that a large object is checked
+    /// for a repeated key without comparing every pair of keys.
     struct KeyLog {
-        private var few: [String] = []
-        private var many: Set<String>?
+        let base: Int
+        private var many: Set<ArraySlice<UInt8>>?
 
-        /// Adds `key`; false when the object already had it.
-        mutating func insert(_ key: String) -> Bool {
+        init(base: Int) {
+            self.base = base
+        }
+
+        /// Adds `key` to `stack`; false when the object already had it.
+        mutating func insert(_ key: ArraySlice<UInt8>, into stack: inout [ArraySlice<UInt8>]) -> Bool {
             if many != nil { return many!.insert(key).inserted }
-            if few.contains(key) { return false }
-            few.append(key)
-            if few.count > 16 { many = Set(few) }
+            for index in base..<stack.count where stack[index].count == key.count {
+                if stack[index].withUnsafeBufferPointer({ JSONReader.sameBytes(key, $0) }) { return false }
+            }
+            stack.append(key)
+            if stack.count - base > 16 { many = Set(stack[base...]) }
             return true
+        }
+
+        /// Takes the object's keys off `stack` once the object is read.
+        func forget(from stack: inout [ArraySlice<UInt8>]) {
+            if stack.count > base { stack.removeSubrange(base...) }
         }
     }
 
-    mutating func readString() throws(LifecycleError) -> String {
-        let start = offset
-        offset += 1  // "
-        // The common string, with no escape, is one copy of its bytes.
-        var end = offset
+    /// Where the string at the current offset ends (its closing quote) when it holds no escape
+    /// and no control character, so that its bytes are its text; nil otherwise.
+    private func plainStringEnd() -> Int? {
+        var end = offset + 1
         while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20
         {
             end += 1
         }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            let text = String(decoding: bytes[offset..<end], as: UTF8.self)
+        return end < bytes.count && bytes[end] == UInt8(ascii: "\"") ? end : nil
+    }
+
+    mutating func readString() throws(LifecycleError) -> String {
+        let start = offset
+        // The common string, with no escape, is one copy of its bytes.
+        if let end = plainStringEnd() {
+            let text = String(decoding: bytes[(offset + 1)..<end], as: UTF8.self)
             offset = end + 1
             return text
         }
+        offset += 1  // "
         var scalars = String.UnicodeScalarView()
         var runStart = offset
         func flushRun(_ end: Int) {
@@ -331,6 +387,12 @@ public struct JSONReader {
 
     mutating func readNumber() throws(LifecycleError) -> String {
         let start = offset
+        try skipNumber()
+        return String(decoding: bytes[start..<offset], as: UTF8.self)
+    }
+
+    /// Reads past a number, checking its grammar.
+    mutating func skipNumber() throws(LifecycleError) {
         if peek() == UInt8(ascii: "-") { offset += 1 }
         guard let first = peek(), isDigit(first) else {
             throw error("a number must have a digit after its minus sign but has \(describeCurrent())")
@@ -359,7 +421,6 @@ public struct JSONReader {
             }
             skipDigits()
         }
-        return String(decoding: bytes[start..<offset], as: UTF8.self)
     }
 
     mutating func readLiteral(_ literal: StaticString) throws(LifecycleError) {

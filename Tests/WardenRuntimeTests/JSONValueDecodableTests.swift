@@ -63,6 +63,26 @@ struct JSONValueDecodableTests {
         #expect(try AppInfo.decode(json: Array(text.dropFirst(2).dropLast(2)), subject: "The answer") == expected[0])
     }
 
+    /// A key written with escapes is its text: it matches the member it names, and it repeats a
+    /// key written plainly.
+    @Test func aKeyWithEscapesIsItsText() throws {
+        let good = String(decoding: try SortedJSONEncoder.encode([Self.apps[0]]), as: UTF8.self)
+        let escaped = good.replacingOccurrences(of: #""name":"mail""#, with: #""n\u0061me":"mail""#)
+            .replacingOccurrences(of: #""hasPreservedState""#, with: #""has\u0050reservedState""#)
+        #expect(escaped != good)
+        let expected = try JSONDecoder().decode([AppInfo].self, from: Data(escaped.utf8))
+        #expect(expected == [Self.apps[0]])
+        #expect(try [AppInfo].decode(json: Array(escaped.utf8), subject: "The answer") == expected)
+        let twice = good.replacingOccurrences(of: #""forceQuit":true"#, with: #""n\u0061me":"again""#)
+        #expect(twice != good)
+        do {
+            _ = try [AppInfo].decode(json: Array(twice.utf8), subject: "The answer")
+            Issue.record("a repeated key was read")
+        } catch {
+            #expect(error.message.contains(#"the key "name" appears twice"#), "\(error.message)")
+        }
+    }
+
     /// A key repeated in one object, an empty document, something after the list and a list
     /// nested past the reader's depth are refused as not JSON, saying where.
     @Test func textThatIsNotJSONIsRefusedAsTheTreeReaderRefusesIt() throws {
