@@ -123,6 +123,11 @@ struct KeptEncodingsTests {
         apps.append(AppInfo(name: "notes", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")))
         #expect(try written() == SortedJSONEncoder.encode(apps))
         #expect(String(decoding: try written(), as: UTF8.self).contains("100663296"))
+        // In another order, each entry is still its own app's.
+        apps.reverse()
+        apps[1].footprintBytes = 32 << 20
+        #expect(try written() == SortedJSONEncoder.encode(apps))
+        #expect(try written() == SortedJSONEncoder.encode(apps))
     }
 
     /// The time remaining counts down between requests: it is written into the kept entry, which

@@ -14,13 +14,22 @@ struct KeptEncodings<Value: Equatable & Encodable> {
         let key: String
     }
 
-    /// One value's kept encoding.
-    private struct Kept {
+    /// One value's kept encoding; a class, so that reading one does not copy the value it holds.
+    private final class Kept {
+        /// The value's key.
+        let name: String
         /// The value as encoded: its countdown, if it has one, replaced by `placeholder`.
-        var value: Value
-        var json: [UInt8]
+        let value: Value
+        let json: [UInt8]
         /// Where in `json` the countdown's digits go, when it has one.
-        var slot: Int?
+        let slot: Int?
+
+        init(name: String, value: Value, json: [UInt8], slot: Int? = nil) {
+            self.name = name
+            self.value = value
+            self.json = json
+            self.slot = slot
+        }
 
         /// The encoding with `countdown` written in its slot.
         func bytes(countdown: Int64?) -> [UInt8] {
@@ -39,7 +48,9 @@ struct KeptEncodings<Value: Equatable & Encodable> {
     private static var placeholder: Int64 { .min }
 
     private let countdown: Countdown?
-    private var kept: [String: Kept] = [:]
+    /// The kept encodings in the order of the last writing (nil: not encoded yet), so that a list
+    /// in the same order as the last one is matched place by place, without a copy of each entry.
+    private var kept: [Kept?] = []
     /// How many values were encoded, over all writings (the others were kept).
     private(set) var encodings = 0
 
@@ -55,50 +66,68 @@ struct KeptEncodings<Value: Equatable & Encodable> {
 
     /// `fragments(of:key:)` with each value's key given, in the same order.
     mutating func fragments(of values: [Value], keys: [String]) throws -> [SortedJSONEncoder.Fragment] {
-        var next: [String: Kept] = [:]
-        next.reserveCapacity(values.count)
+        align(to: keys)
         var fragments: [SortedJSONEncoder.Fragment] = []
         fragments.reserveCapacity(values.count)
-        for (name, value) in zip(keys, values) {
-            var steady = value
-            var remaining: Int64?
-            if let countdown, let current = value[keyPath: countdown.member] {
-                remaining = current
-                steady[keyPath: countdown.member] = Self.placeholder
+        // Through the buffer, each value is read in place rather than copied out of the array.
+        try values.withUnsafeBufferPointer { values in
+            for position in values.indices {
+                let remaining = countdown.flatMap { values[position][keyPath: $0.member] }
+                if !isKept(values[position], counting: remaining, at: position) {
+                    kept[position] = try encode(values[position], counting: remaining, name: keys[position])
+                    encodings += 1
+                }
+                fragments.append(SortedJSONEncoder.Fragment(bytes: kept[position]!.bytes(countdown: remaining)))
             }
-            let entry: Kept
-            if let previous = kept[name], previous.value == steady {
-                entry = previous
-            } else if remaining != nil, let countdown {
-                entry = try Self.encode(value, steady: steady, countdown: countdown)
-                encodings += 1
-            } else {
-                entry = Kept(value: steady, json: try SortedJSONEncoder.encode(value))
-                encodings += 1
-            }
-            next[name] = entry
-            fragments.append(SortedJSONEncoder.Fragment(bytes: entry.bytes(countdown: remaining)))
         }
-        kept = next
         return fragments
+    }
+
+    /// Puts the kept encodings in the order of `keys`, when it is not theirs already: those of
+    /// keys no longer there are forgotten, new keys have none.
+    private mutating func align(to keys: [String]) {
+        guard kept.count != keys.count || !keys.indices.allSatisfy({ kept[$0]?.name == keys[$0] }) else { return }
+        var byName: [String: Kept] = [:]
+        for entry in kept { if let entry { byName[entry.name] = entry } }
+        kept = keys.map { byName[$0] }
+    }
+
+    /// Whether the encoding kept at `position` is `value`'s (its countdown, `remaining`, aside).
+    private func isKept(_ value: Value, counting remaining: Int64?, at position: Int) -> Bool {
+        guard let entry = kept[position] else { return false }
+        guard remaining != nil, let countdown else { return entry.slot == nil && entry.value == value }
+        guard entry.slot != nil else { return false }
+        var steady = value
+        steady[keyPath: countdown.member] = Self.placeholder
+        return entry.value == steady
+    }
+
+    /// A new kept encoding of `value`, its countdown's place found where it has one.
+    private func encode(_ value: Value, counting remaining: Int64?, name: String) throws -> Kept {
+        guard remaining != nil, let countdown else {
+            return Kept(name: name, value: value, json: try SortedJSONEncoder.encode(value))
+        }
+        var steady = value
+        steady[keyPath: countdown.member] = Self.placeholder
+        return try Self.encode(value, steady: steady, countdown: countdown, name: name)
     }
 
     /// The encoding of `steady` with the placeholder's digits taken out and their place kept.
     /// Where the placeholder cannot be found, `value` itself is encoded and kept under itself,
     /// which the next reading (with its steady value) does not take for unchanged.
-    private static func encode(_ value: Value, steady: Value, countdown: Countdown) throws -> Kept {
+    private static func encode(_ value: Value, steady: Value, countdown: Countdown, name: String) throws -> Kept {
         var json = try SortedJSONEncoder.encode(steady)
         // A string's quotes are escaped inside it, so `"key":` followed by the placeholder is found
         // only as a member: the countdown itself, where no nested object holds the same key with
         // that value (as none of `AppInfo`'s does).
         let marker = Array("\"\(countdown.key)\":\(placeholder)".utf8)
         guard let start = Self.firstIndex(of: marker, in: json) else {
-            return Kept(value: value, json: try SortedJSONEncoder.encode(value))
+            return Kept(name: name, value: value, json: try SortedJSONEncoder.encode(value))
         }
         let digits = String(placeholder).utf8.count
         let slot = start + marker.count - digits
         json.removeSubrange(slot..<(slot + digits))
-        return Kept(value: steady, json: json, slot: slot)
+        return Kept(name: name, value: steady, json: json, slot: slot)
     }
 
     private static func firstIndex(of marker: [UInt8], in bytes: [UInt8]) -> Int? {

@@ -52,11 +52,14 @@ extension WardenDaemon: WardenControl {
 
     public nonisolated func apps() async throws(LifecycleError) -> [AppInfo] {
         let answer = await onLoop { daemon in
-            var result: [AppInfo] = []
-            for snapshot in daemon.lifecycle.snapshots(at: daemon.now()) {
-                result.append(await daemon.info(snapshot))
+            let snapshots = daemon.lifecycle.snapshots(at: daemon.now())
+            // Only the processes not known already are read (a wait each); the list itself is
+            // written in one synchronous pass.
+            var read: [String: [Int32]] = [:]
+            for snapshot in snapshots where daemon.knownPids(of: snapshot) == nil {
+                read[snapshot.name] = await daemon.listedPids(of: snapshot)
             }
-            return result
+            return daemon.infos(snapshots, read: read)
         }
         guard let answer else { throw Self.stoppingError }
         return answer
@@ -65,7 +68,8 @@ extension WardenDaemon: WardenControl {
     public nonisolated func appInfo(named name: String) async throws(LifecycleError) -> AppInfo? {
         let answer = await onLoop { daemon -> AppInfo? in
             guard let snapshot = daemon.lifecycle.snapshot(of: name, at: daemon.now()) else { return nil }
-            return await daemon.info(snapshot)
+            if let pids = daemon.knownPids(of: snapshot) { return daemon.info(snapshot, pids: pids) }
+            return daemon.info(snapshot, pids: await daemon.listedPids(of: snapshot))
         }
         guard let answer else { throw Self.stoppingError }
         return answer
@@ -76,10 +80,20 @@ extension WardenDaemon: WardenControl {
         (try? await appInfo(named: name)) ?? nil
     }
 
-    private func info(_ snapshot: AppSnapshot) async -> AppInfo {
+    /// The app list from `snapshots`, the processes of those not known already taken from `read`.
+    private func infos(_ snapshots: [AppSnapshot], read: [String: [Int32]]) -> [AppInfo] {
+        var result: [AppInfo] = []
+        result.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            result.append(info(snapshot, pids: knownPids(of: snapshot) ?? read[snapshot.name] ?? []))
+        }
+        return result
+    }
+
+    private func info(_ snapshot: AppSnapshot, pids: [Int32]) -> AppInfo {
         AppInfo(
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
-            pids: snapshot.state == .notRunning ? [] : await listedPids(of: snapshot),
+            pids: pids,
             footprintBytes: snapshot.footprint, swappedBytes: snapshot.swappedBytes,
             band: snapshot.band.map(AppInfo.Band.init),
             timeRemainingMillis: snapshot.taskTimeRemaining.map(\.milliseconds),
@@ -95,14 +109,21 @@ extension WardenDaemon: WardenControl {
     private func listedPids(of snapshot: AppSnapshot) async -> [Int32] {
         let name = snapshot.name
         let frozen = snapshot.state == .suspended && !options.dryRun && driver != nil
-        if frozen, let kept = processes.frozenProcessLists[name], kept.launch == snapshot.launch {
-            return kept.pids
-        }
         let pids = await pids(of: name).sorted()
         if frozen, processes.running[name]?.launch == snapshot.launch {
             processes.frozenProcessLists[name] = (snapshot.launch, pids)
         }
         return pids
+    }
+
+    /// The processes the app list shows without reading them: none for an app not running, the
+    /// kept list of a suspended one; nil when they must be read (`listedPids(of:)`).
+    private func knownPids(of snapshot: AppSnapshot) -> [Int32]? {
+        if snapshot.state == .notRunning { return [] }
+        guard snapshot.state == .suspended, !options.dryRun, driver != nil,
+            let kept = processes.frozenProcessLists[snapshot.name], kept.launch == snapshot.launch
+        else { return nil }
+        return kept.pids
     }
 
     public nonisolated func journal(_ query: JournalQuery) async throws -> [JournalEntry] {
