@@ -72,7 +72,7 @@ extension JSONReader {
     public mutating func nextInteger<Integer: FixedWidthInteger>(_: Integer.Type = Integer.self) throws(Failure)
         -> Integer
     {
-        // Named only when it does not fit: a type's name is looked up at run time.
+        // Named only for a mismatch: a type's name is looked up at run time.
         func expected() -> String { "an integer that fits \(Integer.self)" }
         skipWhitespace()
         guard let byte = peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

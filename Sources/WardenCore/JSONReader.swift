@@ -243,11 +243,15 @@ public struct JSONReader {
     }
 
     /// The keys of one object read so far, as their bytes: those from `base` on in the reader's
-    /// `keyStack`. Past a few, they are also kept in a set, so that a large object is checked
-    /// for a repeated key without comparing every pair of keys.
+    /// `keyStack`. Two keys are the same as Swift compares their text (canonically equivalent
+    /// text, bytes that are not UTF-8 read as U+FFFD); while every key is ASCII, that is the
+    /// same bytes. Past a few keys, their text is also kept in a set, so that a large object is
+    /// checked for a repeated key without comparing every pair of keys.
     struct KeyLog {
         let base: Int
-        private var many: Set<ArraySlice<UInt8>>?
+        private var many: Set<String>?
+        /// Whether a key of the object has a byte outside ASCII.
+        private var beyondASCII = false
 
         init(base: Int) {
             self.base = base
@@ -255,12 +259,20 @@ public struct JSONReader {
 
         /// Adds `key` to `stack`; false when the object already had it.
         mutating func insert(_ key: ArraySlice<UInt8>, into stack: inout [ArraySlice<UInt8>]) -> Bool {
-            if many != nil { return many!.insert(key).inserted }
-            for index in base..<stack.count where stack[index].count == key.count {
-                if stack[index].withUnsafeBufferPointer({ JSONReader.sameBytes(key, $0) }) { return false }
+            if many != nil { return many!.insert(String(decoding: key, as: UTF8.self)).inserted }
+            beyondASCII = beyondASCII || key.contains { $0 >= 0x80 }
+            if beyondASCII {
+                let text = String(decoding: key, as: UTF8.self)
+                for index in base..<stack.count where String(decoding: stack[index], as: UTF8.self) == text {
+                    return false
+                }
+            } else {
+                for index in base..<stack.count where stack[index].count == key.count {
+                    if stack[index].withUnsafeBufferPointer({ JSONReader.sameBytes(key, $0) }) { return false }
+                }
             }
             stack.append(key)
-            if stack.count - base > 16 { many = Set(stack[base...]) }
+            if stack.count - base > 16 { many = Set(stack[base...].map { String(decoding: $0, as: UTF8.self) }) }
             return true
         }
 

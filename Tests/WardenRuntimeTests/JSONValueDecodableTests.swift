@@ -83,6 +83,26 @@ struct JSONValueDecodableTests {
         }
     }
 
+    /// Keys are compared as Swift compares their text: two spellings of the same text (composed
+    /// and decomposed), or two byte sequences that are not UTF-8, are one key repeated.
+    @Test func keysThatAreTheSameTextAreRepeated() throws {
+        let composed = Array(#"[{"caf\#u{E9}":1,"#.utf8) + Array(#""cafe\#u{301}":2}]"#.utf8)
+        let invalid = Array(#"[{"a"#.utf8) + [0xFF] + Array(#"":1,"a"#.utf8) + [0xFE] + Array(#"":2}]"#.utf8)
+        let ascii = Array(#"[{"a":1,"b":2}]"#.utf8)
+        for text in [composed, invalid] {
+            do {
+                _ = try [AppInfo].decode(json: text, subject: "The answer")
+                Issue.record("a repeated key was read")
+            } catch {
+                #expect(error.message.contains("appears twice"), "\(error.message)")
+            }
+            var tree = JSONReader(bytes: text, subject: "The answer", noun: "the answer")
+            #expect(throws: LifecycleError.self) { _ = try tree.readDocument() }
+        }
+        var tree = JSONReader(bytes: ascii, subject: "The answer", noun: "the answer")
+        #expect(throws: Never.self) { _ = try tree.readDocument() }
+    }
+
     /// A key repeated in one object, an empty document, something after the list and a list
     /// nested past the reader's depth are refused as not JSON, saying where.
     @Test func textThatIsNotJSONIsRefusedAsTheTreeReaderRefusesIt() throws {
