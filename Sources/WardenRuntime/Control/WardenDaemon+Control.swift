@@ -55,11 +55,11 @@ extension WardenDaemon: WardenControl {
             let snapshots = daemon.lifecycle.snapshots(at: daemon.now())
             // Only the processes not known already are read (a wait each); the list itself is
             // written in one synchronous pass.
-            var read: [String: [Int32]] = [:]
-            for snapshot in snapshots where daemon.knownPids(of: snapshot) == nil {
-                read[snapshot.name] = await daemon.listedPids(of: snapshot)
+            var pids = snapshots.map { daemon.knownPids(of: $0) }
+            for index in snapshots.indices where pids[index] == nil {
+                pids[index] = await daemon.listedPids(of: snapshots[index])
             }
-            return daemon.infos(snapshots, read: read)
+            return daemon.infos(snapshots, pids: pids)
         }
         guard let answer else { throw Self.stoppingError }
         return answer
@@ -80,12 +80,12 @@ extension WardenDaemon: WardenControl {
         (try? await appInfo(named: name)) ?? nil
     }
 
-    /// The app list from `snapshots`, the processes of those not known already taken from `read`.
-    private func infos(_ snapshots: [AppSnapshot], read: [String: [Int32]]) -> [AppInfo] {
+    /// The app list from `snapshots` and, in the same order, their processes.
+    private func infos(_ snapshots: [AppSnapshot], pids: [[Int32]?]) -> [AppInfo] {
         var result: [AppInfo] = []
         result.reserveCapacity(snapshots.count)
-        for snapshot in snapshots {
-            result.append(info(snapshot, pids: knownPids(of: snapshot) ?? read[snapshot.name] ?? []))
+        for index in snapshots.indices {
+            result.append(info(snapshots[index], pids: pids[index] ?? []))
         }
         return result
     }
@@ -103,9 +103,10 @@ extension WardenDaemon: WardenControl {
             hasPreservedState: snapshot.hasPreservedState)
     }
 
-    /// The processes the app list shows, sorted. A suspended app's group is frozen and its
-    /// processes cannot fork, so its list is read once and kept (`processes.frozenProcessLists`), which
-    /// spares a dashboard's every poll a read of each group's `cgroup.procs`.
+    /// The processes the app list shows, read and sorted (callers first try `knownPids(of:)`). A
+    /// suspended app's group is frozen and its processes cannot fork, so its list is kept
+    /// (`processes.frozenProcessLists`) for `knownPids(of:)`, which spares a dashboard's every
+    /// poll a read of each group's `cgroup.procs`.
     private func listedPids(of snapshot: AppSnapshot) async -> [Int32] {
         let name = snapshot.name
         let frozen = snapshot.state == .suspended && !options.dryRun && driver != nil
