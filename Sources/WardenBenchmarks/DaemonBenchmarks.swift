@@ -137,9 +137,7 @@ enum DaemonBenchmarks {
     static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return user + system
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// This process's resident memory (`VmRSS`) in MiB.
@@ -160,6 +158,10 @@ enum DaemonBenchmarks {
 
     static func seconds(_ duration: Duration) -> Double {
         duration.inSeconds
+    }
+
+    static func seconds(_ time: timeval) -> Double {
+        Double(time.tv_sec) + Double(time.tv_usec) / 1e6
     }
 
     /// The value at quantile `q` of sorted `values` (nearest rank).
