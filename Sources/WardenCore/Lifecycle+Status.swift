@@ -96,13 +96,8 @@ extension Lifecycle {
     }
 
     private func snapshot(_ index: Int, at now: Instant) -> AppSnapshot {
-        snapshot(of: records[index], at: now)
-    }
-
-    /// The record read in place: a copy of it costs more than the snapshot (a thousand apps' list
-    /// copied each whole record).
-    private func snapshot(of record: borrowing AppRecord, at now: Instant) -> AppSnapshot {
-        AppSnapshot(
+        let record = records[index]
+        return AppSnapshot(
             name: record.name,
             state: record.state,
             // A termination's `terminating` is the last status published; once the process is
