@@ -1,3 +1,5 @@
+public import WardenCore
+
 /// The HTTP methods of the control API.
 public enum APIMethod: String, Sendable {
     case get = "GET"
@@ -21,14 +23,26 @@ extension APIRoute {
     }
 
     /// The path with each `{parameter}` replaced, in order, by an argument, percent-encoded.
+    ///
+    /// Written out rather than with `joined(separator:)`, which the standard library does not
+    /// specialize for `[String]`: its first call in a process asks the runtime for a conformance,
+    /// a scan of every conformance record of the executable, a part of each command's start.
     public func path(_ arguments: [String], query: [(String, String)] = []) -> String {
         var remaining = arguments[...]
-        let segments = template.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            guard segment.hasPrefix("{"), let argument = remaining.popFirst() else { return String(segment) }
-            return percentEncoded(argument)
+        var path = ""
+        for (index, segment) in template.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { path += "/" }
+            if segment.hasPrefix("{"), let argument = remaining.popFirst() {
+                path += percentEncoded(argument)
+            } else {
+                path.append(contentsOf: segment)
+            }
         }
-        let tail = query.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
-        return segments.joined(separator: "/") + (tail.isEmpty ? "" : "?" + tail)
+        for (index, (name, value)) in query.enumerated() {
+            path += index == 0 ? "?" : "&"
+            path += name + "=" + percentEncoded(value)
+        }
+        return path
     }
 }
 
@@ -40,11 +54,32 @@ public struct APIEndpoint<Body: Sendable, Reply: Decodable & Sendable>: APIRoute
     /// Whether sending it twice has the effect of sending it once, so that a client may send
     /// it again when the daemon went away before answering. Reads always are.
     public let idempotent: Bool
+    /// How a client reads the answer when `Reply` reads itself (`JSONValueDecodable`, the app
+    /// list): chosen where the entry is declared, so that no call asks the runtime whether the
+    /// type conforms (a scan of every conformance record of the executable). Nil: `JSONDecoder`.
+    public let pullingReader: (@Sendable (_ json: [UInt8], _ subject: String) throws(LifecycleError) -> Reply)?
 
     public init(_ method: APIMethod, _ template: String, idempotent: Bool = false) {
+        self.init(method, template, idempotent: idempotent, pullingReader: nil)
+    }
+
+    /// An entry whose answer reads itself value by value (`JSONValueDecodable`).
+    public init(_ method: APIMethod, _ template: String, idempotent: Bool = false) where Reply: JSONValueDecodable {
+        self.init(
+            method, template, idempotent: idempotent,
+            pullingReader: { json, subject throws(LifecycleError) in
+                try Reply.decode(json: json, subject: subject)
+            })
+    }
+
+    private init(
+        _ method: APIMethod, _ template: String, idempotent: Bool,
+        pullingReader: (@Sendable ([UInt8], String) throws(LifecycleError) -> Reply)?
+    ) {
         self.method = method
         self.template = template
         self.idempotent = idempotent || method == .get
+        self.pullingReader = pullingReader
     }
 }
 

@@ -50,10 +50,20 @@ extension WardenConnection {
     public func callBlocking<Reply>(
         _ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = [], query: [(String, String)] = []
     ) throws(WardenClientError) -> Reply {
+        try callBlockingKeepingAnswer(endpoint, arguments, query: query).reply
+    }
+
+    /// As `callBlocking(_:_:query:)`, and the answer's JSON as the daemon sent it, once it has been
+    /// read as the expected reply: for printing it unchanged.
+    public func callBlockingKeepingAnswer<Reply>(
+        _ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = [], query: [(String, String)] = []
+    ) throws(WardenClientError) -> (reply: Reply, answer: [UInt8]) {
         let path = endpoint.path(arguments, query: query)
         let method = endpoint.method.rawValue
         let response = try requestBlocking(method: method, path: path, idempotent: endpoint.idempotent)
-        return try Self.reply(to: method, path, status: response.status, body: response.body)
+        let reply = try Self.reply(
+            to: method, path, status: response.status, body: response.body, pullingReader: endpoint.pullingReader)
+        return (reply, response.body)
     }
 
     private func send<Body, Reply>(
@@ -62,20 +72,20 @@ extension WardenConnection {
         let path = endpoint.path(arguments, query: query)
         let method = endpoint.method.rawValue
         let response = try await request(method: method, path: path, body: bytes, idempotent: endpoint.idempotent)
-        return try Self.reply(to: method, path, status: response.status, body: response.body)
+        return try Self.reply(
+            to: method, path, status: response.status, body: response.body, pullingReader: endpoint.pullingReader)
     }
 
     /// The decoded answer to a call, or the refusal it carries.
-    private static func reply<Reply: Decodable>(to method: String, _ path: String, status: Int, body: [UInt8])
-        throws(WardenClientError) -> Reply
-    {
+    private static func reply<Reply: Decodable>(
+        to method: String, _ path: String, status: Int, body: [UInt8],
+        pullingReader: (@Sendable ([UInt8], String) throws(LifecycleError) -> Reply)?
+    ) throws(WardenClientError) -> Reply {
         guard (200..<300).contains(status) else { throw refusal(status: status, body: body, path: path) }
         // Bulk answers (the app list) are read without JSONDecoder's generic containers.
-        if let bulk = Reply.self as? any JSONValueDecodable.Type {
+        if let pullingReader {
             do throws(LifecycleError) {
-                if let reply = try bulk.decode(json: body, subject: "The answer to \(method) \(path)") as? Reply {
-                    return reply
-                }
+                return try pullingReader(body, "The answer to \(method) \(path)")
             } catch {
                 throw WardenClientError(.protocolViolation, error.message, status: status)
             }

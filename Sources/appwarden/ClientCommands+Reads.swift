@@ -21,11 +21,11 @@ struct StatusCommand: AsyncParsableCommand {
     static func show(_ app: String?, through client: some ClientContext) throws(ClientExit) {
         let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
         if let app {
-            let info = try client.callNow(ControlAPI.app, [app])
-            client.output(info, text: Self.table([info], nowMillis: nowMillis))
+            let (info, answer) = try client.callNowKeepingAnswer(ControlAPI.app, [app])
+            client.printAnswer(answer, text: Self.table([info], nowMillis: nowMillis))
         } else {
-            let apps = try client.callNow(ControlAPI.apps)
-            client.output(apps, text: Self.table(apps, nowMillis: nowMillis))
+            let (apps, answer) = try client.callNowKeepingAnswer(ControlAPI.apps)
+            client.printAnswer(answer, text: Self.table(apps, nowMillis: nowMillis))
         }
     }
 

@@ -62,12 +62,13 @@ extension ClientContext {
     }
 
     /// Makes a call of the table that sends no body on this thread (`callBlocking`), for a
-    /// command whose one call is all it does: no thread is started for it.
-    func callNow<Reply>(_ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = []) throws(ClientExit)
-        -> Reply
+    /// command whose one call is all it does: no thread is started for it. Gives the reply and
+    /// the answer's JSON as the daemon sent it (`printAnswer(_:text:)`).
+    func callNowKeepingAnswer<Reply>(_ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = [])
+        throws(ClientExit) -> (reply: Reply, answer: [UInt8])
     {
         do throws(WardenClientError) {
-            return try connection.callBlocking(endpoint, arguments)
+            return try connection.callBlockingKeepingAnswer(endpoint, arguments)
         } catch {
             throw failure(for: error)
         }
@@ -94,6 +95,18 @@ extension ClientContext {
     func output(_ value: some Encodable, text: @autoclosure () -> String) {
         if json {
             print(JSONOutput.text(value))
+        } else {
+            let line = text()
+            if !line.isEmpty { print(line) }
+        }
+    }
+
+    /// Prints the daemon's answer as it sent it (with `--json`; the daemon writes the JSON the
+    /// command line prints, keys sorted, so it need not be written again: a thousand apps' list
+    /// took `JSONEncoder` longer than the rest of `status --json`) or `text`.
+    func printAnswer(_ answer: [UInt8], text: @autoclosure () -> String) {
+        if json {
+            print(String(decoding: answer, as: UTF8.self))
         } else {
             let line = text()
             if !line.isEmpty { print(line) }

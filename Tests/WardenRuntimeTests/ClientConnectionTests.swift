@@ -71,6 +71,10 @@ import WardenCore
         let blocking = try connection.callBlocking(ControlAPI.apps)
         #expect(blocking == (try await connection.call(ControlAPI.apps)))
         #expect(blocking.first?.pids == [7])
+        // The answer as sent, keys in the daemon's order, beside the reply read from it.
+        let kept = try connection.callBlockingKeepingAnswer(ControlAPI.apps)
+        #expect(kept.reply == blocking)
+        #expect(kept.answer == Array(apps.utf8))
 
         let refusal = #expect(throws: WardenClientError.self) { _ = try connection.callBlocking(ControlAPI.app, ["x"]) }
         #expect(refusal?.code == .refused)

@@ -64,7 +64,8 @@ struct ControlServerCommandLineTests {
         }
     }
 
-    /// `status` prints a table with a row per app, and `--json` the daemon's app list.
+    /// `status` prints a table with a row per app, and `--json` the daemon's app list as the
+    /// daemon wrote it, which is the JSON the command line prints (keys sorted, one line).
     @Test func statusPrintsATableAndJSON() async throws {
         try await ControlServerHarness.run { harness in
             let environment = ["APPWARDEN_SOCKET": harness.socketPath]
@@ -78,6 +79,12 @@ struct ControlServerCommandLineTests {
             let json = try await AppwardenCommandLine.run(["status", "--json"], environment: environment)
             let apps = try JSONDecoder().decode([AppInfo].self, from: Data(json.output.utf8))
             #expect(apps.map(\.name) == ["mail", "maps"])
+            #expect(json.output == (try await harness.request(.GET, "/v1/apps")).body + "\n")
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            #expect(json.output == String(decoding: try encoder.encode(apps), as: UTF8.self) + "\n")
+            let one = try await AppwardenCommandLine.run(["status", "--json", "maps"], environment: environment)
+            #expect(one.output == (try await harness.request(.GET, "/v1/apps/maps")).body + "\n")
         }
     }
 

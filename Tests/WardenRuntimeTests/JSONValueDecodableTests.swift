@@ -171,19 +171,25 @@ struct JSONValueDecodableTests {
         }
     }
 
-    /// The client reads the app list this way: an app list with a member missing is refused with
-    /// the element and the member, which `JSONDecoder`'s error does not put this way.
+    /// The client reads the app list and an app this way, awaited or on its thread: an answer
+    /// with a member missing is refused with the element and the member, which `JSONDecoder`'s
+    /// error does not put this way.
     @Test func theClientReadsTheAppListThisWay() async throws {
-        let body = #"[{"name":"a"}]"#
-        let server = try ClientTestServer { _ in [ClientTestServer.response(200, body)] }
-        defer { server.stop() }
-        let error = await #expect(throws: WardenClientError.self) {
-            _ = try await WardenConnection(socketPath: server.socketPath, retry: .once).call(ControlAPI.apps)
+        let server = try ClientTestServer { request in
+            [ClientTestServer.response(200, request.path == "/v1/apps" ? #"[{"name":"a"}]"# : #"{"name":"a"}"#)]
         }
-        #expect(error?.code == .protocolViolation)
+        defer { server.stop() }
+        let connection = WardenConnection(socketPath: server.socketPath, retry: .once)
+        let list = #"The answer to GET /v1/apps is not the expected JSON: element 0: the member "state" is missing"#
+        let awaited = await #expect(throws: WardenClientError.self) { _ = try await connection.call(ControlAPI.apps) }
+        let blocking = #expect(throws: WardenClientError.self) {
+            _ = try connection.callBlockingKeepingAnswer(ControlAPI.apps)
+        }
+        let one = #expect(throws: WardenClientError.self) { _ = try connection.callBlocking(ControlAPI.app, ["a"]) }
+        #expect(awaited?.code == .protocolViolation)
+        #expect(awaited?.message == list)
+        #expect(blocking?.message == list)
         #expect(
-            error?.message
-                == #"The answer to GET /v1/apps is not the expected JSON: element 0: the member "state" is missing"#
-        )
+            one?.message == #"The answer to GET /v1/apps/a is not the expected JSON: the member "state" is missing"#)
     }
 }
