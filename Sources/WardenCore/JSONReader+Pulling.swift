@@ -35,7 +35,9 @@ extension JSONReader {
         } while try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.next(in: .array) }
     }
 
-    /// Reads an array whose elements `element` reads, one by one, into an array.
+    /// Reads an array whose elements `element` reads, one by one, into an array. Inlined, as
+    /// `nextInteger` is, so that the array's type is known where it is read.
+    @inlinable
     public mutating func nextArray<Element>(of element: (inout JSONReader) throws(Failure) -> Element)
         throws(Failure) -> [Element]
     {
@@ -68,37 +70,40 @@ extension JSONReader {
         return try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.readString() }
     }
 
-    /// Reads a number that is an integer of the given type.
+    /// Reads a number that is an integer of the given type. Inlined, so that the type is known
+    /// where the integer is read: a read of a generic integer asked the runtime for the metadata
+    /// of `Integer?` each time, a thousand apps' list three times an app.
+    @inlinable
     public mutating func nextInteger<Integer: FixedWidthInteger>(_: Integer.Type = Integer.self) throws(Failure)
         -> Integer
     {
         // Named only for a mismatch: a type's name is looked up at run time.
-        func expected() -> String { "an integer that fits \(Integer.self)" }
+        let number = try nextNumber { "an integer that fits \(Integer.self)" }
+        if let value = if let small = number.value { Integer(exactly: small) } else { Integer(number.text) } {
+            return value
+        }
+        throw .mismatch("a number found where an integer that fits \(Integer.self) was expected")
+    }
+
+    /// Reads a number for `nextInteger`: its value when it is up to 18 digits and nothing else
+    /// (added up here), else its text, for `Integer(_:)`. Not a number: a mismatch with `expected`.
+    @usableFromInline
+    mutating func nextNumber(_ expected: () -> String) throws(Failure) -> (value: Int64?, text: String) {
         skipWhitespace()
         guard let byte = peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         else { throw mismatch(expected()) }
         let start = offset
         try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.skipNumber() }
-        guard let number = Self.integer(Integer.self, bytes[start..<offset]) else {
-            throw .mismatch("a number found where \(expected()) was expected")
-        }
-        return number
-    }
-
-    /// The integer that `digits` (a number in JSON's grammar) writes, if it is one that fits:
-    /// up to 18 digits without a sign are added up here, anything else is left to `Integer(_:)`.
-    private static func integer<Integer: FixedWidthInteger>(_: Integer.Type, _ digits: ArraySlice<UInt8>)
-        -> Integer?
-    {
-        guard digits.count <= 18 else { return Integer(String(decoding: digits, as: UTF8.self)) }
+        let digits = bytes[start..<offset]
         var value: Int64 = 0
+        guard digits.count <= 18 else { return (nil, String(decoding: digits, as: UTF8.self)) }
         for byte in digits {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                return Integer(String(decoding: digits, as: UTF8.self))
+                return (nil, String(decoding: digits, as: UTF8.self))
             }
             value = value * 10 + Int64(byte - UInt8(ascii: "0"))
         }
-        return Integer(exactly: value)
+        return (value, "")
     }
 
     /// Reads `true` or `false`.

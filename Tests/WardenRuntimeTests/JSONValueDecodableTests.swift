@@ -103,6 +103,40 @@ struct JSONValueDecodableTests {
         #expect(throws: Never.self) { _ = try tree.readDocument() }
     }
 
+    /// Integers are read whole at every length and sign, up to the type's limits and no further:
+    /// up to 18 digits they are added up, beyond that and below zero the type reads the text.
+    @Test func integersReadToTheTypesLimits() throws {
+        func read<Integer: FixedWidthInteger>(_ text: String, as _: Integer.Type) throws(JSONReader.Failure)
+            -> [Integer]
+        {
+            var reader = JSONReader(bytes: Array(text.utf8), subject: "The answer", noun: "the answer")
+            try reader.beginDocument()
+            let values = try reader.nextArray { (reader: inout JSONReader) throws(JSONReader.Failure) in
+                try reader.nextInteger(Integer.self)
+            }
+            try reader.endDocument()
+            return values
+        }
+        let int64 = [0, -5, 999_999_999_999_999_999, 1_000_000_000_000_000_000, Int64.max, Int64.min]
+        #expect(try read("[" + int64.map(String.init).joined(separator: ",") + "]", as: Int64.self) == int64)
+        #expect(try read("[2147483647, -2147483648, 7]", as: Int32.self) == [Int32.max, Int32.min, 7])
+        let outside = ["2147483648", "-2147483649", "99999999999999999999", "1e3", "5.0", "-0.5"]
+        for number in outside {
+            #expect {
+                _ = try read("[\(number)]", as: Int32.self)
+            } throws: { error in
+                guard case .mismatch(let problem) = error as? JSONReader.Failure else { return false }
+                return problem == "element 0: a number found where an integer that fits Int32 was expected"
+            }
+        }
+        #expect {
+            _ = try read("[\"7\"]", as: Int64.self)
+        } throws: { error in
+            guard case .mismatch(let problem) = error as? JSONReader.Failure else { return false }
+            return problem == "element 0: a string found where an integer that fits Int64 was expected"
+        }
+    }
+
     /// A key repeated in one object, an empty document, something after the list and a list
     /// nested past the reader's depth are refused as not JSON, saying where.
     @Test func textThatIsNotJSONIsRefusedAsTheTreeReaderRefusesIt() throws {
