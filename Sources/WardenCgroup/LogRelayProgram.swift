@@ -16,6 +16,20 @@ public enum LogRelayProgram {
     /// and the relays then stay in their forks.
     public static let path: String? = candidates(executable: executablePath()).first { access($0, X_OK) == 0 }
 
+    /// What the daemon says once when it starts without the program (nil when it has it): where
+    /// it looked, and what each app's relay costs without it.
+    public static var absence: String? {
+        path == nil ? absence(searched: candidates(executable: executablePath())) : nil
+    }
+
+    /// The sentence for `absence`, naming the places searched.
+    static func absence(searched: [String]) -> String {
+        "The log relay program is not at \(searched.map { "\"\($0)\"" }.joined(separator: " or ")): each app's "
+            + "log relay stays a fork of the daemon and keeps a copy of every page the daemon changes after "
+            + "it, megabytes per app. Install it with the package, or put appwarden-relay beside the "
+            + "appwarden executable."
+    }
+
     /// Where to look, in order, for a process whose executable is `executable`.
     static func candidates(executable: String?) -> [String] {
         var paths: [String] = []
