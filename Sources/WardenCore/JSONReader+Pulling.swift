@@ -70,40 +70,49 @@ extension JSONReader {
         return try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.readString() }
     }
 
-    /// Reads a number that is an integer of the given type. Inlined, so that the type is known
-    /// where the integer is read: a read of a generic integer asked the runtime for the metadata
-    /// of `Integer?` each time, a thousand apps' list three times an app.
+    /// Reads a number that is an integer of the given type.
+    ///
+    /// Inlined, so that the type is known where the integer is read: a read of a generic integer
+    /// asked the runtime for the metadata of `Integer?` each time, three times an app in a
+    /// thousand apps' list.
     @inlinable
     public mutating func nextInteger<Integer: FixedWidthInteger>(_: Integer.Type = Integer.self) throws(Failure)
         -> Integer
     {
         // Named only for a mismatch: a type's name is looked up at run time.
-        let number = try nextNumber { "an integer that fits \(Integer.self)" }
-        if let value = if let small = number.value { Integer(exactly: small) } else { Integer(number.text) } {
-            return value
+        let value: Integer? =
+            switch try nextNumber({ "an integer that fits \(Integer.self)" }) {
+            case .digits(let digits): Integer(exactly: digits)
+            case .text(let text): Integer(text)
+            }
+        guard let value else {
+            throw .mismatch("a number found where an integer that fits \(Integer.self) was expected")
         }
-        throw .mismatch("a number found where an integer that fits \(Integer.self) was expected")
+        return value
     }
 
-    /// Reads a number for `nextInteger`: its value when it is up to 18 digits and nothing else
-    /// (added up here), else its text, for `Integer(_:)`. Not a number: a mismatch with `expected`.
+    /// A number as `nextNumber` reads it: up to 18 digits and nothing else, added up; any other
+    /// number as its text, for the caller's type to read.
     @usableFromInline
-    mutating func nextNumber(_ expected: () -> String) throws(Failure) -> (value: Int64?, text: String) {
+    enum Number {
+        case digits(Int64)
+        case text(String)
+    }
+
+    /// Reads a number for `nextInteger`; what is not a number is a mismatch with `expected`.
+    @usableFromInline
+    mutating func nextNumber(_ expected: () -> String) throws(Failure) -> Number {
         skipWhitespace()
         guard let byte = peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         else { throw mismatch(expected()) }
         let start = offset
         try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.skipNumber() }
-        let digits = bytes[start..<offset]
-        var value: Int64 = 0
-        guard digits.count <= 18 else { return (nil, String(decoding: digits, as: UTF8.self)) }
-        for byte in digits {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                return (nil, String(decoding: digits, as: UTF8.self))
-            }
-            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        let number = bytes[start..<offset]
+        let decimal = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard number.count <= 18, number.allSatisfy({ decimal.contains($0) }) else {
+            return .text(String(decoding: number, as: UTF8.self))
         }
-        return (value, "")
+        return .digits(number.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) })
     }
 
     /// Reads `true` or `false`.
