@@ -147,7 +147,7 @@ public actor WardenDaemon: Service {
             }
             logger.warning("Running without cgroups: \(error)")
         }
-        if !options.dryRun, let absence = LogRelayProgram.absence { logger.warning("\(absence)") }
+        if let absence = LogRelayProgram.absence { logger.warning("\(absence)") }
         let parts = DaemonParts(
             clock: WardenClock(clock), alarm: ClockAlarm(), journal: store, driver: driver,
             launcher: SpawningProcessLauncher(), memory: CgroupMemorySource(driver: driver, logger: logger),
