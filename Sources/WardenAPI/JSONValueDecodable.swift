@@ -2,8 +2,9 @@ public import WardenCore
 
 /// A value that reads itself from JSON text value by value (`JSONReader`'s pulling reads) as its
 /// `Decodable` conformance reads the same text, without `JSONDecoder` and without a tree of the
-/// document: the client decodes such answers this way (a thousand apps' `status` spent most of its
-/// time in `JSONDecoder`'s generic containers, and then in the tree). It is stricter than
+/// document: the client decodes the answers of the entries declared with such a type
+/// (`APIEndpoint.pullingReader`) this way (a thousand apps' `status` spent most of its time in
+/// `JSONDecoder`'s generic containers, and then in the tree). It is stricter than
 /// `JSONDecoder` in two ways, as `JSONReader` is: a key repeated in one object is refused, and so
 /// is a number with a fraction or an exponent (`5.0`, `1e3`) where an integer is expected.
 public protocol JSONValueDecodable: Decodable {

@@ -61,7 +61,7 @@ extension ClientContext {
         try await exiting { try await connection.call(endpoint, arguments, body: body, query: query) }
     }
 
-    /// Makes a call of the table that sends no body on this thread (`callBlocking`), for a
+    /// Makes a call of the table that sends no body on this thread (`callBlockingKeepingAnswer`), for a
     /// command whose one call is all it does: no thread is started for it. Gives the reply and
     /// the answer's JSON as the daemon sent it (`printAnswer(_:text:)`).
     func callNowKeepingAnswer<Reply>(_ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = [])
@@ -93,24 +93,22 @@ extension ClientContext {
 
     /// Prints `value` as JSON (with `--json`) or `text`.
     func output(_ value: some Encodable, text: @autoclosure () -> String) {
-        if json {
-            print(JSONOutput.text(value))
-        } else {
-            let line = text()
-            if !line.isEmpty { print(line) }
-        }
+        printUnlessEmpty(json ? JSONOutput.text(value) : text())
     }
 
-    /// Prints the daemon's answer as it sent it (with `--json`; the daemon writes the JSON the
-    /// command line prints, keys sorted, so it need not be written again: a thousand apps' list
-    /// took `JSONEncoder` longer than the rest of `status --json`) or `text`.
+    /// Prints the daemon's answer as it came (with `--json`) or `text`.
+    ///
+    /// The daemon writes the JSON the command line prints (keys sorted, one line), so it need not
+    /// be written again: a thousand apps' list took `JSONEncoder` longer than the rest of
+    /// `status --json`. A daemon of another version may send members this one does not know;
+    /// they are printed too.
     func printAnswer(_ answer: [UInt8], text: @autoclosure () -> String) {
-        if json {
-            print(String(decoding: answer, as: UTF8.self))
-        } else {
-            let line = text()
-            if !line.isEmpty { print(line) }
-        }
+        let line = answer.last == UInt8(ascii: "\n") ? answer.dropLast() : answer[...]
+        printUnlessEmpty(json ? String(decoding: line, as: UTF8.self) : text())
+    }
+
+    private func printUnlessEmpty(_ line: String) {
+        if !line.isEmpty { print(line) }
     }
 }
 

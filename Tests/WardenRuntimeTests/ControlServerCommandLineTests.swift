@@ -88,6 +88,34 @@ struct ControlServerCommandLineTests {
         }
     }
 
+    /// `status --json` prints the answer as the daemon sent it, once read as an app list: its
+    /// order of keys, a member this client does not know, and no second newline after the
+    /// daemon's; an answer that is not an app list is refused as before.
+    @Test func statusJSONPrintsTheAnswerAsItCame() async throws {
+        let app =
+            #"{"state":"suspended","name":"mail","status":"background","pids":[7],"footprintBytes":5,"#
+            + #""openTasks":[],"heldResources":[],"forceQuit":false,"hasPreservedState":true,"later":{"a":1}}"#
+        let server = try ClientTestServer { request in
+            switch request.path {
+            case "/v1/apps": [ClientTestServer.response(200, "[" + app + "]\n")]
+            case "/v1/apps/mail": [ClientTestServer.response(200, app)]
+            default: [ClientTestServer.response(200, #"[{"name":"x"}]"#)]
+            }
+        }
+        defer { server.stop() }
+        let environment = ["APPWARDEN_SOCKET": server.socketPath]
+        let list = try await AppwardenCommandLine.run(["status", "--json"], environment: environment)
+        #expect(list.code == 0)
+        #expect(list.output == "[" + app + "]\n")
+        let one = try await AppwardenCommandLine.run(["status", "mail", "--json"], environment: environment)
+        #expect(one.output == app + "\n")
+        let table = try await AppwardenCommandLine.run(["status"], environment: environment)
+        #expect(table.output.contains("mail ") && table.output.contains("suspended"))
+        let broken = try await AppwardenCommandLine.run(["status", "other", "--json"], environment: environment)
+        #expect(broken.code != 0)
+        #expect(broken.output.contains(#""error""#) && !broken.output.contains(#""name":"x""#))
+    }
+
     /// `app begin-task` from a script prints the task id, and `app end-task` ends that task.
     @Test func appCallsFromAScriptUseTheEnvironment() async throws {
         try await ControlServerHarness.run { harness in
