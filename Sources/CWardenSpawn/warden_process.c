@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -130,5 +131,15 @@ int warden_malloc_trim(void) {
     return malloc_trim(0);
 #else
     return 0;
+#endif
+}
+
+int warden_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+#else
+    (void)actions;
+    (void)from;
+    return ENOSYS;
 #endif
 }

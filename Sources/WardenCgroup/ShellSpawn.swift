@@ -1,3 +1,5 @@
+import CWardenSpawn
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -6,7 +8,8 @@
 
 /// Starts `/bin/sh -c script` through `posix_spawn`, the child with no signal blocked and every
 /// signal at its default action, whatever the calling thread blocks or ignores (the daemon's
-/// threads block some, and an inherited mask would keep SIGTERM from ending the child).
+/// threads block some, and an inherited mask would keep SIGTERM from ending the child), and with
+/// no descriptor of the caller's but standard input, output and error.
 ///
 /// For the short shell commands appwarden runs besides its apps: operator hooks, and the
 /// processes its benchmarks start. Apps themselves start through `ProcessSpawner`.
@@ -47,6 +50,10 @@ public enum ShellSpawn {
             posix_spawn_file_actions_adddup2(&actions, output, 1)
             posix_spawn_file_actions_adddup2(&actions, output, 2)
         }
+        // Nothing but the three standard descriptors: the libraries in this process open some
+        // without close-on-exec (the control socket, epoll instances), which a hook, and what it
+        // leaves running, would otherwise hold. (A C library without the action keeps them.)
+        _ = warden_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

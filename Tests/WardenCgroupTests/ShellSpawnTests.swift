@@ -57,4 +57,25 @@ import WardenCgroup
         #expect(lines.first == "hello:none")
         #expect(lines.dropFirst().first == String(pid))
     }
+
+    /// The child holds standard input, output and error and nothing else of the caller's, not
+    /// even a descriptor the caller left open across exec.
+    @Test func noOtherDescriptorIsInherited() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shell-fds-\(getpid()).txt").path
+        defer { unlink(path) }
+        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        #expect(file >= 0)
+        defer { close(file) }
+        let inheritable = open("/dev/null", O_RDONLY)
+        #expect(inheritable > 2 && fcntl(inheritable, F_GETFD) & FD_CLOEXEC == 0)
+        defer { close(inheritable) }
+        // /proc/self/fd of `ls` itself: its standard three and the directory it reads.
+        let pid = try ShellSpawn.start("exec ls /proc/self/fd", descriptors: .init(inputFromNull: true, output: file))
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        #expect(status == 0)
+        let listed = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
+        #expect(!listed.contains(inheritable), "\(listed)")
+        #expect(Set(listed).isSuperset(of: [0, 1, 2]) && listed.count == 4, "\(listed)")
+    }
 }

@@ -1,6 +1,7 @@
 #ifndef APPWARDEN_PROCESS_H
 #define APPWARDEN_PROCESS_H
 
+#include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -69,5 +70,10 @@ unsigned int warden_dev_minor(dev_t device);
 /// Returns free heap memory to the kernel with glibc's malloc_trim(0); 0 where the C library
 /// has no such call.
 int warden_malloc_trim(void);
+
+/// Adds to `actions` the closing of every descriptor from `from` up (glibc's
+/// posix_spawn_file_actions_addclosefrom_np, 2.34 and later); returns 0, or an error number
+/// (ENOSYS where the C library has no such action).
+int warden_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 
 #endif
