@@ -41,19 +41,10 @@ import WardenCgroup
     /// The environment given is the child's whole environment, and a new process group is led
     /// by the child; its output goes where it is sent.
     @Test func environmentGroupAndOutputAreTheOnesGiven() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shell-spawn-\(getpid()).txt").path
-        defer { unlink(path) }
-        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        #expect(file >= 0)
-        defer { close(file) }
-        let pid = try ShellSpawn.start(
+        let (pid, status, lines) = try Self.run(
             #"echo "$GREETING:${HOME:-none}"; ps -o pgid= -p $$ | tr -d ' '"#,
-            environment: ["GREETING": "hello", "PATH": "/usr/bin:/bin"],
-            descriptors: .init(inputFromNull: true, output: file), newProcessGroup: true)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            environment: ["GREETING": "hello", "PATH": "/usr/bin:/bin"], newProcessGroup: true)
         #expect(status == 0)
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.first == "hello:none")
         #expect(lines.dropFirst().first == String(pid))
     }
@@ -61,21 +52,33 @@ import WardenCgroup
     /// The child holds standard input, output and error and nothing else of the caller's, not
     /// even a descriptor the caller left open across exec.
     @Test func noOtherDescriptorIsInherited() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shell-fds-\(getpid()).txt").path
-        defer { unlink(path) }
-        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        #expect(file >= 0)
-        defer { close(file) }
         let inheritable = open("/dev/null", O_RDONLY)
         #expect(inheritable > 2 && fcntl(inheritable, F_GETFD) & FD_CLOEXEC == 0)
         defer { close(inheritable) }
         // /proc/self/fd of `ls` itself: its standard three and the directory it reads.
-        let pid = try ShellSpawn.start("exec ls /proc/self/fd", descriptors: .init(inputFromNull: true, output: file))
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let (_, status, lines) = try Self.run("exec ls /proc/self/fd")
         #expect(status == 0)
-        let listed = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
+        let listed = lines.compactMap { Int32($0) }
         #expect(!listed.contains(inheritable), "\(listed)")
         #expect(Set(listed).isSuperset(of: [0, 1, 2]) && listed.count == 4, "\(listed)")
+    }
+
+    /// Runs `script` with standard input from /dev/null and its output to a temporary file, waits
+    /// for it, and returns its pid, its wait status and the lines it wrote.
+    private static func run(
+        _ script: String, environment: [String: String]? = nil, newProcessGroup: Bool = false
+    ) throws -> (pid: pid_t, status: Int32, lines: [String]) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shell-spawn-\(getpid()).txt").path
+        defer { unlink(path) }
+        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        #expect(file >= 0)
+        defer { close(file) }
+        let pid = try ShellSpawn.start(
+            script, environment: environment, descriptors: .init(inputFromNull: true, output: file),
+            newProcessGroup: newProcessGroup)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        return (pid, status, lines)
     }
 }
