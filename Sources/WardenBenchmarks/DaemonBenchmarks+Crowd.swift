@@ -104,28 +104,72 @@ extension DaemonBenchmarks {
             print("crowd of \(crowd): `appwarden status` skipped: no appwarden executable next to WardenBenchmarks")
             return
         }
+        // Started from a process of its own, as from a user's shell: a child of this process would
+        // first copy the daemon's descriptor table (6,000 entries beside 1,000 apps), which costs
+        // the child ~2.6 ms of CPU that no user's `appwarden status` pays.
         var runs: [Double] = []
         var cpu: [Double] = []
-        for _ in 0..<20 {
-            let start = ContinuousClock.now
-            guard
-                let pid = try? ShellSpawn.start(
-                    "APPWARDEN_SOCKET='\(socketPath)' exec '\(appwarden)' status >/dev/null")
-            else { break }
-            var status: Int32 = 0
-            var usage = rusage()
-            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-            guard status == 0 else { break }
-            runs.append(seconds(ContinuousClock.now - start) * 1000)
-            cpu.append((seconds(usage.ru_utime) + seconds(usage.ru_stime)) * 1000)
+        for line in launchedRuns(20, of: [appwarden, "status"], socketPath: socketPath) {
+            let figures = line.split(separator: " ").compactMap { Double($0) }
+            guard figures.count == 2 else { break }
+            runs.append(figures[0])
+            cpu.append(figures[1])
         }
         runs.sort()
         cpu.sort()
         // The command's own CPU tells its cost from the host's: wall time waits for the daemon's
         // answer and for a core.
         print(
-            "crowd of \(crowd): `appwarden status` (\(appwarden), a new process each time) p50 \(format(percentile(runs, 0.5))) ms, "
+            "crowd of \(crowd): `appwarden status` (\(appwarden), a new process each time, from a process of its own) p50 \(format(percentile(runs, 0.5))) ms, "
                 + "range \(format(runs.first ?? .nan))–\(format(runs.last ?? .nan)) ms over \(runs.count) runs; "
                 + "its CPU p50 \(format(percentile(cpu, 0.5))) ms")
+    }
+
+    /// The lines `WardenBenchmarks spawn-runs` prints for `count` runs of `command` against the
+    /// daemon at `socketPath`, started from a new WardenBenchmarks process that holds only the
+    /// standard three descriptors.
+    static func launchedRuns(_ count: Int, of command: [String], socketPath: String) -> [Substring] {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return []
+        }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return [] }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let quoted = ([executable, "spawn-runs", String(count)] + command).map { "'\($0)'" }.joined(separator: " ")
+        let pid = try? ShellSpawn.start(
+            "APPWARDEN_SOCKET='\(socketPath)' exec \(quoted)", descriptors: .init(inputFromNull: true, output: ends[1]))
+        close(ends[1])
+        let output = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true).readDataToEndOfFile()
+        if let pid {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        return String(decoding: output, as: UTF8.self).split(separator: "\n")
+    }
+
+    /// `WardenBenchmarks spawn-runs COUNT PROGRAM [ARGUMENTS…]`: runs the program `count` times,
+    /// one after the other, each with `posix_spawn` and its output to /dev/null, and prints for
+    /// each run its wall time to exit and its CPU time (user and system, `wait4`), in
+    /// milliseconds. Stops at the first run that fails or cannot start.
+    static func spawnRuns(_ count: Int, of command: [String]) {
+        // The program's output goes to /dev/null; the figures to what was standard output.
+        let figures = fcntl(1, F_DUPFD_CLOEXEC, 3)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        guard let program = command.first, figures >= 0, null >= 0, dup2(null, 1) == 1 else { return }
+        let results = FileHandle(fileDescriptor: figures, closeOnDealloc: true)
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        for _ in 0..<count {
+            let start = ContinuousClock.now
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, program, nil, nil, &argv, environ) == 0 else { return }
+            var status: Int32 = 0
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+            guard status == 0 else { return }
+            let wall = seconds(ContinuousClock.now - start) * 1000
+            let cpu = (seconds(usage.ru_utime) + seconds(usage.ru_stime)) * 1000
+            results.write(Data("\(wall) \(cpu)\n".utf8))
+        }
     }
 }

@@ -1,12 +1,17 @@
 // Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|pressure|export|all]`;
 // `WardenBenchmarks daemon serve [RUNS]` takes only the served daemon's figures, `pressure [ROUNDS]` only
 // the pressure → kill figures, `pressure [ROUNDS] crowd [N]` those beside N more suspended apps,
-// `export [RUNS]` a week's journal exported and replayed.
+// `export [RUNS]` a week's journal exported and replayed. `spawn-runs COUNT PROGRAM [ARGUMENTS…]` is
+// how the crowd benchmark starts `appwarden status` from a process of its own.
 #if canImport(Glibc)
     import Glibc
 #endif
 let arguments = CommandLine.arguments.dropFirst()
 let which = arguments.first ?? "all"
+if which == "spawn-runs", let count = arguments.dropFirst().first.flatMap({ Int($0) }) {
+    DaemonBenchmarks.spawnRuns(count, of: Array(arguments.dropFirst(2)))
+    exit(0)
+}
 guard ["core", "cgroup", "daemon", "pressure", "export", "all"].contains(which) else {
     print(
         "usage: WardenBenchmarks [core|cgroup|daemon [serve [RUNS]]|pressure [ROUNDS [crowd [N]]]|export [RUNS]|all]")
