@@ -66,6 +66,25 @@ extension WardenConnection {
         return (reply, response.body)
     }
 
+    /// As `callBlocking(_:_:query:)`, sending `body` as JSON: for a command-line tool's single call
+    /// with a body (an app's call from a shell script).
+    public func callBlocking<Body: Encodable, Reply>(
+        _ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String] = [], body: Body
+    ) throws(WardenClientError) -> Reply {
+        let path = endpoint.path(arguments, query: [])
+        let method = endpoint.method.rawValue
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try JSONEncoder().encode(body))
+        } catch {
+            throw WardenClientError(
+                .protocolViolation, "The request \(method) \(path) could not be written as JSON: \(error).")
+        }
+        let response = try requestBlocking(method: method, path: path, body: bytes, idempotent: endpoint.idempotent)
+        return try Self.reply(
+            to: method, path, status: response.status, body: response.body, pullingReader: endpoint.pullingReader)
+    }
+
     private func send<Body, Reply>(
         _ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String], bytes: [UInt8]?, query: [(String, String)]
     ) async throws -> Reply {

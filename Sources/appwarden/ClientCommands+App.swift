@@ -31,74 +31,66 @@ struct AppOptions: ParsableArguments {
     }
 
     var app: String { appName ?? ProcessInfo.processInfo.environment["APPWARDEN_APP"] ?? "" }
+}
 
-    /// Makes the app call `endpoint` without a body.
-    func call<Reply>(_ endpoint: APIEndpoint<NoBody, Reply>) async throws -> Reply {
-        try await client.call(endpoint, [app])
-    }
+/// An `app` command that makes one call (`AppCall`), the same call whether the argument parser
+/// read the command line or `AppCall.quickArguments(_:)` did.
+protocol AppCallCommand: AsyncParsableCommand {
+    var options: AppOptions { get }
+    /// The call the command line names.
+    var call: AppCall { get }
+}
 
-    /// Makes the app call `endpoint` with a JSON body.
-    func call<Body: Encodable, Reply>(_ endpoint: APIEndpoint<Body, Reply>, body: Body) async throws -> Reply {
-        try await client.call(endpoint, [app], body: body)
-    }
+extension AppCallCommand {
+    func run() async throws { try call.perform(app: options.app, through: options.client) }
 }
 
 /// `appwarden app ready`.
-struct AppReadyCommand: AsyncParsableCommand {
+struct AppReadyCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "ready", abstract: "Tell appwarden the app is ready (readiness = \"notify\").")
     @OptionGroup var options: AppOptions
-    func run() async throws { options.client.output(try await options.call(ControlAPI.ready), text: "") }
+    var call: AppCall { .ready }
 }
 
 /// `appwarden app begin-task NAME`: prints the task id.
-struct AppBeginTaskCommand: AsyncParsableCommand {
+struct AppBeginTaskCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "begin-task", abstract: "Begin a background task; prints its id for end-task.")
     @OptionGroup var options: AppOptions
     @Argument(help: "The task's name.") var name: String
 
-    func run() async throws {
-        let begun = try await options.call(ControlAPI.beginTask, body: ControlRequests.BeginTask(name: name))
-        options.client.output(begun, text: "\(begun.id)")
-    }
+    var call: AppCall { .beginTask(name: name) }
 }
 
 /// `appwarden app end-task ID`.
-struct AppEndTaskCommand: AsyncParsableCommand {
+struct AppEndTaskCommand: AppCallCommand {
     static let configuration = CommandConfiguration(commandName: "end-task", abstract: "End a background task.")
     @OptionGroup var options: AppOptions
     @Argument(help: "The id begin-task printed.") var id: Int
 
-    func run() async throws {
-        options.client.output(
-            try await options.call(ControlAPI.endTask, body: ControlRequests.EndTask(id: id)), text: "")
-    }
+    var call: AppCall { .endTask(id: id) }
 }
 
 /// `appwarden app time-remaining`: seconds left, or `unlimited` in the foreground.
-struct AppTimeRemainingCommand: AsyncParsableCommand {
+struct AppTimeRemainingCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "time-remaining",
         abstract: "Print the background-task time left in seconds, or \"unlimited\" in the foreground.")
     @OptionGroup var options: AppOptions
 
-    func run() async throws {
-        let answer = try await options.call(ControlAPI.timeRemaining)
-        let text = answer.remainingMillis.map { String(format: "%.3f", Double($0) / 1000) } ?? "unlimited"
-        options.client.output(answer, text: text)
-    }
+    var call: AppCall { .timeRemaining }
 }
 
 /// Checks the result argument of complete-fetch and complete-push.
 func validateCompletion(_ result: String) throws {
-    if CompletionResult(rawValue: result) == nil {
+    if !AppCall.isCompletion(result) {
         throw ValidationError(APIMessages.invalidResult(result))
     }
 }
 
 /// `appwarden app complete-fetch RESULT`.
-struct AppCompleteFetchCommand: AsyncParsableCommand {
+struct AppCompleteFetchCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "complete-fetch", abstract: "Complete a background fetch: newData, noData or failed.")
     @OptionGroup var options: AppOptions
@@ -106,14 +98,11 @@ struct AppCompleteFetchCommand: AsyncParsableCommand {
 
     func validate() throws { try validateCompletion(result) }
 
-    func run() async throws {
-        let body = ControlRequests.Completion(result: result)
-        options.client.output(try await options.call(ControlAPI.completeFetch, body: body), text: "")
-    }
+    var call: AppCall { .completeFetch(result: result) }
 }
 
 /// `appwarden app complete-push RESULT`.
-struct AppCompletePushCommand: AsyncParsableCommand {
+struct AppCompletePushCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "complete-push", abstract: "Complete the handling of a silent push: newData, noData or failed.")
     @OptionGroup var options: AppOptions
@@ -121,85 +110,67 @@ struct AppCompletePushCommand: AsyncParsableCommand {
 
     func validate() throws { try validateCompletion(result) }
 
-    func run() async throws {
-        let body = ControlRequests.Completion(result: result)
-        options.client.output(try await options.call(ControlAPI.completePush, body: body), text: "")
-    }
+    var call: AppCall { .completePush(result: result) }
 }
 
 /// `appwarden app set-fetch-interval minimum|never|DURATION`.
-struct AppSetFetchIntervalCommand: AsyncParsableCommand {
+struct AppSetFetchIntervalCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "set-fetch-interval", abstract: "Set the minimum time between background fetches.")
     @OptionGroup var options: AppOptions
     @Argument(help: "minimum, never, or a duration such as 15m.") var interval: String
 
     func validate() throws {
-        if FetchInterval(parsing: interval) == nil {
+        if !AppCall.isFetchInterval(interval) {
             throw ValidationError(APIMessages.invalidFetchInterval(interval))
         }
     }
 
-    func run() async throws {
-        let body = ControlRequests.FetchInterval(interval: interval)
-        options.client.output(try await options.call(ControlAPI.fetchInterval, body: body), text: "")
-    }
+    var call: AppCall { .setFetchInterval(interval) }
 }
 
 /// `appwarden app register-push`: prints the device token.
-struct AppRegisterPushCommand: AsyncParsableCommand {
+struct AppRegisterPushCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "register-push", abstract: "Print the app's device token for pushes.")
     @OptionGroup var options: AppOptions
 
-    func run() async throws {
-        let answer = try await options.call(ControlAPI.registerPush)
-        options.client.output(answer, text: answer.token)
-    }
+    var call: AppCall { .registerPush }
 }
 
 /// `appwarden app acquire RESOURCE`.
-struct AppAcquireCommand: AsyncParsableCommand {
+struct AppAcquireCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "acquire", abstract: "Acquire a shared resource declared in the policy.")
     @OptionGroup var options: AppOptions
     @Argument(help: "The resource.") var resource: String
 
-    func run() async throws {
-        options.client.output(
-            try await options.call(ControlAPI.acquire, body: ControlRequests.Resource(resource: resource)), text: "")
-    }
+    var call: AppCall { .acquire(resource: resource) }
 }
 
 /// `appwarden app release RESOURCE`.
-struct AppReleaseCommand: AsyncParsableCommand {
+struct AppReleaseCommand: AppCallCommand {
     static let configuration = CommandConfiguration(commandName: "release", abstract: "Release a shared resource.")
     @OptionGroup var options: AppOptions
     @Argument(help: "The resource.") var resource: String
 
-    func run() async throws {
-        options.client.output(
-            try await options.call(ControlAPI.release, body: ControlRequests.Resource(resource: resource)), text: "")
-    }
+    var call: AppCall { .release(resource: resource) }
 }
 
 /// `appwarden app report-status foreground|background`.
-struct AppReportStatusCommand: AsyncParsableCommand {
+struct AppReportStatusCommand: AppCallCommand {
     static let configuration = CommandConfiguration(
         commandName: "report-status", abstract: "Report the app's status (status_source = \"reported\").")
     @OptionGroup var options: AppOptions
     @Argument(help: "foreground or background.") var status: String
 
     func validate() throws {
-        if status != AppStatus.foreground.description && status != AppStatus.background.description {
+        if !AppCall.isReportedStatus(status) {
             throw ValidationError(APIMessages.invalidStatus(status))
         }
     }
 
-    func run() async throws {
-        let body = ControlRequests.StatusReport(status: status)
-        options.client.output(try await options.call(ControlAPI.reportStatus, body: body), text: "")
-    }
+    var call: AppCall { .reportStatus(status) }
 }
 
 /// `appwarden app events`: the app's own live events (expiration warnings, fetch starts, pushes…).

@@ -7,11 +7,16 @@ extension Appwarden {
     /// daemon (its sentence printed), 2 a usage error, 3 the daemon cannot be reached or is stopping. Commands
     /// that choose their own code (`ExitCode(n)`) keep it. With `--json`, a failure is printed
     /// on standard output as `{"error": CODE, "message": SENTENCE}`. `status`, the command an
-    /// operator or a script runs most often, is read without the argument parser where it can be.
+    /// operator or a script runs most often, and an app's calls from a shell script (`app
+    /// begin-task` and the others) are read without the argument parser where they can be.
     static func main() async {
         do {
             if let status = StatusCommand.quickArguments(CommandLine.arguments.dropFirst()) {
                 try StatusCommand.show(status.app, through: status.session)
+                return
+            }
+            if let app = AppCall.quickArguments(CommandLine.arguments.dropFirst()) {
+                try app.call.perform(app: app.app, through: app.session)
                 return
             }
             var command = try parseAsRoot()

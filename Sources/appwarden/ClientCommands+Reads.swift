@@ -29,32 +29,14 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    /// `status [APP] [--json] [--socket PATH]` read without the argument parser, whose look
-    /// through every command's declarations is most of the start-up of a command that runs for a
-    /// few milliseconds: the app (if one is named) and the session. Nil for any other command line
-    /// (help, another option, a second app, an option given twice), which the parser reads and,
-    /// where it is wrong, explains.
+    /// `status [APP] [--json] [--socket PATH]` read without the argument parser
+    /// (`QuickCommandLine`): the app (if one is named) and the session. Nil for any other command
+    /// line, which the parser reads.
     static func quickArguments(_ arguments: ArraySlice<String>) -> (app: String?, session: ClientSession)? {
-        guard arguments.first == "status" else { return nil }
-        var socket: String?
-        var json = false
-        var app: String?
-        var rest = arguments.dropFirst()
-        while let argument = rest.popFirst() {
-            if argument == "--json", !json {
-                json = true
-            } else if argument == "--socket", socket == nil, let path = rest.first, !path.hasPrefix("-") {
-                socket = path
-                rest = rest.dropFirst()
-            } else if argument.hasPrefix("--socket="), socket == nil, argument.count > "--socket=".count {
-                socket = String(argument.dropFirst("--socket=".count))
-            } else if !argument.hasPrefix("-"), app == nil, argument != "help" {
-                app = argument
-            } else {
-                return nil
-            }
-        }
-        return (app, ClientSession(socketPath: ClientOptions.socketPath(socket), json: json))
+        guard arguments.first == "status", let line = QuickCommandLine(arguments), line.app == nil,
+            line.words.count <= 2
+        else { return nil }
+        return (line.words.dropFirst().first, line.session)
     }
 
     /// A span of milliseconds in whole seconds, minutes and hours: `45s`, `14m58s`, `2h05m`.

@@ -21,7 +21,7 @@ struct ClientOptions: ParsableArguments, ClientContext {
 }
 
 /// The same two choices without the argument parser, for a command read without it
-/// (`StatusCommand.quickArguments`).
+/// (`QuickCommandLine`).
 struct ClientSession: ClientContext {
     var socketPath: String
     var json: Bool
@@ -69,6 +69,24 @@ extension ClientContext {
     {
         do throws(WardenClientError) {
             return try connection.callBlockingKeepingAnswer(endpoint, arguments)
+        } catch {
+            throw failure(for: error)
+        }
+    }
+
+    /// Makes a call of the table that sends no body on this thread, for a command whose one call
+    /// is all it does.
+    func callNow<Reply>(_ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String]) throws(ClientExit) -> Reply {
+        try callNowKeepingAnswer(endpoint, arguments).reply
+    }
+
+    /// Makes a call of the table with a JSON body on this thread, for a command whose one call is
+    /// all it does.
+    func callNow<Body: Encodable, Reply>(_ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String], body: Body)
+        throws(ClientExit) -> Reply
+    {
+        do throws(WardenClientError) {
+            return try connection.callBlocking(endpoint, arguments, body: body)
         } catch {
             throw failure(for: error)
         }

@@ -116,7 +116,8 @@ struct ControlServerCommandLineTests {
         #expect(broken.output.contains(#""error""#) && !broken.output.contains(#""name":"x""#))
     }
 
-    /// `app begin-task` from a script prints the task id, and `app end-task` ends that task.
+    /// `app begin-task` from a script prints the task id, and `app end-task` ends that task; ending
+    /// it again is refused (exit 1), and a result that is not one is a usage error (exit 2).
     @Test func appCallsFromAScriptUseTheEnvironment() async throws {
         try await ControlServerHarness.run { harness in
             _ = try await harness.request(.POST, "/v1/open/mail")
@@ -128,6 +129,15 @@ struct ControlServerCommandLineTests {
             let ended = try await AppwardenCommandLine.run(["app", "end-task", "\(id)"], environment: environment)
             #expect(ended.code == 0)
             #expect(await harness.double.app(named: "mail")?.openTasks.isEmpty == true)
+            // A refusal exits 1 with the daemon's sentence, as JSON with --json; a usage error exits 2.
+            let again = try await AppwardenCommandLine.run(["app", "end-task", "\(id)"], environment: environment)
+            #expect(again.code == 1 && !again.error.isEmpty, "\(again)")
+            let json = try await AppwardenCommandLine.run(
+                ["app", "end-task", "\(id)", "--json"], environment: environment)
+            #expect(json.code == 1 && json.output.hasPrefix(#"{"error":"#), "\(json)")
+            let usage = try await AppwardenCommandLine.run(
+                ["app", "complete-fetch", "maybe"], environment: environment)
+            #expect(usage.code == 2 && usage.error.contains("maybe"), "\(usage)")
         }
     }
 

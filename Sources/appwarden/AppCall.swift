@@ -1,0 +1,108 @@
+import Foundation
+import WardenAPI
+import WardenCore
+
+/// One call an app makes from a shell script, as `appwarden app VERB [ARGUMENT]` names it (all
+/// but `events`, which follows the journal): made on the thread the command runs on, whether the
+/// argument parser read the command line or `quickArguments(_:)` did.
+enum AppCall: Equatable {
+    case ready
+    case beginTask(name: String)
+    case endTask(id: Int)
+    case timeRemaining
+    case completeFetch(result: String)
+    case completePush(result: String)
+    case setFetchInterval(String)
+    case registerPush
+    case acquire(resource: String)
+    case release(resource: String)
+    case reportStatus(String)
+
+    /// The call that `verb` and its `arguments` name, or nil when they name none or an argument is
+    /// not one the command accepts.
+    init?(verb: String, arguments: [String]) {
+        switch (verb, arguments.first, arguments.count) {
+        case ("ready", _, 0): self = .ready
+        case ("begin-task", let name?, 1): self = .beginTask(name: name)
+        case ("end-task", let id?, 1):
+            guard let id = Int(id) else { return nil }
+            self = .endTask(id: id)
+        case ("time-remaining", _, 0): self = .timeRemaining
+        case ("complete-fetch", let result?, 1) where Self.isCompletion(result): self = .completeFetch(result: result)
+        case ("complete-push", let result?, 1) where Self.isCompletion(result): self = .completePush(result: result)
+        case ("set-fetch-interval", let interval?, 1) where Self.isFetchInterval(interval):
+            self = .setFetchInterval(interval)
+        case ("register-push", _, 0): self = .registerPush
+        case ("acquire", let resource?, 1): self = .acquire(resource: resource)
+        case ("release", let resource?, 1): self = .release(resource: resource)
+        case ("report-status", let status?, 1) where Self.isReportedStatus(status): self = .reportStatus(status)
+        default: return nil
+        }
+    }
+
+    /// `newData`, `noData` or `failed`.
+    static func isCompletion(_ result: String) -> Bool { CompletionResult(rawValue: result) != nil }
+
+    /// `minimum`, `never` or a duration.
+    static func isFetchInterval(_ interval: String) -> Bool { FetchInterval(parsing: interval) != nil }
+
+    /// `foreground` or `background`.
+    static func isReportedStatus(_ status: String) -> Bool {
+        status == AppStatus.foreground.description || status == AppStatus.background.description
+    }
+
+    /// Makes the call for `app` and prints what the daemon answered: a task's id, the time left,
+    /// the device token, or nothing; the answer as JSON with `--json`.
+    func perform(app: String, through client: some ClientContext) throws(ClientExit) {
+        let arguments = [app]
+        switch self {
+        case .ready:
+            client.output(try client.callNow(ControlAPI.ready, arguments), text: "")
+        case .beginTask(let name):
+            let begun = try client.callNow(ControlAPI.beginTask, arguments, body: ControlRequests.BeginTask(name: name))
+            client.output(begun, text: "\(begun.id)")
+        case .endTask(let id):
+            client.output(
+                try client.callNow(ControlAPI.endTask, arguments, body: ControlRequests.EndTask(id: id)), text: "")
+        case .timeRemaining:
+            let answer = try client.callNow(ControlAPI.timeRemaining, arguments)
+            client.output(
+                answer, text: answer.remainingMillis.map { String(format: "%.3f", Double($0) / 1000) } ?? "unlimited")
+        case .completeFetch(let result):
+            let body = ControlRequests.Completion(result: result)
+            client.output(try client.callNow(ControlAPI.completeFetch, arguments, body: body), text: "")
+        case .completePush(let result):
+            let body = ControlRequests.Completion(result: result)
+            client.output(try client.callNow(ControlAPI.completePush, arguments, body: body), text: "")
+        case .setFetchInterval(let interval):
+            let body = ControlRequests.FetchInterval(interval: interval)
+            client.output(try client.callNow(ControlAPI.fetchInterval, arguments, body: body), text: "")
+        case .registerPush:
+            let answer = try client.callNow(ControlAPI.registerPush, arguments)
+            client.output(answer, text: answer.token)
+        case .acquire(let resource):
+            let body = ControlRequests.Resource(resource: resource)
+            client.output(try client.callNow(ControlAPI.acquire, arguments, body: body), text: "")
+        case .release(let resource):
+            let body = ControlRequests.Resource(resource: resource)
+            client.output(try client.callNow(ControlAPI.release, arguments, body: body), text: "")
+        case .reportStatus(let status):
+            let body = ControlRequests.StatusReport(status: status)
+            client.output(try client.callNow(ControlAPI.reportStatus, arguments, body: body), text: "")
+        }
+    }
+
+    /// `app VERB [ARGUMENT] [--app NAME] [--json] [--socket PATH]` read without the argument parser
+    /// (`QuickCommandLine`): the call, the app (`--app`, else `$APPWARDEN_APP`) and the session.
+    /// Nil for any other command line, and for one that names no app or an argument the command
+    /// refuses, which the parser reads and explains.
+    static func quickArguments(_ arguments: ArraySlice<String>) -> (call: AppCall, app: String, session: ClientSession)?
+    {
+        var rest = arguments
+        guard rest.popFirst() == "app", let verb = rest.popFirst(), let line = QuickCommandLine(rest),
+            let call = AppCall(verb: verb, arguments: line.words),
+            let app = line.app ?? getenv("APPWARDEN_APP").map({ String(cString: $0) })
+        else { return nil }
+        return (call, app, line.session)
+    }
+}
