@@ -98,4 +98,11 @@ extension LifecycleEvent {
             nil
         }
     }
+
+    /// Whether the event only asks: the core answers it from its state and changes nothing
+    /// (`time-remaining`). Such an event needs no checkpoint saved after it, unless the core
+    /// did more with it (its first event starts it).
+    public var isQuery: Bool {
+        if case .timeRemaining = self { true } else { false }
+    }
 }

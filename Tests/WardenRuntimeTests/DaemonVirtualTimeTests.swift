@@ -272,6 +272,28 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// An app asking for its remaining background time changes nothing, so the checkpoint is not
+    /// saved again for it; a task begun right after is saved before its answer.
+    @Test func askingForTheTimeRemainingDoesNotSaveTheCheckpoint() async throws {
+        let bed = try await Self.bed(
+            """
+            [apps.mail]
+            command = "/bin/mail"
+            """)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        await bed.advance(by: .seconds(5))
+        let saved = try #require(bed.journal.checkpoint())
+        await bed.advance(by: .seconds(1))
+        let answer = try await bed.daemon.perform(.timeRemaining(app: "mail"))
+        #expect(answer == .timeRemaining(nil))
+        #expect(bed.journal.checkpoint()?.wallTimeMillis == saved.wallTimeMillis)
+        _ = try await bed.daemon.perform(.beginTask(app: "mail", name: "sync"))
+        #expect((bed.journal.checkpoint()?.wallTimeMillis ?? 0) > saved.wallTimeMillis)
+        #expect(bed.journal.checkpoint()?.json.contains("sync") == true)
+        await bed.stop()
+    }
+
     /// Under memory pressure a job no caller waits for (a process's end) saves the checkpoint at
     /// most every 250 ms, so that a save does not stand before the next kill; a caller's event
     /// still saves it before the answer.
