@@ -68,7 +68,8 @@ import WardenCgroup
     private static func run(
         _ script: String, environment: [String: String]? = nil, newProcessGroup: Bool = false
     ) throws -> (pid: pid_t, status: Int32, lines: [String]) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shell-spawn-\(getpid()).txt").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shell-spawn-\(UUID().uuidString).txt")
+            .path
         defer { unlink(path) }
         let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         #expect(file >= 0)
