@@ -111,7 +111,11 @@ extension DaemonBenchmarks {
         var cpu: [Double] = []
         for line in launchedRuns(20, of: [appwarden, "status"], socketPath: socketPath) {
             let figures = line.split(separator: " ").compactMap { Double($0) }
-            guard figures.count == 2 else { break }
+            guard figures.count == 2 else {
+                // What a failing run wrote on its standard error, which shares the pipe.
+                print("crowd of \(crowd): `appwarden status` said: \(line)")
+                continue
+            }
             runs.append(figures[0])
             cpu.append(figures[1])
         }
@@ -127,7 +131,7 @@ extension DaemonBenchmarks {
 
     /// The lines `WardenBenchmarks spawn-runs` prints for `count` runs of `command` against the
     /// daemon at `socketPath`, started from a new WardenBenchmarks process that holds only the
-    /// standard three descriptors.
+    /// standard three descriptors, and whatever a failing run wrote on its standard error.
     static func launchedRuns(_ count: Int, of command: [String], socketPath: String) -> [Substring] {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             return []
@@ -150,7 +154,8 @@ extension DaemonBenchmarks {
     /// `WardenBenchmarks spawn-runs COUNT PROGRAM [ARGUMENTS…]`: runs the program `count` times,
     /// one after the other, each with `posix_spawn` and its output to /dev/null, and prints for
     /// each run its wall time to exit and its CPU time (user and system, `wait4`), in
-    /// milliseconds. Stops at the first run that fails or cannot start.
+    /// milliseconds. Stops at the first run that fails or cannot start; the program's standard
+    /// error stays this process's.
     static func spawnRuns(_ count: Int, of command: [String]) {
         // The program's output goes to /dev/null; the figures to what was standard output.
         let figures = fcntl(1, F_DUPFD_CLOEXEC, 3)
