@@ -7,8 +7,9 @@ extension Appwarden {
     /// daemon (its sentence printed), 2 a usage error, 3 the daemon cannot be reached or is stopping. Commands
     /// that choose their own code (`ExitCode(n)`) keep it. With `--json`, a failure is printed
     /// on standard output as `{"error": CODE, "message": SENTENCE}`. `status`, the command an
-    /// operator or a script runs most often, and an app's calls from a shell script (`app
-    /// begin-task` and the others) are read without the argument parser where they can be.
+    /// operator or a script runs most often, an app's calls from a shell script (`app
+    /// begin-task` and the others) and the operator verbs that are one call (`home`, `lock`,
+    /// `force-quit APP`, …) are read without the argument parser where they can be.
     static func main() async {
         do {
             if let status = StatusCommand.quickArguments(CommandLine.arguments.dropFirst()) {
@@ -17,6 +18,10 @@ extension Appwarden {
             }
             if let app = AppCall.quickArguments(CommandLine.arguments.dropFirst()) {
                 try app.call.perform(app: app.app, through: app.session)
+                return
+            }
+            if let verb = VerbCall.quickArguments(CommandLine.arguments.dropFirst()) {
+                try VerbCall.perform(verb.name, app: verb.app, through: verb.session)
                 return
             }
             var command = try parseAsRoot()

@@ -127,9 +127,7 @@ protocol AppVerbCommand: AsyncParsableCommand {
 
 extension AppVerbCommand {
     func run() async throws {
-        let name = Self.configuration.commandName ?? ""
-        guard let endpoint = ControlAPI.appVerbs.first(where: { $0.name == name }) else { return }
-        client.output(try await client.call(endpoint, [app]), text: "")
+        try VerbCall.perform(Self.configuration.commandName ?? "", app: app, through: client)
     }
 }
 
@@ -140,9 +138,39 @@ protocol ScreenVerbCommand: AsyncParsableCommand {
 
 extension ScreenVerbCommand {
     func run() async throws {
-        let name = Self.configuration.commandName ?? ""
-        guard let endpoint = ControlAPI.screenVerbs.first(where: { $0.name == name }) else { return }
-        client.output(try await client.call(endpoint), text: "")
+        try VerbCall.perform(Self.configuration.commandName ?? "", app: nil, through: client)
+    }
+}
+
+/// An operator verb that is one call: `force-quit APP`, `reset APP`, and the verbs that name no
+/// app (`home`, `overlay`, `overlay-end`, `lock`, `unlock`), made on the command's thread whether
+/// the argument parser read the command line or `quickArguments(_:)` did. (`open` watches the
+/// launch as well, and goes through the parser.)
+enum VerbCall {
+    /// Makes the call of the verb `name`, for `app` when the verb names one, and prints the
+    /// answer (nothing, or the answer as JSON with `--json`).
+    static func perform(_ name: String, app: String?, through client: some ClientContext) throws(ClientExit) {
+        let table = app == nil ? ControlAPI.screenVerbs : ControlAPI.appVerbs
+        guard let endpoint = table.first(where: { $0.name == name }) else { return }
+        client.output(try client.callNow(endpoint, app.map { [$0] } ?? []), text: "")
+    }
+
+    /// `VERB [APP] [--json] [--socket PATH]` read without the argument parser
+    /// (`QuickCommandLine`): the verb, its app when it names one, and the session. Nil for any
+    /// other command line, `open` included, which the parser reads.
+    static func quickArguments(_ arguments: ArraySlice<String>) -> (name: String, app: String?, session: ClientSession)?
+    {
+        var rest = arguments
+        guard let name = rest.popFirst(), name != ControlAPI.open.name, let line = QuickCommandLine(rest),
+            line.app == nil
+        else { return nil }
+        if line.words.isEmpty, ControlAPI.screenVerbs.contains(where: { $0.name == name }) {
+            return (name, nil, line.session)
+        }
+        if line.words.count == 1, ControlAPI.appVerbs.contains(where: { $0.name == name }) {
+            return (name, line.words[0], line.session)
+        }
+        return nil
     }
 }
 

@@ -61,6 +61,10 @@ struct ControlServerCommandLineTests {
             #expect(refused.code == 1)
             #expect(refused.error.contains("No app named \"ghost\""))
             #expect(await harness.double.accepted == [.open(app: "mail")])
+            #expect(try await AppwardenCommandLine.run(["home"], environment: environment).code == 0)
+            let quit = try await AppwardenCommandLine.run(["force-quit", "ghost", "--json"], environment: environment)
+            #expect(quit.code == 1 && quit.output.contains("No app named"), "\(quit)")
+            #expect(await harness.double.accepted == [.open(app: "mail"), .home])
         }
     }
 
