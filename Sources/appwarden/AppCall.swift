@@ -55,40 +55,33 @@ enum AppCall: Equatable {
     /// the device token, or nothing; the answer as JSON with `--json`.
     func perform(app: String, through client: some ClientContext) throws(ClientExit) {
         let arguments = [app]
+        // A call whose answer is printed only as JSON.
+        func call<Body: Encodable, Reply: Encodable>(_ endpoint: APIEndpoint<Body, Reply>, _ body: Body)
+            throws(ClientExit)
+        {
+            client.output(try client.callNow(endpoint, arguments, body: body), text: "")
+        }
         switch self {
         case .ready:
             client.output(try client.callNow(ControlAPI.ready, arguments), text: "")
         case .beginTask(let name):
             let begun = try client.callNow(ControlAPI.beginTask, arguments, body: ControlRequests.BeginTask(name: name))
             client.output(begun, text: "\(begun.id)")
-        case .endTask(let id):
-            client.output(
-                try client.callNow(ControlAPI.endTask, arguments, body: ControlRequests.EndTask(id: id)), text: "")
+        case .endTask(let id): try call(ControlAPI.endTask, ControlRequests.EndTask(id: id))
         case .timeRemaining:
             let answer = try client.callNow(ControlAPI.timeRemaining, arguments)
             client.output(
                 answer, text: answer.remainingMillis.map { String(format: "%.3f", Double($0) / 1000) } ?? "unlimited")
-        case .completeFetch(let result):
-            let body = ControlRequests.Completion(result: result)
-            client.output(try client.callNow(ControlAPI.completeFetch, arguments, body: body), text: "")
-        case .completePush(let result):
-            let body = ControlRequests.Completion(result: result)
-            client.output(try client.callNow(ControlAPI.completePush, arguments, body: body), text: "")
+        case .completeFetch(let result): try call(ControlAPI.completeFetch, ControlRequests.Completion(result: result))
+        case .completePush(let result): try call(ControlAPI.completePush, ControlRequests.Completion(result: result))
         case .setFetchInterval(let interval):
-            let body = ControlRequests.FetchInterval(interval: interval)
-            client.output(try client.callNow(ControlAPI.fetchInterval, arguments, body: body), text: "")
+            try call(ControlAPI.fetchInterval, ControlRequests.FetchInterval(interval: interval))
         case .registerPush:
             let answer = try client.callNow(ControlAPI.registerPush, arguments)
             client.output(answer, text: answer.token)
-        case .acquire(let resource):
-            let body = ControlRequests.Resource(resource: resource)
-            client.output(try client.callNow(ControlAPI.acquire, arguments, body: body), text: "")
-        case .release(let resource):
-            let body = ControlRequests.Resource(resource: resource)
-            client.output(try client.callNow(ControlAPI.release, arguments, body: body), text: "")
-        case .reportStatus(let status):
-            let body = ControlRequests.StatusReport(status: status)
-            client.output(try client.callNow(ControlAPI.reportStatus, arguments, body: body), text: "")
+        case .acquire(let resource): try call(ControlAPI.acquire, ControlRequests.Resource(resource: resource))
+        case .release(let resource): try call(ControlAPI.release, ControlRequests.Resource(resource: resource))
+        case .reportStatus(let status): try call(ControlAPI.reportStatus, ControlRequests.StatusReport(status: status))
         }
     }
 
