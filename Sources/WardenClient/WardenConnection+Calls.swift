@@ -58,12 +58,7 @@ extension WardenConnection {
     public func callBlockingKeepingAnswer<Reply>(
         _ endpoint: APIEndpoint<NoBody, Reply>, _ arguments: [String] = [], query: [(String, String)] = []
     ) throws(WardenClientError) -> (reply: Reply, answer: [UInt8]) {
-        let path = endpoint.path(arguments, query: query)
-        let method = endpoint.method.rawValue
-        let response = try requestBlocking(method: method, path: path, idempotent: endpoint.idempotent)
-        let reply = try Self.reply(
-            to: method, path, status: response.status, body: response.body, pullingReader: endpoint.pullingReader)
-        return (reply, response.body)
+        try sendBlocking(endpoint, arguments, bytes: nil, query: query)
     }
 
     /// As `callBlocking(_:_:query:)`, sending `body` as JSON: for a command-line tool's single call
@@ -71,18 +66,29 @@ extension WardenConnection {
     public func callBlocking<Body: Encodable, Reply>(
         _ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String] = [], body: Body
     ) throws(WardenClientError) -> Reply {
-        let path = endpoint.path(arguments, query: [])
-        let method = endpoint.method.rawValue
         let bytes: [UInt8]
         do {
             bytes = Array(try JSONEncoder().encode(body))
         } catch {
             throw WardenClientError(
-                .protocolViolation, "The request \(method) \(path) could not be written as JSON: \(error).")
+                .protocolViolation,
+                "The request \(endpoint.method.rawValue) \(endpoint.path(arguments, query: [])) could not be written as JSON: \(error)."
+            )
         }
+        return try sendBlocking(endpoint, arguments, bytes: bytes, query: []).reply
+    }
+
+    /// Sends one call on the calling thread and reads its answer: the reply, and the answer's JSON
+    /// as it came.
+    private func sendBlocking<Body, Reply>(
+        _ endpoint: APIEndpoint<Body, Reply>, _ arguments: [String], bytes: [UInt8]?, query: [(String, String)]
+    ) throws(WardenClientError) -> (reply: Reply, answer: [UInt8]) {
+        let path = endpoint.path(arguments, query: query)
+        let method = endpoint.method.rawValue
         let response = try requestBlocking(method: method, path: path, body: bytes, idempotent: endpoint.idempotent)
-        return try Self.reply(
+        let reply = try Self.reply(
             to: method, path, status: response.status, body: response.body, pullingReader: endpoint.pullingReader)
+        return (reply, response.body)
     }
 
     private func send<Body, Reply>(

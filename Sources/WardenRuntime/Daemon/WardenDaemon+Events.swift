@@ -146,8 +146,9 @@ extension WardenDaemon {
     /// Whether the core's answer to a job that began with `event` changes what the checkpoint
     /// must hold. Every event but a query and a measurement does. A query (`time-remaining`) does
     /// only when the core did more than answer it: a shell app may ask in a loop, and with a
-    /// thousand apps each save costs the daemon milliseconds and a sync of its disk. A measurement (a footprint, a memory sample)
-    /// does only when it starts, stops, freezes or thaws a process: its level, footprints and
+    /// thousand apps each save costs the daemon milliseconds and a sync of its disk. A
+    /// measurement (a footprint, a memory sample) does only when it starts, stops, freezes or
+    /// thaws a process: its level, footprints and
     /// warnings are measured again after a restart, and saving them every 10 ms near a threshold
     /// would stand in the way of the kill the next sample brings.
     static func changesCheckpoint(_ actions: [LifecycleAction], of event: LifecycleEvent) -> Bool {
