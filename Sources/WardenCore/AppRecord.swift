@@ -8,14 +8,16 @@
 /// everything but what the app's policy entry says, which a restore takes from the policy in
 /// force (`apply(_:)`). Its instants are on the clock of the core that wrote it; a restore
 /// moves them onto its own clock (`shift(by:)`).
-struct AppRecord: Sendable, Equatable, Codable {
+///
+/// Outside the core a record is opaque: a checkpoint's writer compares, names and encodes it.
+public struct AppRecord: Sendable, Equatable, Codable {
     /// A background task the app has begun and not ended.
     struct OpenTask: Sendable, Equatable, Codable {
         var id: Int
         var name: String
     }
 
-    var name: String
+    public internal(set) var name: String
     /// The app's resolved timing settings (its `AppPolicy.settings`).
     var settings = TimingSettings()
     var isProtected = false

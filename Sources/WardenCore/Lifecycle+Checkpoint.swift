@@ -79,7 +79,7 @@ extension LifecycleCheckpoint: Codable {
     }
 
     /// Encodes the checkpoint with `apps` written in place of its records: a writer that keeps
-    /// each entry of `appEntries` encoded passes those encodings, in the same order.
+    /// each of `appRecords` encoded passes those encodings, in the same order.
     public func encode(to encoder: any Encoder, apps: some Encodable) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.currentFormat, forKey: .format)
@@ -95,28 +95,18 @@ extension LifecycleCheckpoint: Codable {
 }
 
 extension LifecycleCheckpoint {
-    /// One app's record, comparable and encodable on its own, so that a writer can keep the
-    /// encoding of each and encode again only the records that changed since its last save.
-    public struct AppEntry: Sendable, Equatable, Encodable {
-        let record: AppRecord
-
-        /// The app's name.
-        public var name: String { record.name }
-
-        public func encode(to encoder: any Encoder) throws {
-            try record.encode(to: encoder)
-        }
-    }
-
-    /// The apps' records, in the order the checkpoint writes them.
-    public var appEntries: [AppEntry] { apps.map(AppEntry.init) }
+    /// The apps' records, in the order the checkpoint writes them: a writer that keeps the
+    /// encoding of each encodes again only the records that changed since its last save.
+    public var appRecords: [AppRecord] { apps }
 }
 
 extension Lifecycle {
     /// The model at `now`, for a later `init(policy:checkpoint:at:)`.
     public func checkpoint(at now: Instant) -> LifecycleCheckpoint {
         LifecycleCheckpoint(
-            format: LifecycleCheckpoint.currentFormat, moment: now, apps: records.filter(\.inPolicy),
+            format: LifecycleCheckpoint.currentFormat, moment: now,
+            // No copy while every record is the policy's (a reload that removes an app keeps its record).
+            apps: records.allSatisfy(\.inPolicy) ? records : records.filter(\.inPolicy),
             foreground: foreground.map { records[$0].name }, isLocked: isLocked, isOverlaid: isOverlaid,
             pressure: memoryTracker.level, pushes: pushRouter.state(relativeTo: now),
             fetches: fetchScheduler.state(relativeTo: now))

@@ -68,8 +68,8 @@ struct SortedJSONEncoderTests {
     }
 }
 
-/// The checkpoint's text, kept encoded record by record, is what encoding the whole checkpoint
-/// writes, after every change.
+/// The checkpoint saved record by record reads back as what encoding the whole checkpoint
+/// writes, after every change, and each save writes only the records that changed.
 struct CheckpointEncoderTests {
     static let policy = Policy(
         foregroundSlots: 1,
@@ -84,25 +84,104 @@ struct CheckpointEncoderTests {
             })
     }
 
-    /// After an app opens, another goes to background and a running record changes, only the
-    /// changed records are encoded again, and the text still equals the whole checkpoint's.
-    @Test func keptRecordsWriteWhatTheWholeCheckpointWrites() throws {
+    /// Encodes `checkpoint`, saves it in `store` and checks that the store reads back the whole
+    /// checkpoint's text; returns what the save wrote.
+    @discardableResult
+    private func save(
+        _ checkpoint: WardenCheckpoint, with encoder: inout CheckpointEncoder, in store: JournalStore,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CheckpointText {
+        let text = try encoder.encode(checkpoint)
+        try store.saveCheckpoint(text, wallTimeMillis: 1)
+        encoder.saved()
+        let whole = String(decoding: try SortedJSONEncoder.encode(checkpoint), as: UTF8.self)
+        #expect(try store.checkpoint()?.json == whole, sourceLocation: sourceLocation)
+        return text
+    }
+
+    /// After an app opens, another goes to background, a running record changes and one ends,
+    /// each save writes only the records that changed, and the store reads back the whole text.
+    @Test func eachSaveWritesOnlyTheRecordsThatChanged() throws {
+        let directory = try JournalTestDirectory()
+        defer { directory.remove() }
+        let store = try JournalStore(path: directory.databasePath)
         var core = Lifecycle(policy: Self.policy)
         var encoder = CheckpointEncoder()
         var now = Instant(sinceOrigin: .seconds(1))
         _ = try core.handle(.open(app: "mail"), at: now)
-        var checkpoint = Self.checkpoint(core, at: now, running: ["mail"])
-        #expect(try encoder.encode(checkpoint) == SortedJSONEncoder.encode(checkpoint))
+        let first = try save(Self.checkpoint(core, at: now, running: ["mail"]), with: &encoder, in: store)
+        #expect(first.complete)
+        #expect(first.changed.map(\.name) == ["mail", "maps", "notes", "mail"])
 
         now = Instant(sinceOrigin: .seconds(2))
         _ = try core.handle(.open(app: "maps"), at: now)
-        checkpoint = Self.checkpoint(core, at: now, running: ["mail", "maps"])
+        var checkpoint = Self.checkpoint(core, at: now, running: ["mail", "maps"])
         checkpoint.running[0].pid = 4242
+        let second = try save(checkpoint, with: &encoder, in: store)
+        #expect(!second.complete)
+        #expect(
+            second.changed.map { "\($0.section.rawValue)/\($0.name)" } == [
+                "apps/mail", "apps/maps", "running/mail", "running/maps",
+            ])
+        #expect(second.changed.contains { $0.json.contains("4242") })
+        #expect(second.removed.isEmpty)
+
+        checkpoint = Self.checkpoint(core, at: now, running: ["maps"])
+        let third = try save(checkpoint, with: &encoder, in: store)
+        #expect(third.removed == [CheckpointText.Removal(section: .running, name: "mail")])
+        // `maps` moved to the first place of the running list: written again at its new place.
+        #expect(third.changed.map(\.name) == ["maps"])
+
+        let unchanged = try save(checkpoint, with: &encoder, in: store)
+        #expect(unchanged.changed.isEmpty && unchanged.removed.isEmpty)
+        let saved = try #require(try store.checkpoint())
+        let decoded = try JSONDecoder().decode(WardenCheckpoint.self, from: Data(saved.json.utf8))
+        #expect(decoded == checkpoint)
+    }
+
+    /// A save that failed, and the first save of a new daemon over an earlier one's records,
+    /// write every record again and leave none of the earlier ones behind.
+    @Test func aSaveAfterAFailureOrARestartWritesEverything() throws {
+        let directory = try JournalTestDirectory()
+        defer { directory.remove() }
+        let store = try JournalStore(path: directory.databasePath)
+        var core = Lifecycle(policy: Self.policy)
+        let now = Instant(sinceOrigin: .seconds(1))
+        _ = try core.handle(.open(app: "mail"), at: now)
+        var earlier = CheckpointEncoder()
+        try save(Self.checkpoint(core, at: now, running: ["mail", "notes"]), with: &earlier, in: store)
+
+        var encoder = CheckpointEncoder()
+        let checkpoint = Self.checkpoint(core, at: now, running: ["mail"])
+        _ = try encoder.encode(checkpoint)  // not saved: the journal refused it
+        let retried = try save(checkpoint, with: &encoder, in: store)
+        #expect(retried.complete)
+        #expect(try store.checkpoint()?.json.contains("notes") == true)  // the app's record
+        #expect(try store.checkpoint()?.json.contains(#""app":"notes""#) == false)  // its running record
+    }
+
+    /// A checkpoint saved whole replaces one saved record by record, and is read as it was written.
+    @Test func aWholeCheckpointReplacesTheRecords() throws {
+        let directory = try JournalTestDirectory()
+        defer { directory.remove() }
+        let store = try JournalStore(path: directory.databasePath)
+        let journal = WardenMemoryJournal()
+        var core = Lifecycle(policy: Self.policy)
+        let now = Instant(sinceOrigin: .seconds(1))
+        _ = try core.handle(.open(app: "mail"), at: now)
+        let checkpoint = Self.checkpoint(core, at: now, running: ["mail"])
+        var encoder = CheckpointEncoder()
         let text = try encoder.encode(checkpoint)
-        #expect(text == (try SortedJSONEncoder.encode(checkpoint)))
-        #expect(String(decoding: text, as: UTF8.self).contains("4242"))
-        let decoded = try JSONDecoder().decode(WardenCheckpoint.self, from: Data(text))
-        #expect(try SortedJSONEncoder.encode(decoded) == text)
+        try store.saveCheckpoint(text, wallTimeMillis: 1)
+        journal.saveCheckpoint(text, wallTimeMillis: 1)
+        let whole = String(decoding: try SortedJSONEncoder.encode(checkpoint), as: UTF8.self)
+        #expect(journal.checkpoint()?.json == whole)
+        try store.saveCheckpoint(#"{"v":2}"#, wallTimeMillis: 2)
+        journal.saveCheckpoint(#"{"v":2}"#, wallTimeMillis: 2)
+        #expect(try store.checkpoint()?.json == #"{"v":2}"#)
+        #expect(journal.checkpoint()?.json == #"{"v":2}"#)
+        try store.saveCheckpoint(text, wallTimeMillis: 3)
+        #expect(try store.checkpoint()?.json == whole)
     }
 }
 

@@ -126,26 +126,52 @@ public final class JournalStore: Sendable {
 
     // MARK: Checkpoint
 
-    /// Saves the core's checkpoint (opaque JSON text) with the wall-clock time it was taken at,
-    /// replacing the previous one.
+    /// Saves the core's checkpoint (opaque JSON text) whole with the wall-clock time it was
+    /// taken at, replacing the previous one.
     public func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws {
+        try saveCheckpoint(CheckpointText(outline: json, changed: [], complete: true), wallTimeMillis: wallTimeMillis)
+    }
+
+    /// Saves the core's checkpoint with the wall-clock time it was taken at, in one transaction:
+    /// its outline replaces the previous one, and only the records that changed are written
+    /// (`checkpoint_record`, a row per record).
+    public func saveCheckpoint(_ text: CheckpointText, wallTimeMillis: Int64) throws {
         try run("save the lifecycle checkpoint") {
             try pool.write { db in
+                if text.complete { try db.execute(sql: "DELETE FROM checkpoint_record") }
+                for removal in text.removed {
+                    try db.execute(
+                        sql: "DELETE FROM checkpoint_record WHERE section = ? AND name = ?",
+                        arguments: [removal.section.rawValue, removal.name])
+                }
+                for record in text.changed {
+                    try db.execute(
+                        sql: """
+                            INSERT OR REPLACE INTO checkpoint_record (section, name, position, json)
+                            VALUES (?, ?, ?, ?)
+                            """,
+                        arguments: [record.section.rawValue, record.name, record.position, record.json])
+                }
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO checkpoint (slot, json, wall_time_millis) VALUES (1, ?, ?)",
-                    arguments: [json, wallTimeMillis])
+                    arguments: [text.outline, wallTimeMillis])
             }
         }
     }
 
-    /// The last saved checkpoint, or nil when none was saved.
+    /// The last saved checkpoint as its whole text, or nil when none was saved.
     public func checkpoint() throws -> (json: String, wallTimeMillis: Int64)? {
         try run("read the lifecycle checkpoint") {
             try pool.read { db -> (json: String, wallTimeMillis: Int64)? in
                 guard
                     let row = try Row.fetchOne(db, sql: "SELECT json, wall_time_millis FROM checkpoint WHERE slot = 1")
                 else { return nil }
-                return (json: row["json"], wallTimeMillis: row["wall_time_millis"])
+                let json = try CheckpointText.assemble(outline: row["json"]) { section in
+                    try String.fetchAll(
+                        db, sql: "SELECT json FROM checkpoint_record WHERE section = ? ORDER BY position",
+                        arguments: [section.rawValue])
+                }
+                return (json: json, wallTimeMillis: row["wall_time_millis"])
             }
         }
     }
@@ -242,6 +268,20 @@ public final class JournalStore: Sendable {
         // Device tokens live in the core's push bookkeeping, inside the checkpoint.
         migrator.registerMigration("v3") { db in
             try db.execute(sql: "DROP TABLE device_token;")
+        }
+        // The checkpoint's records, a row each, so that a save writes only those that changed;
+        // the checkpoint's own row holds the rest of its text.
+        migrator.registerMigration("checkpoint-records") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE checkpoint_record (
+                        section TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        position INTEGER NOT NULL,
+                        json TEXT NOT NULL,
+                        PRIMARY KEY (section, name)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }

@@ -15,9 +15,12 @@ public protocol WardenJournal: Sendable {
     func entries(_ query: JournalQuery) throws -> [JournalEntry]
     /// The id of the newest entry (0 when the journal is empty).
     func lastEntryID() throws -> Int64
-    /// Saves the daemon's checkpoint (JSON text) taken at `wallTimeMillis`.
+    /// Saves the daemon's checkpoint (JSON text) taken at `wallTimeMillis`, whole.
     func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws
-    /// The last checkpoint saved, if any.
+    /// Saves the daemon's checkpoint taken at `wallTimeMillis`: its outline and the records
+    /// that changed since the last save, at once (the last checkpoint stays if it fails).
+    func saveCheckpoint(_ text: CheckpointText, wallTimeMillis: Int64) throws
+    /// The last checkpoint saved, if any, as its whole text.
     func checkpoint() throws -> (json: String, wallTimeMillis: Int64)?
 }
 

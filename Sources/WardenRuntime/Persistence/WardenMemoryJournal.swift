@@ -8,6 +8,8 @@ public final class WardenMemoryJournal: WardenJournal {
     private struct Contents {
         var entries: [JournalEntry] = []
         var checkpoint: (json: String, wallTimeMillis: Int64)?
+        /// The records of the last checkpoint saved as an outline.
+        var checkpointRecords = CheckpointRecords()
     }
 
     private let contents = Mutex(Contents())
@@ -49,10 +51,22 @@ public final class WardenMemoryJournal: WardenJournal {
     }
 
     public func saveCheckpoint(_ json: String, wallTimeMillis: Int64) {
-        contents.withLock { $0.checkpoint = (json, wallTimeMillis) }
+        contents.withLock { contents in
+            contents.checkpoint = (json, wallTimeMillis)
+            contents.checkpointRecords = CheckpointRecords()
+        }
+    }
+
+    public func saveCheckpoint(_ text: CheckpointText, wallTimeMillis: Int64) {
+        contents.withLock { contents in
+            contents.checkpoint = (text.outline, wallTimeMillis)
+            contents.checkpointRecords.apply(text)
+        }
     }
 
     public func checkpoint() -> (json: String, wallTimeMillis: Int64)? {
-        contents.withLock { $0.checkpoint }
+        contents.withLock { contents in
+            contents.checkpoint.map { (contents.checkpointRecords.assemble($0.json), $0.wallTimeMillis) }
+        }
     }
 }
