@@ -91,8 +91,12 @@ public struct PushSettings: Sendable, Equatable {
     public var window: Duration
     /// Wakes per app in any hour (`max_per_hour`, 3).
     public var maxPerHour: Int
-    /// Largest payload accepted, in bytes (`max_payload_bytes`, 4096).
+    /// Largest payload accepted, in bytes (`max_payload_bytes`, 4096; at most
+    /// `payloadLimitBytes`).
     public var maxPayloadBytes: Int
+    /// The most `max_payload_bytes` may be: a push is one request of the control API, whose
+    /// body is at most this long.
+    public static let payloadLimitBytes = 64 * 1024
 
     public init(window: Duration = .seconds(30), maxPerHour: Int = 3, maxPayloadBytes: Int = 4096) {
         self.window = window

@@ -83,8 +83,11 @@ extension PolicyValidator {
                     }
                 } else if section == "push" && key == "max_payload_bytes" {
                     if let bytes = positiveSize(value, example: "4KiB") {
-                        if bytes > Int64(Int32.max) {
-                            report(value, "key \"\(value.dottedKey)\" must be less than 2GiB.")
+                        if bytes > Int64(PushSettings.payloadLimitBytes) {
+                            report(
+                                value,
+                                "key \"\(value.dottedKey)\" must be at most 64KiB (\(PushSettings.payloadLimitBytes) bytes): "
+                                    + "a push is one request of the control API, whose body is at most that long.")
                         } else {
                             resolved.settings.push.maxPayloadBytes = Int(bytes)
                             resolved.explicit["push.max_payload_bytes"] = value

@@ -213,7 +213,7 @@ struct UnlockCommand: ScreenVerbCommand {
 struct PushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push",
-        abstract: "Send a silent push: a JSON payload of at most 4096 bytes.",
+        abstract: "Send a silent push: a JSON payload of at most push.max_payload_bytes (4096 bytes by default).",
         discussion: """
             Only a payload with {"aps":{"content-available":1}} wakes the app. PAYLOAD "-" reads the \
             payload from standard input. Prints what became of the push: delivered, coalesced, \

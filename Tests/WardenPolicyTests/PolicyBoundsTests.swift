@@ -43,6 +43,26 @@ struct PolicyBoundsTests {
         #expect(!policy.journal.isBounded)
     }
 
+    /// A push payload may be allowed up to the control API's largest body, 64 KiB, and no more:
+    /// a larger one could never arrive.
+    @Test func aPushPayloadLimitStaysWithinWhatTheControlAPITakes() throws {
+        let largest = try PolicyLoader.parse("[push]\nmax_payload_bytes = \"64KiB\"\n", file: "push.toml")
+        #expect(largest.settings.push.maxPayloadBytes == 65_536)
+        let text = """
+            [push]
+            max_payload_bytes = 65537
+            [apps.mail]
+            command = "/usr/bin/mail"
+            push.max_payload_bytes = "1MiB"
+            """
+        let diagnostics = PolicyFixtures.diagnostics(parsing: text, file: "push.toml")
+        #expect(diagnostics.map(\.line) == [2, 5])
+        #expect(
+            diagnostics.first?.description
+                == #"Policy "push.toml", line 2: key "push.max_payload_bytes" must be at most 64KiB (65536 bytes): a push is one request of the control API, whose body is at most that long."#
+        )
+    }
+
     /// Bad values are refused, each at its line and key with what is expected.
     @Test func badBoundsAreErrorsAtTheirLines() throws {
         let text = """

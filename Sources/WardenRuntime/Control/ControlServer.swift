@@ -2,6 +2,7 @@ import Hummingbird
 public import Logging
 import Synchronization
 import WardenAPI
+import WardenCore
 
 #if canImport(Glibc)
     public import Glibc
@@ -15,8 +16,9 @@ import WardenAPI
 /// own events. Every refusal is a JSON `APIErrorBody` with a sentence; `docs/openapi.yaml`
 /// describes the routes.
 public struct ControlServer: Sendable {
-    /// Bodies larger than this are refused with 413 before they are read whole.
-    static let maximumBodyBytes = 64 * 1024
+    /// Bodies larger than this are refused with 413 before they are read whole: the largest
+    /// body is a push's payload, which the policy may allow up to this size.
+    static let maximumBodyBytes = PushSettings.payloadLimitBytes
 
     let control: any WardenControl
     let socketPath: String
