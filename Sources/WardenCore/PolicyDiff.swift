@@ -151,6 +151,7 @@ public struct PolicyDiff: Sendable, Equatable {
         compare("memory.foreground_limit", old.memory.foregroundLimit == new.memory.foregroundLimit)
         compare("memory.background_limit", old.memory.backgroundLimit == new.memory.backgroundLimit)
         compare("memory.fair_share", old.memory.fairShare == new.memory.fairShare)
+        compare("memory.compress_suspended", old.memory.compressSuspended == new.memory.compressSuspended)
         compare("resources", old.resources == new.resources)
         compare("signals", old.signals == new.signals)
         compare("tasks_max", old.tasksMax == new.tasksMax)

@@ -37,6 +37,24 @@ import WardenCore
         #expect(restarting.changed.last?.outcome == .appliedNow)
     }
 
+    /// Each per-app memory setting is named when it changes, and applies to a running app at once.
+    @Test func aChangedMemorySettingIsNamedAndAppliedNow() {
+        var compressed = AppPolicy(name: "mail", command: "/bin/mail")
+        compressed.memory.compressSuspended = false
+        var shared = AppPolicy(name: "maps", command: "/bin/maps")
+        shared.memory.fairShare = .percent(20)
+        let before = Policy(apps: [
+            AppPolicy(name: "mail", command: "/bin/mail"), AppPolicy(name: "maps", command: "/bin/maps"),
+        ])
+        let diff = PolicyDiff(
+            from: before, to: Policy(apps: [compressed, shared]), running: { _ in true }, restart: true)
+        #expect(
+            diff.changed == [
+                PolicyDiff.AppChange(name: "mail", keys: ["memory.compress_suspended"], outcome: .appliedNow),
+                PolicyDiff.AppChange(name: "maps", keys: ["memory.fair_share"], outcome: .appliedNow),
+            ])
+    }
+
     /// Reloading the same policy changes nothing and says so.
     @Test func identicalPoliciesHaveAnEmptyDiff() {
         let diff = PolicyDiff(from: Self.before, to: Self.before, running: { _ in true }, restart: true)
