@@ -30,8 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The policy file (TOML).")
     var policy: String
 
-    @Option(help: "The control socket.")
-    var socket = "/run/appwarden.sock"
+    @Option(help: "The control socket (default: $APPWARDEN_SOCKET, else /run/appwarden.sock), as for the clients.")
+    var socket: String?
 
     @Option(name: .customLong("state-dir"), help: "Where the journal, app logs and restoration directories live.")
     var stateDirectory = "/var/lib/appwarden"
@@ -94,7 +94,8 @@ struct ServeCommand: AsyncParsableCommand {
             adminGroup: groupID, metricsAddress: metricsAddress.flatMap { try? MetricsServer.address($0) },
             notifier: notifier)
         let options = WardenDaemonOptions(
-            policyPath: policy, socketPath: socket, stateDirectory: stateDirectory, cgroupRoot: cgroupRoot,
+            policyPath: policy, socketPath: ClientOptions.socketPath(socket), stateDirectory: stateDirectory,
+            cgroupRoot: cgroupRoot,
             dryRun: dryRun, stopAppsOnExit: stopAppsOnExit, lockDirectory: lockDirectory, serving: serving,
             locksMemory: true)
         let daemon: WardenDaemon

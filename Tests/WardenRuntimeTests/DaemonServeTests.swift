@@ -149,6 +149,27 @@ struct DaemonServeTests {
         }
     }
 
+    /// Without `--socket`, `serve` listens where `APPWARDEN_SOCKET` says, as the clients look,
+    /// and removes that socket when it stops.
+    @Test func serveListensWhereAppwardenSocketSays() async throws {
+        try await DaemonHarness.run(policy: "[apps.steady]\ncommand = \"BALLAST\"\n", apps: ["steady"]) { harness in
+            let options = harness.options
+            let socket = harness.directory + "/from-environment.sock"
+            let daemon = try Self.launch(
+                [
+                    "serve", "--policy", options.policyPath, "--state-dir", options.stateDirectory, "--cgroup-root",
+                    options.cgroupRoot, "--lock-dir", options.lockDirectory,
+                ], environment: ["APPWARDEN_SOCKET": socket])
+            defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+            #expect(await eventually(within: .seconds(30)) { await Self.answers(socket) })
+            let status = try await AppwardenCommandLine.run(["status"], environment: ["APPWARDEN_SOCKET": socket])
+            #expect(status.code == 0, "status said: \(status.error)")
+            #expect(status.output.contains("steady"))
+            #expect(await Self.stop(daemon) == 0)
+            #expect(!FileManager.default.fileExists(atPath: socket))
+        }
+    }
+
     /// Starts the executable with `arguments` and `environment` added, its output discarded.
     static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = try AppwardenCommandLine.process(arguments, environment: environment)
