@@ -254,9 +254,10 @@ struct PolicyReloadCommand: AsyncParsableCommand {
             "Make the running daemon re-read its policy file; a bad file is refused whole and the old policy stays.",
         discussion: """
             Prints the apps added, removed and changed, and what happens to each: a removed app that runs \
-            is terminated gracefully; a running app whose command, arguments, environment, user or tasks_max \
-            changed keeps its process and is relaunched with the new settings at its next launch, or now \
-            with --restart-changed (and opened again if it was in the foreground); other changes apply at once.
+            is terminated gracefully; a running app whose command, arguments, environment, working directory, \
+            user or tasks_max changed keeps its process and is relaunched with the new settings at its next \
+            launch, or now with --restart-changed (and opened again if it was in the foreground); other \
+            changes apply at once.
             """
     )
     @OptionGroup var client: ClientOptions
