@@ -139,18 +139,26 @@ public final class JournalStore: Sendable {
         try run("save the lifecycle checkpoint") {
             try pool.write { db in
                 if text.complete { try db.execute(sql: "DELETE FROM checkpoint_record") }
-                for removal in text.removed {
-                    try db.execute(
-                        sql: "DELETE FROM checkpoint_record WHERE section = ? AND name = ?",
-                        arguments: [removal.section.rawValue, removal.name])
+                // Prepared once per connection: a save may write every record (the first, or one
+                // after the level changed every app's record).
+                if !text.removed.isEmpty {
+                    let delete = try db.cachedStatement(
+                        sql: "DELETE FROM checkpoint_record WHERE section = ? AND name = ?")
+                    for removal in text.removed {
+                        try delete.execute(arguments: [removal.section.rawValue, removal.name])
+                    }
                 }
-                for record in text.changed {
-                    try db.execute(
+                if !text.changed.isEmpty {
+                    let insert = try db.cachedStatement(
                         sql: """
                             INSERT OR REPLACE INTO checkpoint_record (section, name, position, json)
                             VALUES (?, ?, ?, ?)
-                            """,
-                        arguments: [record.section.rawValue, record.name, record.position, record.json])
+                            """)
+                    for record in text.changed {
+                        try insert.execute(arguments: [
+                            record.section.rawValue, record.name, record.position, record.json,
+                        ])
+                    }
                 }
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO checkpoint (slot, json, wall_time_millis) VALUES (1, ?, ?)",
