@@ -49,12 +49,13 @@ public struct CheckpointText: Sendable, Equatable {
 
     /// The checkpoint's text with a mark in place of each section's records.
     public var outline: String
-    /// The records new or changed since the last save (every record when `complete`).
+    /// The records new or changed since the last save that succeeded (every record when
+    /// `complete`); a save that failed was rolled back, so the next one compares with the one before.
     public var changed: [Record]
-    /// The records gone since the last save.
+    /// The records gone since the last save that succeeded.
     public var removed: [Removal]
     /// Whether `changed` lists every record, so that records saved before and not listed are
-    /// gone: the first save of a daemon, and the save after one that failed.
+    /// gone: the first save of a daemon, whose journal may hold an earlier daemon's records.
     public var complete: Bool
 
     public init(outline: String, changed: [Record], removed: [Removal] = [], complete: Bool) {
