@@ -206,7 +206,8 @@ public struct AppRecord: Sendable, Equatable, Codable {
         inPolicy && hasFetchMode && backgroundRefresh && wakeBlock == nil && requestedFetchInterval != .never
     }
 
-    /// The kill band of a running app (rule 9).
+    /// The kill band of a running app (rule 9). The killer reads the same fields in place
+    /// (`KillableRecords.Record.band`); `LifecycleMemoryTests` keeps the two in step.
     @inline(__always) var band: KillBand {
         KillBand(state: state, hasTasks: !tasks.isEmpty, hasOpenWindow: hasOpenWindow, overFairShare: isOverFairShare)
     }

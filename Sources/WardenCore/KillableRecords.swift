@@ -7,15 +7,25 @@
 /// fields it compares.
 struct KillableRecords: Collection {
     /// One record, read through its pointer.
+    ///
+    /// Only stored fields are read through the pointer: a computed property of the pointee
+    /// (`AppRecord.band`, `isInForeground`) is called on a copy of the whole record.
     struct Record: KillRankable {
         let pointer: UnsafePointer<AppRecord>
 
         @inline(__always) var app: String { pointer.pointee.name }
-        @inline(__always) var band: KillBand { pointer.pointee.band }
+        @inline(__always) var band: KillBand {
+            KillBand(
+                state: pointer.pointee.state, hasTasks: !pointer.pointee.tasks.isEmpty,
+                hasOpenWindow: pointer.pointee.fetchWindowOpen || pointer.pointee.pushWindowOpen,
+                overFairShare: pointer.pointee.bounds.fairShare.map { pointer.pointee.footprint > $0 } ?? false)
+        }
         @inline(__always) var footprint: Int64 { pointer.pointee.footprint }
         @inline(__always) var lastUsed: Instant { pointer.pointee.lastUsed }
         @inline(__always) var isProtected: Bool { pointer.pointee.isProtected }
-        @inline(__always) var isInForeground: Bool { pointer.pointee.isInForeground }
+        @inline(__always) var isInForeground: Bool {
+            pointer.pointee.state == .inactive || pointer.pointee.state == .active
+        }
     }
 
     let base: UnsafeBufferPointer<AppRecord>
@@ -34,7 +44,9 @@ struct KillableRecords: Collection {
     @inline(__always)
     private func firstKillable(from start: Int) -> Int {
         var position = start
-        while position < base.count, base[position].state == .notRunning || base[position].terminating != nil {
+        while position < base.count {
+            let record = base.baseAddress! + position
+            guard record.pointee.state == .notRunning || record.pointee.terminating != nil else { break }
             position += 1
         }
         return position

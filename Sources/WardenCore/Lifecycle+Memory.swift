@@ -349,19 +349,29 @@ extension Lifecycle {
 
     /// The report of the kill of `records[victim]`: the others in kill order, then those that
     /// may not be killed, each with `VictimRanking.whyNotChosen`, up to `MemoryKillReport.listedLimit`.
+    /// The records are ranked in place: only those listed are copied, so that with a thousand
+    /// suspended apps the report costs the killer little more than its choice.
     private func killReport(_ victim: Int, figures: MemoryFigures?) -> MemoryKillReport {
         let killForeground = policy.memory.killForeground
-        let candidates = killCandidates()
         let chosen = Self.candidate(records[victim])
         let limit = MemoryKillReport.listedLimit
-        // The eligible in kill order, then those that may not be killed, in the records' order.
-        var others = VictimRanking.first(limit + 1, of: candidates, killForeground: killForeground)
-            .filter { $0.app != chosen.app }
-            .prefix(limit)
-        if others.count < limit {
-            others += candidates.lazy
-                .filter { !VictimRanking.isEligible($0, killForeground: killForeground) && $0.app != chosen.app }
-                .prefix(limit - others.count)
+        let (others, killable) = withKillableRecords { records -> ([KillCandidate], Int) in
+            // The eligible in kill order, then those that may not be killed, in the records' order.
+            var others = VictimRanking.firstIndices(limit + 1, among: records, killForeground: killForeground)
+                .filter { $0 != victim }.prefix(limit).map { Self.candidate(records[$0]) }
+            var killable = 0
+            for index in records.indices {
+                killable += 1
+                guard others.count < limit, index != victim else { continue }
+                let record = records[index]
+                if !VictimRanking.isEligible(
+                    isInForeground: record.isInForeground, isProtected: record.isProtected,
+                    killForeground: killForeground)
+                {
+                    others.append(Self.candidate(record))
+                }
+            }
+            return (others, killable)
         }
         return MemoryKillReport(
             level: memoryTracker.level, figures: figures, band: chosen.band, footprint: chosen.footprint,
@@ -371,7 +381,7 @@ extension Lifecycle {
                     app: candidate.app, band: candidate.band, footprint: candidate.footprint,
                     reason: VictimRanking.whyNotChosen(candidate, victim: chosen, killForeground: killForeground))
             },
-            unlisted: max(0, candidates.count - 1 - limit))
+            unlisted: max(0, killable - 1 - limit))
     }
 
     /// Why the killer chose the app at `index`, in words.

@@ -19,18 +19,44 @@ public enum VictimRanking {
     /// pass that keeps the `count` first seen so far in order (a kill report lists 20 of a
     /// thousand apps).
     public static func first(_ count: Int, of candidates: [KillCandidate], killForeground: Bool) -> [KillCandidate] {
+        let indices = candidates.withUnsafeBufferPointer {
+            firstIndices(count, among: $0, killForeground: killForeground)
+        }
+        return indices.map { candidates[$0] }
+    }
+
+    /// The indices of the first `count` candidates in kill order, in one pass that keeps the
+    /// `count` first seen so far in order; the killer's report reads its records in place
+    /// through it, and copies only the few it lists.
+    static func firstIndices<Candidates: Collection>(
+        _ count: Int, among candidates: Candidates, killForeground: Bool
+    ) -> [Candidates.Index] where Candidates.Element: KillRankable {
         guard count > 0 else { return [] }
-        var kept: [KillCandidate] = []
+        var kept: [Candidates.Index] = []
         kept.reserveCapacity(count + 1)
-        for candidate in candidates where isEligible(candidate, killForeground: killForeground) {
-            if kept.count == count, let last = kept.last, !precedes(candidate, last) { continue }
+        for index in candidates.indices {
+            let band = candidates[index].band
+            guard
+                isEligible(
+                    isInForeground: candidates[index].isInForeground, isProtected: candidates[index].isProtected,
+                    killForeground: killForeground)
+            else { continue }
+            let footprint = candidates[index].footprint
+            let lastUsed = candidates[index].lastUsed
+            func precedes(_ other: Candidates.Index) -> Bool {
+                Self.precedes(
+                    band: band, footprint: footprint, lastUsed: lastUsed, app: candidates[index].app,
+                    before: candidates[other].band, footprint: candidates[other].footprint,
+                    lastUsed: candidates[other].lastUsed, app: candidates[other].app)
+            }
+            if kept.count == count, let last = kept.last, !precedes(last) { continue }
             var low = 0
             var high = kept.count
             while low < high {
                 let middle = (low + high) / 2
-                if precedes(kept[middle], candidate) { low = middle + 1 } else { high = middle }
+                if precedes(kept[middle]) { high = middle } else { low = middle + 1 }
             }
-            kept.insert(candidate, at: low)
+            kept.insert(index, at: low)
             if kept.count > count { kept.removeLast() }
         }
         return kept

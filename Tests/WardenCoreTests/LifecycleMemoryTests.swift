@@ -91,6 +91,38 @@ import WardenCore
         #expect(harness.core.killCandidates().map(\.app).contains("keeper"))
     }
 
+    /// The killer reads each running app's band in place from its record, and reads the band
+    /// `status` shows: suspended, idle background, fetch window, background task, foreground.
+    @Test func theKillerReadsTheBandStatusShows() throws {
+        let harness = try Self.bandedDevice()
+        let bands = Dictionary(uniqueKeysWithValues: harness.core.killCandidates().map { ($0.app, $0.band) })
+        #expect(
+            bands == [
+                "idle": .suspended, "grace": .idleBackground, "window": .backgroundWindow, "task": .backgroundTask,
+                "front": .foreground,
+            ])
+        for snapshot in harness.core.snapshots(at: Instant(sinceOrigin: .seconds(100))) {
+            #expect(snapshot.band == bands[snapshot.name], "\(snapshot.name)")
+        }
+    }
+
+    /// A kill's report lists the apps that may be killed in kill order, then those that may not
+    /// (protected, or in the foreground without `kill_foreground`), each with why it was passed over.
+    @Test func aKillReportListsTheKillableInOrderThenThoseThatMayNotBeKilled() throws {
+        var harness = try Self.bandedDevice(killForeground: false)
+        try harness.send(.footprint(app: "idle", bytes: 50 * Self.mib), at: 100)
+        let actions = try harness.send(.pressure(.critical), at: 101)
+        let report = actions.lazy.compactMap { action -> MemoryKillReport? in
+            guard case .journal(let record) = action, case .memoryKill(let report) = record.kind else { return nil }
+            return report
+        }.first
+        #expect(harness.terminations == ["idle memoryPressure"])
+        #expect(report?.others.map(\.app) == ["grace", "window", "task", "front"])
+        #expect(report?.others.last?.reason == "in the foreground, killed only with kill_foreground = true")
+        #expect(report?.others.first?.reason == "in the idle-background band, killed after the suspended band")
+        #expect(report?.unlisted == 0)
+    }
+
     /// With kill_foreground = false the foreground app survives, and a critical event with nobody to kill is journaled.
     @Test func foregroundAppIsSparedWithoutKillForeground() throws {
         var harness = try Self.bandedDevice(killForeground: false)
