@@ -12,15 +12,16 @@ import WardenCore
 
 /// Carrying out the core's actions.
 extension WardenDaemon {
-    /// Carries out `actions` in order; returns the reply among them, if any. Events the actions
-    /// lead to (a spawn's readiness, a hold found at suspension, a scan's result, a measurement
-    /// after a kill) go to `followUps`, for the core right after.
+    /// Carries out `actions` in order, a kill for memory first (`inCarryingOutOrder`); returns
+    /// the reply among them, if any. Events the actions lead to (a spawn's readiness, a hold found
+    /// at suspension, a scan's result, a measurement after a kill) go to `followUps`, for the core
+    /// right after.
     @discardableResult
     func execute(_ actions: [LifecycleAction], followUps: inout [LifecycleEvent]) async -> Reply? {
         var reply: Reply?
         var killedForMemory = false
         metrics.count(actions, at: now())
-        for action in actions {
+        for action in Self.inCarryingOutOrder(actions) {
             switch action {
             case .spawn(let app, let launch, let reason, let restore):
                 await spawn(app, launch: launch, reason: reason, restore: restore, followUps: &followUps)
@@ -74,6 +75,20 @@ extension WardenDaemon {
         return reply
     }
 
+    /// `actions` in the order they are carried out: the core's order, except that a kill for
+    /// memory comes first. The device waits for what the victim frees; the records, status
+    /// changes, warnings and log lines that come with the kill (a log line is a write to the
+    /// journal's socket, which a device short of memory may be slow to read) follow it. The
+    /// journal's entries keep the core's order: they are written together once the job is done,
+    /// and a kill writes none.
+    static func inCarryingOutOrder(_ actions: [LifecycleAction]) -> [LifecycleAction] {
+        func killsForMemory(_ action: LifecycleAction) -> Bool {
+            if case .kill(_, .memoryPressure) = action { true } else { false }
+        }
+        guard actions.dropFirst().contains(where: killsForMemory) else { return actions }
+        return actions.filter(killsForMemory) + actions.filter { !killsForMemory($0) }
+    }
+
     /// Logs a change of the pressure level and a kill for memory with the figures that decided
     /// them: what was available, the thresholds, what the victim gives back.
     func logMemoryDecision(_ record: JournalRecord) {
@@ -96,7 +111,7 @@ extension WardenDaemon {
                     "; \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)), critical below \(size($0.criticalBytes))"
                 } ?? ""
             return
-                "Killing app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(Explanation.givenBack(report))\(measured)."
+                "Killed app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(Explanation.givenBack(report))\(measured)."
         default:
             return nil
         }

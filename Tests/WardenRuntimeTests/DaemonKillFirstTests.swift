@@ -1,0 +1,51 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import WardenAPI
+import WardenCore
+import WardenPolicy
+import WardenRuntime
+import WardenTesting
+
+/// A kill for memory is carried out before what comes with it: the records, the status change
+/// and the log lines that explain it.
+struct DaemonKillFirstTests {
+    /// The log lines that say why an app was killed for memory are written once it is killed: a
+    /// write to a slow log never holds the kill up.
+    @Test func theLogLinesOfAKillForMemoryFollowTheKill() async throws {
+        // Each memory line, with whether the victim's group had been killed when it was written.
+        let lines = Mutex<[(line: String, afterKill: Bool)]>([])
+        let driver = Mutex<FakeCgroupDriver?>(nil)
+        let logger = Logger(label: "appwarden") { label in
+            WardenLogHandler(label: label) { line in
+                guard line.contains("for memory pressure") || line.contains("Memory pressure normal") else { return }
+                let killed = driver.withLock { $0?.calls.contains(.kill("idle")) } ?? false
+                lines.withLock { $0.append((line, killed)) }
+            }
+        }
+        let policy = try PolicyLoader.parse(
+            """
+            [apps.idle]
+            command = "/bin/idle"
+            [apps.front]
+            command = "/bin/front"
+            """, file: "policy.toml")
+        let bed = await WardenTestBed.start(policy: policy, logger: logger) { fake, _ in
+            driver.withLock { $0 = fake }
+        }
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(by: .seconds(10))
+        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
+        _ = try await bed.daemon.perform(.pressure(.critical))
+        await bed.settle()
+        #expect(await bed.daemon.app(named: "idle")?.state == .notRunning)
+        await bed.stop()
+        let written = lines.withLock { $0 }
+        #expect(written.contains { $0.line.contains("Memory pressure normal → critical") })
+        #expect(written.contains { $0.line.contains("Killed app \"idle\" for memory pressure: suspended band") })
+        #expect(written.allSatisfy { $0.afterKill }, "\(written)")
+    }
+}
