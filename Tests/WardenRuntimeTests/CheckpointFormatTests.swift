@@ -108,7 +108,7 @@ struct CheckpointFormatTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let unread = #"{"lifecycle":{"format":99},"running":[]}"#
         let journal = WardenMemoryJournal()
-        journal.saveCheckpoint(unread, wallTimeMillis: 1234)
+        try journal.saveCheckpoint(unread, wallTimeMillis: 1234)
         let options = WardenDaemonOptions(
             policyPath: directory + "/policy.toml", socketPath: directory + "/appwarden.sock",
             stateDirectory: directory, cgroupRoot: "appwarden-virtual", sampleInterval: .seconds(1_000_000_000))

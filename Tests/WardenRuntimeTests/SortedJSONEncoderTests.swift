@@ -160,6 +160,52 @@ struct CheckpointEncoderTests {
         #expect(try store.checkpoint()?.json.contains(#""app":"notes""#) == false)  // its running record
     }
 
+    /// After a save that succeeded, a save the journal refused is not taken for saved: the next
+    /// save writes what changed since the one that succeeded, the refused change included even
+    /// where the next checkpoint holds the same record as the refused one did.
+    @Test func aSaveAfterARefusedOneWritesWhatChangedSinceTheLastThatSucceeded() throws {
+        let directory = try JournalTestDirectory()
+        defer { directory.remove() }
+        let store = try JournalStore(path: directory.databasePath)
+        var core = Lifecycle(policy: Self.policy)
+        var encoder = CheckpointEncoder()
+        _ = try core.handle(.open(app: "mail"), at: Instant(sinceOrigin: .seconds(1)))
+        try save(
+            Self.checkpoint(core, at: Instant(sinceOrigin: .seconds(1)), running: ["mail"]), with: &encoder, in: store)
+
+        // `maps` opens; the journal refuses the save (nothing of it reaches the store).
+        _ = try core.handle(.open(app: "maps"), at: Instant(sinceOrigin: .seconds(2)))
+        let refused = try encoder.encode(
+            Self.checkpoint(core, at: Instant(sinceOrigin: .seconds(2)), running: ["mail", "maps"]))
+        #expect(refused.changed.contains { $0.section == .apps && $0.name == "maps" })
+
+        // The next save, with `maps` as it was in the refused one, writes it all the same.
+        let next = try save(
+            Self.checkpoint(core, at: Instant(sinceOrigin: .seconds(2)), running: ["mail", "maps"]), with: &encoder,
+            in: store)
+        #expect(!next.complete)
+        #expect(next.changed.contains { $0.section == .apps && $0.name == "maps" })
+        #expect(next.changed.contains { $0.section == .running && $0.name == "maps" })
+    }
+
+    /// An app the policy no longer names leaves the apps list, and its record leaves the store.
+    @Test func anAppRemovedFromThePolicyLeavesTheStore() throws {
+        let directory = try JournalTestDirectory()
+        defer { directory.remove() }
+        let store = try JournalStore(path: directory.databasePath)
+        var core = Lifecycle(policy: Self.policy)
+        var encoder = CheckpointEncoder()
+        let now = Instant(sinceOrigin: .seconds(1))
+        try save(Self.checkpoint(core, at: now, running: []), with: &encoder, in: store)
+
+        var smaller = Self.policy
+        smaller.apps.removeAll { $0.name == "maps" }
+        _ = try core.handle(.policyChanged(smaller), at: now)
+        let text = try save(Self.checkpoint(core, at: now, running: []), with: &encoder, in: store)
+        #expect(text.removed == [CheckpointText.Removal(section: .apps, name: "maps")])
+        #expect(try store.checkpoint()?.json.contains(#""maps""#) == false)
+    }
+
     /// A checkpoint saved whole replaces one saved record by record, and is read as it was written.
     @Test func aWholeCheckpointReplacesTheRecords() throws {
         let directory = try JournalTestDirectory()
@@ -177,7 +223,7 @@ struct CheckpointEncoderTests {
         let whole = String(decoding: try SortedJSONEncoder.encode(checkpoint), as: UTF8.self)
         #expect(journal.checkpoint()?.json == whole)
         try store.saveCheckpoint(#"{"v":2}"#, wallTimeMillis: 2)
-        journal.saveCheckpoint(#"{"v":2}"#, wallTimeMillis: 2)
+        try journal.saveCheckpoint(#"{"v":2}"#, wallTimeMillis: 2)
         #expect(try store.checkpoint()?.json == #"{"v":2}"#)
         #expect(journal.checkpoint()?.json == #"{"v":2}"#)
         try store.saveCheckpoint(text, wallTimeMillis: 3)

@@ -126,12 +126,6 @@ public final class JournalStore: Sendable {
 
     // MARK: Checkpoint
 
-    /// Saves the core's checkpoint (opaque JSON text) whole with the wall-clock time it was
-    /// taken at, replacing the previous one.
-    public func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws {
-        try saveCheckpoint(CheckpointText(outline: json, changed: [], complete: true), wallTimeMillis: wallTimeMillis)
-    }
-
     /// Saves the core's checkpoint with the wall-clock time it was taken at, in one transaction:
     /// its outline replaces the previous one, and only the records that changed are written
     /// (`checkpoint_record`, a row per record).

@@ -15,8 +15,6 @@ public protocol WardenJournal: Sendable {
     func entries(_ query: JournalQuery) throws -> [JournalEntry]
     /// The id of the newest entry (0 when the journal is empty).
     func lastEntryID() throws -> Int64
-    /// Saves the daemon's checkpoint (JSON text) taken at `wallTimeMillis`, whole.
-    func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws
     /// Saves the daemon's checkpoint taken at `wallTimeMillis`: its outline and the records
     /// that changed since the last save, at once (the last checkpoint stays if it fails).
     func saveCheckpoint(_ text: CheckpointText, wallTimeMillis: Int64) throws
@@ -25,6 +23,16 @@ public protocol WardenJournal: Sendable {
 }
 
 extension JournalStore: WardenJournal {}
+
+extension WardenJournal {
+    /// Saves a checkpoint (JSON text) taken at `wallTimeMillis` whole, replacing the last one and
+    /// its records: for a journal no daemon is saving into (tests, tools). A running daemon saves
+    /// through its `CheckpointEncoder`, which keeps track of the records the journal holds, and
+    /// would not know of this text.
+    public func saveCheckpoint(_ json: String, wallTimeMillis: Int64) throws {
+        try saveCheckpoint(CheckpointText(outline: json, changed: [], complete: true), wallTimeMillis: wallTimeMillis)
+    }
+}
 
 /// An entry to append to the journal, with the wall time it happened at.
 public struct NewJournalEntry: Sendable {

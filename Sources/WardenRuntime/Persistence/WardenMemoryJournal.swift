@@ -50,13 +50,6 @@ public final class WardenMemoryJournal: WardenJournal {
         contents.withLock { $0.entries.last?.id ?? 0 }
     }
 
-    public func saveCheckpoint(_ json: String, wallTimeMillis: Int64) {
-        contents.withLock { contents in
-            contents.checkpoint = (json, wallTimeMillis)
-            contents.checkpointRecords = CheckpointRecords()
-        }
-    }
-
     public func saveCheckpoint(_ text: CheckpointText, wallTimeMillis: Int64) {
         contents.withLock { contents in
             contents.checkpoint = (text.outline, wallTimeMillis)
