@@ -149,8 +149,9 @@ enum JSONOutput {
 }
 
 /// How a client command ends when it did not succeed: exit 1 when the daemon refused (its
-/// sentence printed), exit 3 when it cannot be reached or is stopping (503, `unavailable`:
-/// asking again once it has started may succeed).
+/// sentence printed) or the command could not do what was asked, exit 2 when it cannot be used
+/// this way (`usage`), exit 3 when the daemon cannot be reached or is stopping (503,
+/// `unavailable`: asking again once it has started may succeed).
 enum ClientExit: Error, CustomStringConvertible {
     /// The daemon's error code (`notFound`, `conflict`, …) and sentence.
     case refused(reason: String, String)
@@ -175,6 +176,7 @@ enum ClientExit: Error, CustomStringConvertible {
     var exitCode: Int32 {
         switch self {
         case .refused(let reason, _) where reason == "unavailable": 3
+        case .refused(let reason, _) where reason == "usage": 2
         case .refused: 1
         case .unreachable: 3
         }

@@ -16,7 +16,8 @@ struct ExportCommand: AsyncParsableCommand {
             daemon's last start) and ends at --until (default: the last event). The scenario holds \
             the policy in force inline, every input as a step, the memory figures and footprints of \
             the moments that decided something, and [expect] filled with what happened. Exits 0 when \
-            written, 1 when the journal has nothing to export in the window, 3 when no daemon answers.
+            written, 1 when the journal has nothing to export in the window or the file cannot be written, \
+            3 when no daemon answers; with --json a failure is printed as {"error": ..., "message": ...}.
             """)
     @OptionGroup var client: ClientOptions
     @Option(help: "Read this state directory (holding appwarden.sqlite) instead of asking the daemon.")
@@ -55,17 +56,14 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             text = try export.scenario(from: entries)
         } catch {
-            var standardError = StandardError()
-            print("appwarden: \(error.message)", to: &standardError)
-            throw ExitCode(1)
+            throw ClientExit.refused(reason: "notFound", error.message)
         }
         if let output {
             do {
                 try text.write(toFile: output, atomically: true, encoding: .utf8)
             } catch {
-                var standardError = StandardError()
-                print("appwarden: could not write \"\(output)\": \(error.localizedDescription)", to: &standardError)
-                throw ExitCode(1)
+                throw ClientExit.refused(
+                    reason: "failed", "Could not write \"\(output)\": \(error.localizedDescription)")
             }
         } else {
             print(text, terminator: "")
@@ -114,11 +112,8 @@ struct ExportCommand: AsyncParsableCommand {
     static func entries(stateDirectory: String, export: ScenarioExport) async throws -> [JournalEntry] {
         let path = stateDirectory + "/appwarden.sqlite"
         guard FileManager.default.fileExists(atPath: path) else {
-            var standardError = StandardError()
-            print(
-                "appwarden: the state directory \"\(stateDirectory)\" holds no journal (appwarden.sqlite).",
-                to: &standardError)
-            throw ExitCode(1)
+            throw ClientExit.refused(
+                reason: "notFound", "The state directory \"\(stateDirectory)\" holds no journal (appwarden.sqlite).")
         }
         let store = try JournalStore(path: path)
         defer { try? store.close() }

@@ -26,11 +26,9 @@ struct TopCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            FileHandle.standardError.write(
-                Data(
-                    "appwarden: top needs a terminal on standard input and output; use appwarden status for a table.\n"
-                        .utf8))
-            throw ExitCode(2)
+            throw ClientExit.refused(
+                reason: "usage",
+                "top needs a terminal on standard input and output; use appwarden status for a table.")
         }
         let terminal = try TopTerminal()
         defer { terminal.restore() }

@@ -3,6 +3,7 @@ import NIOHTTP1
 import Testing
 import WardenAPI
 import WardenCore
+import WardenRuntime
 import WardenTesting
 
 #if canImport(Glibc)
@@ -239,5 +240,34 @@ struct ControlServerCommandLineTests {
             #expect(status == 400)
             #expect(try ControlServerHarness.error(body).message.contains("\"kind\" must be one of"))
         }
+    }
+
+    /// `export` and `top` fail as every client command does: a sentence on standard error, or
+    /// with `--json` the error as an object on standard output, with the same exit status.
+    @Test func exportAndTopFailuresAreJSONWithJSON() async throws {
+        let directory = NSTemporaryDirectory() + "appwarden-export-fail-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let noJournal = try await AppwardenCommandLine.run(["export", "--state-dir", directory])
+        #expect(noJournal.code == 1 && noJournal.output.isEmpty)
+        #expect(noJournal.error.contains("holds no journal"), "\(noJournal)")
+        let noJournalJSON = try await AppwardenCommandLine.run(["export", "--state-dir", directory, "--json"])
+        #expect(noJournalJSON.code == 1 && noJournalJSON.error.isEmpty, "\(noJournalJSON)")
+        let noJournalBody = try JSONDecoder().decode(APIErrorBody.self, from: Data(noJournalJSON.output.utf8))
+        #expect(noJournalBody.error == "notFound" && noJournalBody.message.contains("holds no journal"))
+
+        try JournalStore(path: directory + "/appwarden.sqlite").close()
+        let empty = try await AppwardenCommandLine.run(["export", "--state-dir", directory, "--json"])
+        #expect(empty.code == 1 && empty.error.isEmpty, "\(empty)")
+        let emptyBody = try JSONDecoder().decode(APIErrorBody.self, from: Data(empty.output.utf8))
+        #expect(emptyBody.error == "notFound" && emptyBody.message.contains("no entries to export"), "\(emptyBody)")
+
+        let top = try await AppwardenCommandLine.run(["top", "--json"])
+        #expect(top.code == 2 && top.error.isEmpty, "\(top)")
+        let topBody = try JSONDecoder().decode(APIErrorBody.self, from: Data(top.output.utf8))
+        #expect(topBody.error == "usage" && topBody.message.contains("needs a terminal"), "\(topBody)")
+        let topText = try await AppwardenCommandLine.run(["top"])
+        #expect(topText.code == 2 && topText.output.isEmpty)
+        #expect(topText.error.hasPrefix("appwarden: top needs a terminal"), "\(topText)")
     }
 }
