@@ -112,7 +112,7 @@ public actor ControlServerDouble: WardenControl {
         return Explanation(app: app, state: AppInfo.State(state), sentences: sentences)
     }
 
-    public func subscribe(app: String?) async -> AsyncStream<JournalEntry> {
+    public func subscribe(app: String?) async throws(LifecycleError) -> AsyncStream<JournalEntry> {
         let (stream, continuation) = AsyncStream.makeStream(of: JournalEntry.self)
         let ended = endedSubscriptions
         continuation.onTermination = { _ in ended.increment() }

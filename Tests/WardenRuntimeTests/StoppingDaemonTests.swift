@@ -53,13 +53,16 @@ import WardenTesting
         }
     }
 
-    /// A read of an app, of the app list, of an app's events, of the device or of the metrics
-    /// from a daemon that is stopping is refused as "unavailable", not answered "no such app",
-    /// with an empty list, a device at `normal` with no kills, or "no metrics": the policy still
-    /// declares its apps (`appwarden logs APP` said "No app named").
+    /// A read of an app, of the app list, of events (an app's, the device's or all, at once or
+    /// as a stream), of the device or of the metrics from a daemon that is stopping is refused as "unavailable", not
+    /// answered "no such app", with an empty list, a device at `normal` with no kills, or "no
+    /// metrics": the policy still declares its apps (`appwarden logs APP` said "No app named").
     @Test func aStoppingDaemonRefusesReadsOfItsAppsAsUnavailable() async throws {
         try await Self.servingAStoppedDaemon { socketPath in
-            for path in ["/v1/apps/notes", "/v1/apps", "/v1/events?app=notes", "/v1/device", "/metrics"] {
+            for path in [
+                "/v1/apps/notes", "/v1/apps", "/v1/events?app=notes", "/v1/events", "/v1/events?app=appwarden",
+                "/v1/events/stream", "/v1/events/stream?since=0", "/v1/device", "/metrics",
+            ] {
                 let url = try #require(URL(httpURLWithSocketPath: socketPath, uri: path))
                 let response = try await HTTPClient.shared.execute(
                     HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))

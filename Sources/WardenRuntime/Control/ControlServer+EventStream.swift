@@ -10,8 +10,9 @@ extension ControlServer {
     /// that id are sent first, then the live ones, without gaps or repeats. A comment line every `heartbeat` keeps idle
     /// streams open through proxies and notices a client that went away, which ends its
     /// subscription.
-    func eventStream(_ query: JournalQuery) async -> Response {
-        let live = await control.subscribe(app: query.app)
+    /// A daemon that is stopping refuses the stream (503) before it starts.
+    func eventStream(_ query: JournalQuery) async throws -> Response {
+        let live = try await control.subscribe(app: query.app)
         let control = self.control
         let heartbeat = self.heartbeat
         var headers = HTTPFields()

@@ -44,7 +44,7 @@ extension ControlServer {
                 Self.resuming(Self.journalQuery(request, caller: caller), from: request))
             // The replay pages through the stored entries oldest first.
             query.newest = false
-            return await self.eventStream(query)
+            return try await self.eventStream(query)
         }
         route(router, ControlAPI.device) { _, _, caller in
             try caller.requireKnown()

@@ -40,8 +40,9 @@ public protocol WardenControl: Sendable {
     func journal(_ query: JournalQuery) async throws -> [JournalEntry]
     /// Why the app is in its state (throws .notFound for an unknown app).
     func explain(app: String) async throws(LifecycleError) -> Explanation
-    /// A live stream of new journal records (and messages to apps), optionally of one app only.
-    func subscribe(app: String?) async -> AsyncStream<JournalEntry>
+    /// A live stream of new journal records (and messages to apps), optionally of one app only;
+    /// throws `.unavailable` once the daemon is stopping.
+    func subscribe(app: String?) async throws(LifecycleError) -> AsyncStream<JournalEntry>
     /// Re-reads the policy file; a bad file is refused whole (the error lists every problem)
     /// and the running policy stays in force. The answer lists the apps added, removed and
     /// changed; `restartChanged` restarts running apps whose launch settings changed now.

@@ -127,8 +127,12 @@ extension WardenDaemon: WardenControl {
         return kept.pids
     }
 
+    /// The journal's entries that `query` selects, read off the loop; throws `.unavailable` once
+    /// the daemon is stopping, as every other read does, so that a client asks the daemon that
+    /// takes over, whose journal holds this one's last records too.
     public nonisolated func journal(_ query: JournalQuery) async throws -> [JournalEntry] {
-        try parts.journal.entries(query)
+        guard inbox.isOpen else { throw Self.stoppingError }
+        return try parts.journal.entries(query)
     }
 
     public nonisolated func explain(app: String) async throws(LifecycleError) -> Explanation {
@@ -152,7 +156,7 @@ extension WardenDaemon: WardenControl {
         return try answer.get()
     }
 
-    public nonisolated func subscribe(app: String?) async -> AsyncStream<JournalEntry> {
+    public nonisolated func subscribe(app: String?) async throws(LifecycleError) -> AsyncStream<JournalEntry> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: JournalEntry.self, bufferingPolicy: .bufferingNewest(1024))
         let inbox = inbox
@@ -162,7 +166,7 @@ extension WardenDaemon: WardenControl {
         }
         guard let id = id ?? nil else {
             continuation.finish()
-            return stream
+            throw Self.stoppingError
         }
         continuation.onTermination = { _ in
             inbox.post(.work { daemon in daemon.journal.subscribers.remove(id) })
