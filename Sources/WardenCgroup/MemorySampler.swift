@@ -97,16 +97,21 @@ public final class MemorySampler {
         return result
     }
 
-    /// Full statistics (and so the footprint) of every tracked group, or of those `include`
-    /// accepts.
+    /// Full statistics (and so the footprint) of every tracked group.
+    public func sampleStatistics() -> [String: MemoryStatistics] {
+        sampleStatistics(of: Array(tracked.keys))
+    }
+
+    /// Full statistics (and so the footprint) of the tracked groups among `names`; names not
+    /// tracked are passed over.
     ///
     /// Groups whose files cannot be read any more are dropped; a `memory.stat` that cannot be
-    /// understood is logged and the group skipped for this sweep.
-    public func sampleStatistics(where include: (String) -> Bool = { _ in true }) -> [String: MemoryStatistics] {
+    /// understood is logged and the group skipped for this sweep. Only the groups named are
+    /// looked up: with a thousand suspended apps and a few running, asking of every tracked
+    /// group whether to sample it cost more than reading the few that are sampled.
+    public func sampleStatistics(of names: [String]) -> [String: MemoryStatistics] {
         var result: [String: MemoryStatistics] = [:]
-        // Names first: with a thousand suspended apps and a few running, copying every entry
-        // (its group's paths) to skip it cost more than reading the few that are sampled.
-        for name in tracked.keys where include(name) {
+        for name in names {
             guard let entry = tracked[name] else { continue }
             // memory.current first: the stat text must stay in the buffer while it is scanned.
             let current = readNumber(entry.current)

@@ -111,6 +111,39 @@ public struct Lifecycle: Sendable {
         return records[index].state
     }
 
+    /// The apps of the policy that are running, in declaration order; suspended ones only if
+    /// `includingSuspended`. What the memory watch measures before a sample that may kill, read
+    /// off the records in place: beside a thousand suspended apps, a few names.
+    public func runningApps(includingSuspended: Bool) -> [String] {
+        var names: [String] = []
+        for index in records.indices where records[index].inPolicy {
+            switch records[index].state {
+            case .notRunning: continue
+            case .suspended where !includingSuspended: continue
+            default: names.append(records[index].name)
+            }
+        }
+        return names
+    }
+
+    /// The apps of the policy in `state`, in declaration order, read off the records in place.
+    public func apps(in state: AppState) -> [String] {
+        var names: [String] = []
+        for index in records.indices where records[index].inPolicy && records[index].state == state {
+            names.append(records[index].name)
+        }
+        return names
+    }
+
+    /// The footprint of `app` and the part of it in swap as the core last heard them (zero for
+    /// an app that is not running); nil when the policy does not declare it. What `status`
+    /// shows of them, without the rest of a snapshot.
+    public func footprint(of app: String) -> (bytes: Int64, swapped: Int64)? {
+        guard let index = indexByName[app], records[index].inPolicy else { return nil }
+        guard records[index].isRunning else { return (0, 0) }
+        return (records[index].footprint, records[index].swappedBytes)
+    }
+
     private mutating func dispatch(
         _ event: LifecycleEvent, at now: Instant, _ out: inout [LifecycleAction]
     ) throws(LifecycleError) {

@@ -448,18 +448,16 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         state.withLock { _ = $0.tracked.remove(name) }
     }
 
-    public func measurements(where include: (String) -> Bool) -> [String: AppMemoryMeasurement] {
-        let tracked = state.withLock { state in
-            state.tracked.map { name in
+    public func measurements(of names: [String]) -> [String: AppMemoryMeasurement] {
+        state.withLock { state in
+            var result: [String: AppMemoryMeasurement] = [:]
+            for name in names where state.tracked.contains(name) {
                 let footprint = state.footprints[name] ?? 0
-                return (name, footprint, min(state.groups[name]?.swapped ?? 0, footprint))
+                result[name] = AppMemoryMeasurement(
+                    footprint: footprint, swapped: min(state.groups[name]?.swapped ?? 0, footprint))
             }
+            return result
         }
-        var result: [String: AppMemoryMeasurement] = [:]
-        for (name, footprint, swapped) in tracked where include(name) {
-            result[name] = AppMemoryMeasurement(footprint: footprint, swapped: swapped)
-        }
-        return result
     }
 
     public func swapFigures() -> SwapFigures? {

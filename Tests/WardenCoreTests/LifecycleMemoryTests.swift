@@ -33,7 +33,7 @@ import WardenCore
     /// Critical pressure kills one victim per event, in band order: suspended, idle background,
     /// fetch window, background task, foreground.
     @Test func criticalPressureKillsOneVictimPerEventInBandOrder() throws {
-        var harness = try Self.bandedDevice()
+        var harness = try LifecycleMemoryTests.bandedDevice()
         #expect(harness.state("idle") == .suspended)
         #expect(harness.state("grace") == .background)
         #expect(harness.state("window") == .background)
@@ -217,7 +217,7 @@ import WardenCore
 
     /// An app killed in the middle of its fetch window gets no further fetch wake until it is opened.
     @Test func appKilledDuringAFetchIsNotWokenAgain() throws {
-        var harness = try Self.bandedDevice()
+        var harness = try LifecycleMemoryTests.bandedDevice()
         for second in 101...103 {
             try harness.send(.pressure(.critical), at: Double(second))
         }
@@ -260,6 +260,35 @@ import WardenCore
         #expect(!harness.core.sampleDecidesNothing(available: 900 * Self.mib, total: 1024 * Self.mib))
     }
 
+    /// The apps the memory watch measures before a sample that may kill are the running ones,
+    /// in declaration order, the suspended ones only when asked for (the freezer check reads
+    /// those apart); and the footprint it
+    /// compares a measurement with is the one `status` shows, zero once an app has ended.
+    @Test func theWatchMeasuresTheRunningAppsAndComparesWithTheFootprintStatusShows() throws {
+        var harness = try Self.bandedDevice()
+        #expect(harness.state("idle") == .suspended)
+        try harness.send(.forceQuit(app: "grace"), at: 101)
+        #expect(harness.state("grace") == .notRunning)
+        let awake = ["front", "task", "window", "grace", "idle"].filter {
+            harness.state($0).map { $0 != .notRunning && $0 != .suspended } ?? false
+        }
+        #expect(harness.core.runningApps(includingSuspended: false) == awake)
+        #expect(awake.contains("front") && awake.contains("task"))
+        #expect(harness.core.runningApps(includingSuspended: true) == awake + ["idle"])
+        #expect(harness.core.apps(in: .suspended) == ["idle"])
+        #expect(harness.core.apps(in: .notRunning) == ["grace"])
+
+        try harness.send(.footprint(app: "idle", bytes: 100 * Self.mib, swapped: 60 * Self.mib), at: 102)
+        for app in ["front", "idle", "grace"] {
+            let snapshot = try #require(harness.core.snapshot(of: app, at: harness.now))
+            let footprint = try #require(harness.core.footprint(of: app))
+            #expect(footprint.bytes == snapshot.footprint && footprint.swapped == snapshot.swappedBytes, "\(app)")
+        }
+        #expect(harness.core.footprint(of: "idle")?.swapped == 60 * Self.mib)
+        #expect(harness.core.footprint(of: "grace")?.bytes == 0)
+        #expect(harness.core.footprint(of: "front")?.bytes == 900 * Self.mib)
+        #expect(harness.core.footprint(of: "ghost") == nil)
+    }
 }
 
 /// The killer across samples while a victim is still dying (rule 9, one victim at a time).

@@ -273,8 +273,8 @@ extension WardenDaemon {
         }
         // Measured once frozen: suspended apps are otherwise measured only now and then, and
         // the killer ranks them by this figure.
-        if let measurement = parts.memory.measurements(where: { $0 == app })[app],
-            let event = Self.footprintEvent(app, measurement, known: lifecycle.snapshot(of: app, at: now()))
+        if let measurement = parts.memory.measurements(of: [app])[app],
+            let event = Self.footprintEvent(app, measurement, known: lifecycle.footprint(of: app))
         {
             followUps.append(event)
         }

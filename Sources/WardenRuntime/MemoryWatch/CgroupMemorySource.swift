@@ -53,8 +53,8 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
         return GroupOOMState.read(directory: directory.path, isV1: directory.isV1)
     }
 
-    public func measurements(where include: (String) -> Bool) -> [String: AppMemoryMeasurement] {
-        sampler.sampleStatistics(where: include).mapValues { statistics in
+    public func measurements(of names: [String]) -> [String: AppMemoryMeasurement] {
+        sampler.sampleStatistics(of: names).mapValues { statistics in
             AppMemoryMeasurement(
                 footprint: Int64(clamping: statistics.footprint),
                 swapped: Int64(clamping: min(statistics.swap, statistics.footprint)))

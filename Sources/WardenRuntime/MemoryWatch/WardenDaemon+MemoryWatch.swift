@@ -110,16 +110,10 @@ extension WardenDaemon {
 
     /// The footprints of the running apps that changed, as events for the core; suspended apps
     /// only if `includingSuspended`, or those `only` names.
-    func measureRunningApps(includingSuspended: Bool, only: Set<String>? = nil) -> [LifecycleEvent] {
-        let lifecycle = lifecycle
-        let measured = parts.memory.measurements { name in
-            if let only { return only.contains(name) }
-            guard let state = lifecycle.state(of: name), state != .notRunning else { return false }
-            return includingSuspended || state != .suspended
-        }
-        let time = now()
-        return measured.sorted { $0.key < $1.key }.compactMap { name, measurement in
-            Self.footprintEvent(name, measurement, known: lifecycle.snapshot(of: name, at: time))
+    func measureRunningApps(includingSuspended: Bool, only: [String]? = nil) -> [LifecycleEvent] {
+        let names = only ?? lifecycle.runningApps(includingSuspended: includingSuspended)
+        return parts.memory.measurements(of: names).sorted { $0.key < $1.key }.compactMap { name, measurement in
+            Self.footprintEvent(name, measurement, known: lifecycle.footprint(of: name))
         }
     }
 
@@ -127,10 +121,10 @@ extension WardenDaemon {
     /// part in swap moved by `swappedChange` or more (the kernel swapping a frozen app out, a
     /// thawed app bringing its pages back), which a wake's cost and `status` read; nil otherwise.
     static func footprintEvent(
-        _ app: String, _ measurement: AppMemoryMeasurement, known: AppSnapshot?
+        _ app: String, _ measurement: AppMemoryMeasurement, known: (bytes: Int64, swapped: Int64)?
     ) -> LifecycleEvent? {
-        let swappedMoved = known.map { abs($0.swappedBytes - measurement.swapped) >= swappedChange } ?? true
-        guard known?.footprint != measurement.footprint || swappedMoved else { return nil }
+        let swappedMoved = known.map { abs($0.swapped - measurement.swapped) >= swappedChange } ?? true
+        guard known?.bytes != measurement.footprint || swappedMoved else { return nil }
         return .footprint(app: app, bytes: measurement.footprint, swapped: measurement.swapped)
     }
 

@@ -32,25 +32,18 @@ extension WardenDaemon {
     /// `options.suspendedChecksPerRound` of them. Not in a dry run, where suspended apps are never frozen.
     func reconcileFreezer(includingSuspended: Bool) async {
         guard let driver, !options.dryRun else { return }
-        // Names only, and only those checked are sorted: the sweep runs every second while an
-        // app runs, beside a thousand suspended ones.
-        var checked: [String] = []
+        // Names read off the core's records in place, none looked up: the sweep runs every
+        // second while an app runs, beside a thousand suspended ones.
+        var checked = lifecycle.runningApps(includingSuspended: false)
         var suspended: [String] = []
-        for app in processes.groups.keys {
-            switch lifecycle.state(of: app) {
-            case nil, .notRunning?: continue
-            case .suspended?: if includingSuspended { suspended.append(app) }
-            default: checked.append(app)
-            }
-        }
         if includingSuspended {
-            suspended.sort()
-            if suspended.count > options.suspendedChecksPerRound {
-                let start =
-                    memoryWatch.lastSuspendedChecked.map { last in suspended.firstIndex { $0 > last } ?? 0 } ?? 0
-                suspended = Array((suspended[start...] + suspended[..<start]).prefix(options.suspendedChecksPerRound))
+            let all = lifecycle.apps(in: .suspended)
+            suspended = all
+            if all.count > options.suspendedChecksPerRound {
+                let start = memoryWatch.nextSuspendedChecked % all.count
+                suspended = (0..<options.suspendedChecksPerRound).map { all[(start + $0) % all.count] }
+                memoryWatch.nextSuspendedChecked = start + suspended.count
             }
-            memoryWatch.lastSuspendedChecked = suspended.last
             checked += suspended
         }
         for app in checked.sorted() {
@@ -64,7 +57,7 @@ extension WardenDaemon {
         // compression did: the suspended apps looked at are measured too, so that a wake's
         // cost (rule 4) counts what is in swap now.
         if includingSuspended, !suspended.isEmpty, parts.memory.swapFigures() != nil {
-            for event in measureRunningApps(includingSuspended: true, only: Set(suspended)) {
+            for event in measureRunningApps(includingSuspended: true, only: suspended) {
                 _ = await process(event)
             }
         }

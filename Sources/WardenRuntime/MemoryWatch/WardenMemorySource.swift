@@ -13,9 +13,9 @@ public protocol WardenMemorySource: Sendable {
     /// Stops measuring the group of app `name`.
     func untrack(_ name: String)
 
-    /// The footprint, and the part of it in swap, of every measured group whose app `include`
-    /// accepts.
-    func measurements(where include: (String) -> Bool) -> [String: AppMemoryMeasurement]
+    /// The footprint, and the part of it in swap, of the measured groups of the apps `names`
+    /// (apps not measured are passed over).
+    func measurements(of names: [String]) -> [String: AppMemoryMeasurement]
 
     /// The memory available to the apps and the memory they share, in bytes; nil when unknown.
     func deviceMemory() -> (available: Int64, total: Int64)?
