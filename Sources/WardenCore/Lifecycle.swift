@@ -126,13 +126,15 @@ public struct Lifecycle: Sendable {
         return names
     }
 
-    /// The apps of the policy in `state`, in declaration order, read off the records in place.
-    public func apps(in state: AppState) -> [String] {
-        var names: [String] = []
+    /// The apps of the policy in `state`, in declaration order, read off the records in place,
+    /// each with its place in that order (which stays the app's while the policy does not
+    /// change, whichever apps come into or leave the state).
+    public func apps(in state: AppState) -> [(place: Int, name: String)] {
+        var apps: [(place: Int, name: String)] = []
         for index in records.indices where records[index].inPolicy && records[index].state == state {
-            names.append(records[index].name)
+            apps.append((index, records[index].name))
         }
-        return names
+        return apps
     }
 
     /// The footprint of `app` and the part of it in swap as the core last heard them (zero for

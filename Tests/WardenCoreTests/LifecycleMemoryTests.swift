@@ -275,8 +275,8 @@ import WardenCore
         #expect(harness.core.runningApps(includingSuspended: false) == awake)
         #expect(awake.contains("front") && awake.contains("task"))
         #expect(harness.core.runningApps(includingSuspended: true) == awake + ["idle"])
-        #expect(harness.core.apps(in: .suspended) == ["idle"])
-        #expect(harness.core.apps(in: .notRunning) == ["grace"])
+        #expect(harness.core.apps(in: .suspended).map(\.name) == ["idle"])
+        #expect(harness.core.apps(in: .notRunning).map(\.name) == ["grace"])
 
         try harness.send(.footprint(app: "idle", bytes: 100 * Self.mib, swapped: 60 * Self.mib), at: 102)
         for app in ["front", "idle", "grace"] {

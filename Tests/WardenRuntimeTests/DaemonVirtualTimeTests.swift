@@ -163,6 +163,33 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// An app woken between two checks moves no other app's turn: with four suspended apps, two
+    /// per check, the first check looks at the first two and the next at the two after them,
+    /// though the first app was opened in between (a turn kept as a position in the list of
+    /// suspended apps would then pass over the third).
+    @Test func anAppWokenBetweenChecksMovesNoOtherAppsTurn() async throws {
+        let names = ["a", "b", "c", "d"]
+        let bed = try await Self.bed(
+            names.map { "[apps.\($0)]\ncommand = \"/bin/\($0)\"\n[apps.\($0).background]\ngrace = \"1s\"\n" }
+                .joined() + "[apps.awake]\ncommand = \"/bin/awake\"\n",
+            configure: {
+                $0.freezerCheckSweeps = 3
+                $0.suspendedSampleSweeps = 3
+                $0.suspendedChecksPerRound = 2
+            }, sampleInterval: .seconds(10))
+        defer { bed.removeStateDirectory() }
+        for name in names + ["awake"] { _ = try await bed.daemon.perform(.open(app: name)) }
+        await bed.advance(to: .seconds(2))
+        #expect(await bed.daemon.app(named: "c")?.state == .suspended)
+        bed.driver.setFrozenBehindTheDaemon(false, name: "c")
+        await bed.advance(to: .seconds(30))
+        #expect(!bed.driver.isFrozen("c"))
+        _ = try await bed.daemon.perform(.open(app: "a"))
+        await bed.advance(to: .seconds(60))
+        #expect(bed.driver.isFrozen("c"))
+        await bed.stop()
+    }
+
     /// A running app frozen behind the daemon's back is thawed on the sweep that checks the
     /// freezer, and a suspended app thawed behind its back is frozen again on the sweep that
     /// also looks at suspended apps.

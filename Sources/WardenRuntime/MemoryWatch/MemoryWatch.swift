@@ -12,9 +12,9 @@ struct MemoryWatch {
     var nextSweep: Duration?
     /// When suspended apps' groups are next checked for a thaw behind appwarden's back.
     var nextSuspendedCheck: Duration?
-    /// Where the next check of suspended apps starts among them, in declaration order: each
-    /// check goes on where the last one ended.
-    var nextSuspendedChecked = 0
+    /// The place in the policy's declaration order of the last suspended app that check looked
+    /// at (`Lifecycle.apps(in:)`): the next check goes on after it.
+    var lastSuspendedChecked: Int?
     /// How many sweeps have run.
     var sweeps = 0
     /// Whether the device was quiet (`WardenDaemon.deviceIsQuiet`) at the last measurement.

@@ -38,12 +38,16 @@ extension WardenDaemon {
         var suspended: [String] = []
         if includingSuspended {
             let all = lifecycle.apps(in: .suspended)
-            suspended = all
+            var round = all
             if all.count > options.suspendedChecksPerRound {
-                let start = memoryWatch.nextSuspendedChecked % all.count
-                suspended = (0..<options.suspendedChecksPerRound).map { all[(start + $0) % all.count] }
-                memoryWatch.nextSuspendedChecked = start + suspended.count
+                // After the last one looked at, by its place: apps that were suspended or woken
+                // since move no other app's turn.
+                let start =
+                    memoryWatch.lastSuspendedChecked.flatMap { last in all.firstIndex { $0.place > last } } ?? 0
+                round = (0..<options.suspendedChecksPerRound).map { all[(start + $0) % all.count] }
             }
+            memoryWatch.lastSuspendedChecked = round.last?.place
+            suspended = round.map(\.name)
             checked += suspended
         }
         for app in checked.sorted() {
