@@ -42,6 +42,13 @@ enum DaemonBenchmarks {
                     + "(build it with `swift build -c release --product ballast`)")
             return
         }
+        // What the host's own reclaim took beside the figures (see `HostReclaimThreads`).
+        let reclaimBefore = HostReclaimThreads.now()
+        defer {
+            print(
+                "the host's reclaim threads over these benchmarks: "
+                    + HostReclaimThreads.now().shares(since: reclaimBefore))
+        }
         if let crowd {
             try await crowded(ballast: ballast, crowd: crowd, rounds: rounds)
             return
