@@ -10,7 +10,8 @@ extension WardenConnection {
         /// The longest pause between two attempts.
         public var maximumDelay: Duration
         /// How long a call keeps trying, and how long an event stream keeps trying before its
-        /// first connection; `.zero` tries once.
+        /// first connection (an event stream that met a daemon stopping waits as a connected one
+        /// does); `.zero` tries once.
         public var callWindow: Duration
         /// How long an event stream that was connected keeps trying to connect again; nil keeps
         /// trying until the consuming task is cancelled.

@@ -191,7 +191,9 @@ public struct WardenConnection: Sendable {
     /// asking for the entries after the last id it delivered (`since=` and `Last-Event-ID`),
     /// so that no entry is lost and none is delivered twice. It fails when the daemon refuses
     /// the stream (a 4xx answer, such as an app the new policy does not declare), when the data
-    /// is not an entry, when the first connection cannot be made within `retry.callWindow`, or
+    /// is not an entry, when the first connection cannot be made within `retry.callWindow` (unless a
+    /// daemon answered that it is stopping: the one that takes over is then waited for as after a
+    /// connection), or
     /// when the daemon stays away longer than `retry.streamOutageLimit`. `onConnectionChange`
     /// hears each loss and each return of the connection.
     public func events(

@@ -35,6 +35,9 @@ public struct WardenEventStream: AsyncSequence, Sendable {
         /// started live and has delivered nothing yet.
         private var firstConnectedMillis: Int64?
         private var everConnected = false
+        /// Whether a daemon answered that it is stopping (503) before the first connection: the
+        /// one that takes over is then waited for as a connected stream waits.
+        private var metStoppingDaemon = false
         /// When the daemon went away; nil while connected.
         private var outageStart: ContinuousClock.Instant?
         private var reportedLoss = false
@@ -125,7 +128,10 @@ public struct WardenEventStream: AsyncSequence, Sendable {
                 reportedLoss = true
                 stream.onConnectionChange(.lost(cause))
             }
-            let limit = everConnected ? stream.connection.retry.streamOutageLimit : stream.connection.retry.callWindow
+            if failure?.status == 503 { metStoppingDaemon = true }
+            let limit =
+                everConnected || metStoppingDaemon
+                ? stream.connection.retry.streamOutageLimit : stream.connection.retry.callWindow
             let next = backoff.next()
             if let limit, let outageStart, now + next - outageStart > limit {
                 finished = true

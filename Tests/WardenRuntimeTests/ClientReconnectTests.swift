@@ -90,6 +90,33 @@ import WardenTesting
         #expect(server.requests.map(\.path) == ["/v1/events/stream?since=12", "/v1/events/stream?since=12"])
     }
 
+    /// A stream whose first connection meets a daemon that is stopping (503) waits for the one that
+    /// takes over as a connected stream waits, past the first connection's call window, and
+    /// delivers its entries once it answers.
+    @Test func aStreamThatMetAStoppingDaemonWaitsPastTheCallWindow() async throws {
+        let served = Mutex(0)
+        let server = try ClientTestServer { _ in
+            let number = served.withLock { count in
+                count += 1
+                return count
+            }
+            if number <= 6 { return [StoppingDaemonTests.errorResponse(503, retryAfter: 1, "unavailable")] }
+            return [Self.streamHead, Self.chunk("id: 8\ndata: \(Self.entry(8))\n\n")]
+        }
+        defer { server.stop() }
+        let retry = WardenConnection.RetryPolicy(
+            initialDelay: .milliseconds(10), maximumDelay: .milliseconds(20), callWindow: .milliseconds(20))
+        let stream = WardenConnection(socketPath: server.socketPath, retry: retry)
+            .events(path: "/v1/events/stream?app=mail")
+        var ids: [Int64] = []
+        for try await entry in stream {
+            ids.append(entry.id)
+            break
+        }
+        #expect(ids == [8])
+        #expect(server.requests.count == 7)
+    }
+
     /// A refused stream is not tried again: the refusal ends it with the daemon's sentence.
     @Test func aRefusedStreamIsNotTriedAgain() async throws {
         let server = try ClientTestServer { _ in
