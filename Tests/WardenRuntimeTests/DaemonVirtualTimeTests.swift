@@ -135,11 +135,10 @@ import WardenTesting
         await bed.stop()
     }
 
-    /// Where more apps are suspended than one check looks at, each check looks at the next ones
-    /// in turn: three suspended apps thawed behind the daemon's back, two per check, are frozen
-    /// again two at the first check and the third at the next.
-    @Test func suspendedGroupsAreCheckedInTurnWhenThereAreMany() async throws {
-        let names = ["one", "three", "two"]
+    /// A test bed with `names` suspended (1 s grace) beside the running app `awake`, at 2 s: the
+    /// sweeps come every 10 s while `awake` runs, every third looks at suspended apps, two of
+    /// them per check.
+    static func suspendedInTurns(_ names: [String]) async throws -> WardenTestBed {
         let bed = try await Self.bed(
             names.map { "[apps.\($0)]\ncommand = \"/bin/\($0)\"\n[apps.\($0).background]\ngrace = \"1s\"\n" }
                 .joined() + "[apps.awake]\ncommand = \"/bin/awake\"\n",
@@ -148,14 +147,27 @@ import WardenTesting
                 $0.suspendedSampleSweeps = 3
                 $0.suspendedChecksPerRound = 2
             }, sampleInterval: .seconds(10))
-        defer { bed.removeStateDirectory() }
-        for name in names + ["awake"] { _ = try await bed.daemon.perform(.open(app: name)) }
+        do {
+            for name in names + ["awake"] { _ = try await bed.daemon.perform(.open(app: name)) }
+        } catch {
+            bed.removeStateDirectory()
+            throw error
+        }
         await bed.advance(to: .seconds(2))
+        return bed
+    }
+
+    /// Where more apps are suspended than one check looks at, each check looks at the next ones
+    /// in turn: three suspended apps thawed behind the daemon's back, two per check, are frozen
+    /// again two at the first check and the third at the next.
+    @Test func suspendedGroupsAreCheckedInTurnWhenThereAreMany() async throws {
+        let names = ["one", "three", "two"]
+        let bed = try await Self.suspendedInTurns(names)
+        defer { bed.removeStateDirectory() }
         for name in names {
             #expect(await bed.daemon.app(named: name)?.state == .suspended)
             bed.driver.setFrozenBehindTheDaemon(false, name: name)
         }
-        // The sweeps come every 10 s while `awake` runs; every third looks at suspended apps.
         await bed.advance(to: .seconds(30))
         #expect(names.map { bed.driver.isFrozen($0) } == [true, true, false])
         await bed.advance(to: .seconds(60))
@@ -169,17 +181,8 @@ import WardenTesting
     /// suspended apps would then pass over the third).
     @Test func anAppWokenBetweenChecksMovesNoOtherAppsTurn() async throws {
         let names = ["a", "b", "c", "d"]
-        let bed = try await Self.bed(
-            names.map { "[apps.\($0)]\ncommand = \"/bin/\($0)\"\n[apps.\($0).background]\ngrace = \"1s\"\n" }
-                .joined() + "[apps.awake]\ncommand = \"/bin/awake\"\n",
-            configure: {
-                $0.freezerCheckSweeps = 3
-                $0.suspendedSampleSweeps = 3
-                $0.suspendedChecksPerRound = 2
-            }, sampleInterval: .seconds(10))
+        let bed = try await Self.suspendedInTurns(names)
         defer { bed.removeStateDirectory() }
-        for name in names + ["awake"] { _ = try await bed.daemon.perform(.open(app: name)) }
-        await bed.advance(to: .seconds(2))
         #expect(await bed.daemon.app(named: "c")?.state == .suspended)
         bed.driver.setFrozenBehindTheDaemon(false, name: "c")
         await bed.advance(to: .seconds(30))
