@@ -99,7 +99,7 @@ extension WardenDaemon {
         let time = now()
         memoryWatch.schedule.record(available: effective, at: time)
         if lifecycle.memoryLevel(afterSampleOf: device.available, total: device.total, swap: swap) == .critical {
-            for event in measureRunningApps(includingSuspended: false) { _ = await process(event) }
+            for event in measureRunningApps() { _ = await process(event) }
         }
         _ = await process(.memorySample(available: device.available, total: device.total, swap: swap))
         let wait = memoryWatch.schedule.interval(
@@ -108,11 +108,15 @@ extension WardenDaemon {
         memoryWatch.nextMeasurement = parts.clock.elapsed() + max(wait, .milliseconds(1))
     }
 
-    /// The footprints of the running apps that changed, as events for the core; suspended apps
-    /// only if `includingSuspended`, or those `only` names.
-    func measureRunningApps(includingSuspended: Bool, only: [String]? = nil) -> [LifecycleEvent] {
-        let names = only ?? lifecycle.runningApps(includingSuspended: includingSuspended)
-        return parts.memory.measurements(of: names).sorted { $0.key < $1.key }.compactMap { name, measurement in
+    /// The footprints of the running apps (not the suspended ones) that changed, as events for
+    /// the core.
+    func measureRunningApps() -> [LifecycleEvent] {
+        footprintEvents(of: lifecycle.runningApps(includingSuspended: false))
+    }
+
+    /// The footprints of the apps `names` that changed, as events for the core.
+    func footprintEvents(of names: [String]) -> [LifecycleEvent] {
+        parts.memory.measurements(of: names).sorted { $0.key < $1.key }.compactMap { name, measurement in
             Self.footprintEvent(name, measurement, known: lifecycle.footprint(of: name))
         }
     }
@@ -136,7 +140,7 @@ extension WardenDaemon {
     func remeasure() -> [LifecycleEvent] {
         // A next victim chosen by this measurement counts its own faults from here.
         memoryWatch.faultsAtMeasurement = DaemonMemory.majorFaults()
-        var events = measureRunningApps(includingSuspended: false)
+        var events = measureRunningApps()
         if let device = parts.memory.deviceMemory() {
             events.append(
                 .memorySample(available: device.available, total: device.total, swap: parts.memory.swapFigures()))

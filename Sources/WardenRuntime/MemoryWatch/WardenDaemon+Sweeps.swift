@@ -21,7 +21,7 @@ extension WardenDaemon {
         if memoryWatch.sweeps % options.freezerCheckSweeps == 0 {
             await reconcileFreezer(includingSuspended: false)
         }
-        for event in measureRunningApps(includingSuspended: false) {
+        for event in measureRunningApps() {
             _ = await process(event)
         }
     }
@@ -61,7 +61,7 @@ extension WardenDaemon {
         // compression did: the suspended apps looked at are measured too, so that a wake's
         // cost (rule 4) counts what is in swap now.
         if includingSuspended, !suspended.isEmpty, parts.memory.swapFigures() != nil {
-            for event in measureRunningApps(includingSuspended: true, only: suspended) {
+            for event in footprintEvents(of: suspended) {
                 _ = await process(event)
             }
         }
