@@ -13,7 +13,8 @@
 # fast; w1b and w2b are w1 and w2 beside idle apps of 200 MiB instead of 120; w3 is the day of use, DAY_SECONDS long, default 600; w3m the same day with apps 1.3 times
 # as large, w3h 1.6 times), KILLERS
 # (default all six; appwarden-share, appwarden with the foreground app's fair_share at 360 MiB, on
-# request), APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every
+# request), IDLE_APPS, IDLE_MIB, FRONT_MIB, FRONT_STEP and FRONT_INTERVAL (w1's and w2's apps
+# changed: see Tests/Device/peers/bench.py), APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every
 # boot's whole output; default: a temporary one, removed).
 # Needs what run.sh needs: root, qemu, the package and ballast built. Every boot's qemu and run
 # folder are removed by run.sh; this script's own folder is removed on exit.
@@ -40,6 +41,9 @@ for run_number in $(seq 1 "$runs"); do
       echo "WORKLOADS=\"$workload\""
       echo "KILLERS=\"$killers\""
       echo "DAY_SECONDS=${DAY_SECONDS:-600}"
+      for knob in IDLE_APPS IDLE_MIB FRONT_MIB FRONT_STEP FRONT_INTERVAL; do
+        [ -z "${!knob:-}" ] || echo "$knob=${!knob}"
+      done
     } >"$job/peers.conf"
     echo "== run $run_number of $runs: $workload under $killers ($(date -u +%T))" >&2
     set +e

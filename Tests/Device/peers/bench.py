@@ -15,6 +15,10 @@
 # third of them), w3h (1.6 times: 1,056 MiB of apps on a 1 GiB device, more than memory alone
 # holds, so that what the swap keeps decides how many apps live). The idle apps' pages are half compressible
 # (ballast --compressible 50), and so are the foreground app's (front.py).
+# For w1, w2 and their kin the environment may change the apps, to try other devices' mixes:
+# IDLE_APPS (how many idle apps, default 4), IDLE_MIB (each one's size), FRONT_MIB (where w1's
+# foreground app stops, default 340), FRONT_STEP and FRONT_INTERVAL (its pace: MiB per step and
+# seconds between steps). The row's workload then names what was changed, e.g. w1[IDLE_APPS=6,IDLE_MIB=80].
 # KILLER: appwarden (built-in defaults: the policy names only the apps), appwarden-nocompress
 # (the same with compress_suspended = false), appwarden-share (the same with the foreground app's
 # fair_share set to 360 MiB, just above the 340 MiB that W1's app reaches, as an operator who knows
@@ -152,13 +156,17 @@ def killer_pid():
 
 
 # The apps of each workload: name -> (command line, MiB it holds at start).
+variant = {key: os.environ[key] for key in ("IDLE_APPS", "IDLE_MIB", "FRONT_MIB", "FRONT_STEP", "FRONT_INTERVAL")
+           if os.environ.get(key) and kind in ("w1", "w2", "w2f")}
+front_mib = int(variant.get("FRONT_MIB", 340))
 if kind in ("w1", "w2", "w2f"):
-    idle = ["idle1", "idle2", "idle3", "idle4"]
-    idle_mib = 200 if workload in ("w1b", "w2b") else 120
+    idle = ["idle%d" % n for n in range(1, int(variant.get("IDLE_APPS", 4)) + 1)]
+    idle_mib = int(variant.get("IDLE_MIB", 200 if workload in ("w1b", "w2b") else 120))
     apps = {name: ([ballast, "--hold", str(idle_mib), "--compressible", "50"], idle_mib) for name in idle}
     # w2f: the runaway takes 50 MiB every 0.1 s, ten times w2's pace.
-    growth = ["0", "50", "0.1"] if workload == "w2f" else ["340" if kind == "w1" else "0"]
-    apps["front"] = (["python3", "/job/front.py"] + growth, 0)
+    pace = ["50", "0.1"] if workload == "w2f" else ["10", "0.2"]
+    pace = [variant.get("FRONT_STEP", pace[0]), variant.get("FRONT_INTERVAL", pace[1])]
+    apps["front"] = (["python3", "/job/front.py", str(front_mib) if kind == "w1" else "0"] + pace, 0)
 else:
     sizes = {"mail": 60, "maps": 140, "chat": 80, "camera": 120, "music": 70, "news": 100, "shop": 90}
     if workload == "w3m":
@@ -337,7 +345,7 @@ while True:
             front_size = int(open("/run/front.size").read() or 0)
         except (OSError, ValueError):
             pass
-        if kind == "w1" and front_full_at is None and front_size >= 340:
+        if kind == "w1" and front_full_at is None and front_size >= front_mib:
             front_full_at = now
         settle = front_full_at if kind == "w1" else front_gone_at
         if kind == "w1" and front_gone_at is not None:
@@ -448,7 +456,7 @@ if under_appwarden or killer in ("earlyoom", "nohang", "systemd-oomd"):
     elif not kills:
         majflt = "nokill"
 row = {
-    "workload": workload,
+    "workload": workload + ("[%s]" % ",".join("%s=%s" % item for item in variant.items()) if variant else ""),
     "killer": killer,
     "lost": len(lost),
     "lost_apps": ",".join(lost_labels) or "-",

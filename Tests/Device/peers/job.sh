@@ -9,7 +9,8 @@
 # workloads and the figures. /job/peers.conf may name the workloads (WORKLOADS="w1 w2 w2f w1b w2b w3 w3m w3h"), the
 # killers (KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel", and
 # appwarden-share on request: see bench.py) and the
-# day's length (DAY_SECONDS=600). earlyoom and nohang run with Debian's configuration;
+# day's length (DAY_SECONDS=600), and may change w1's and w2's apps (IDLE_APPS, IDLE_MIB, FRONT_MIB,
+# FRONT_STEP, FRONT_INTERVAL: see bench.py). earlyoom and nohang run with Debian's configuration;
 # systemd-oomd, which Debian ships without any managed unit, with Fedora's defaults
 # (ManagedOOMSwap=kill on the root slice, ManagedOOMMemoryPressure=kill at 50% on the user
 # slice), applied here to the apps' slice too (ManagedOOMMemoryPressure=kill, 50%). Prints one
@@ -20,7 +21,7 @@ WORKLOADS="w1 w2"
 KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel"
 DAY_SECONDS=600
 [ -f /job/peers.conf ] && . /job/peers.conf
-export DAY_SECONDS
+export DAY_SECONDS IDLE_APPS IDLE_MIB FRONT_MIB FRONT_STEP FRONT_INTERVAL
 install_package || {
   cat /job/out/apt.log
   fail "apt installs appwarden's package"
