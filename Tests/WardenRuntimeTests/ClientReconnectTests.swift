@@ -25,12 +25,7 @@ import WardenTesting
     /// A stream cut off in the middle of a chunk connects again with `since` and `Last-Event-ID`
     /// set to the last entry it delivered, and an entry the server sends again is not delivered twice.
     @Test func aStreamDroppedMidBodyResumesAfterTheLastEntry() async throws {
-        let served = Mutex(0)
-        let server = try ClientTestServer { _ in
-            let number = served.withLock { count in
-                count += 1
-                return count
-            }
+        let server = try ClientTestServer.numbered { number in
             if number == 1 {
                 // Entry 5 whole, then a chunk that promises 64 bytes and brings a few.
                 return [Self.streamHead, Self.chunk("id: 5\ndata: \(Self.entry(5))\n\n"), "40\r\nid: 6\nda"]
@@ -70,12 +65,7 @@ import WardenTesting
     /// A stream that started from an id resumes from that id when the daemon goes away before
     /// sending anything.
     @Test func aStreamResumesFromItsStartingIDWhenNothingArrived() async throws {
-        let served = Mutex(0)
-        let server = try ClientTestServer { _ in
-            let number = served.withLock { count in
-                count += 1
-                return count
-            }
+        let server = try ClientTestServer.numbered { number in
             return number == 1
                 ? [Self.streamHead] : [Self.streamHead, Self.chunk("id: 13\ndata: \(Self.entry(13))\n\n")]
         }
@@ -94,12 +84,7 @@ import WardenTesting
     /// takes over as a connected stream waits, past the first connection's call window, and
     /// delivers its entries once it answers.
     @Test func aStreamThatMetAStoppingDaemonWaitsPastTheCallWindow() async throws {
-        let served = Mutex(0)
-        let server = try ClientTestServer { _ in
-            let number = served.withLock { count in
-                count += 1
-                return count
-            }
+        let server = try ClientTestServer.numbered { number in
             if number <= 6 { return [StoppingDaemonTests.errorResponse(503, retryAfter: 1, "unavailable")] }
             return [Self.streamHead, Self.chunk("id: 8\ndata: \(Self.entry(8))\n\n")]
         }
@@ -189,12 +174,7 @@ import WardenTesting
 
     /// An idempotent call is sent again when the daemon went away before answering it.
     @Test func anIdempotentCallIsSentAgain() async throws {
-        let served = Mutex(0)
-        let server = try ClientTestServer { _ in
-            let number = served.withLock { count in
-                count += 1
-                return count
-            }
+        let server = try ClientTestServer.numbered { number in
             return number == 1 ? [] : [ClientTestServer.response(200, #"{"remainingMillis":2000}"#)]
         }
         defer { server.stop() }

@@ -59,6 +59,19 @@ final class ClientTestServer: Sendable {
         thread.start()
     }
 
+    /// A server whose responder is told which request this is, counting from 1: for a test
+    /// that answers the first requests one way and the next ones another.
+    static func numbered(responder: @escaping @Sendable (Int) -> [String]) throws -> ClientTestServer {
+        let served = Mutex(0)
+        return try ClientTestServer { _ in
+            responder(
+                served.withLock { count in
+                    count += 1
+                    return count
+                })
+        }
+    }
+
     /// Every request received so far, in order.
     var requests: [Request] { recorded.withLock { $0 } }
 
