@@ -157,6 +157,7 @@ extension AppMessage {
         case .fetchStart: "fetchStart"
         case .pushPayload: "pushPayload"
         case .memoryWarning: "memoryWarning"
+        case .cpuWarning: "cpuWarning"
         case .saveState: "saveState"
         }
     }
@@ -173,6 +174,11 @@ extension AppMessage {
         case .pushPayload(let payload, let id, let window):
             ["payload": payload, "windowMillis": String(window.milliseconds)].merging(
                 id.map { ["id": $0] } ?? [:], uniquingKeysWith: { first, _ in first })
+        case .cpuWarning(let percent, let limitPercent, let window):
+            [
+                "percent": String(percent), "limitPercent": String(limitPercent),
+                "windowMillis": String(window.milliseconds),
+            ]
         case .memoryWarning, .saveState: [:]
         }
     }
@@ -193,6 +199,10 @@ extension AppMessage {
                 payload: reader.text("payload") ?? "{}", id: reader.text("id"),
                 window: .milliseconds(reader.integer("windowMillis", legacy: "window_ms") ?? 0))
         case "memoryWarning": self = .memoryWarning
+        case "cpuWarning":
+            self = .cpuWarning(
+                percent: Int(reader.integer("percent") ?? 0), limitPercent: Int(reader.integer("limitPercent") ?? 0),
+                window: .milliseconds(reader.integer("windowMillis") ?? 0))
         case "saveState": self = .saveState
         default: return nil
         }

@@ -52,6 +52,19 @@ extension JournalInput {
                 if case .armTimer(let timer, _) = $0 { timer.app == app } else { false }
             }
             return lengthened ? [.unreplayable("\(app)'s window was lengthened by its own stall")] : []
+        case .cpuMeasured(let app, _, _):
+            // A replay plays CPU use only from `cpu` steps; a measurement that decided nothing needs none.
+            let decided = actions.contains {
+                switch $0 {
+                case .deliver(_, .cpuWarning), .kill(_, .cpuLimit): true
+                default: false
+                }
+            }
+            return decided
+                ? [
+                    .unreplayable(
+                        "\(app)'s CPU use in background was over its budget, which a replay plays only from cpu steps")
+                ] : []
         case .timerFired(let timer):
             // A push held for memory is journaled when it is held (`.push` below), not at its tries.
             guard Lifecycle.wakeWaitedForMemory(actions) else { return [] }

@@ -39,6 +39,8 @@ extension WardenApplication {
             handler(payload) { result in Task { try? await self.completePush(result) } }
         case .message(.memoryWarning):
             handlers.withLock { $0.memoryWarning }?()
+        case .message(.cpuWarning(let percent, let limitPercent, _)):
+            handlers.withLock { $0.cpuWarning }?(percent, limitPercent)
         case .message(.saveState):
             handlers.withLock { $0.saveState }?()
         case .analytics, .stateChange, .decision, .memoryKill, .system, .input, .unknown:

@@ -43,6 +43,7 @@ public final class WardenApplication: Sendable {
         var fetch: (@Sendable (@escaping @Sendable (CompletionResult) -> Void) -> Void)?
         var push: (@Sendable (String, @escaping @Sendable (CompletionResult) -> Void) -> Void)?
         var memoryWarning: (@Sendable () -> Void)?
+        var cpuWarning: (@Sendable (_ percent: Int, _ limitPercent: Int) -> Void)?
         var saveState: (@Sendable () -> Void)?
         var expiration: [Int: @Sendable () -> Void] = [:]
         var observers: [any AppStatusObserver & Sendable] = []
@@ -186,6 +187,13 @@ public final class WardenApplication: Sendable {
     /// Sets the handler of memory warnings.
     public func onMemoryWarning(_ handler: @escaping @Sendable () -> Void) {
         handlers.withLock { $0.memoryWarning = handler }
+    }
+
+    /// Sets the handler of background CPU warnings: the app used `percent` of one CPU over the
+    /// last window in background, above its budget of `limitPercent`; another such window
+    /// terminates it (`cpuLimit`). Do less in background, or end the work.
+    public func onCPUWarning(_ handler: @escaping @Sendable (_ percent: Int, _ limitPercent: Int) -> Void) {
+        handlers.withLock { $0.cpuWarning = handler }
     }
 
     /// Sets the handler of "save your state" requests (write to `restorationDirectory`).

@@ -94,7 +94,7 @@ extension PolicyValidator {
         var fetchIntervalValue: LocatedValue?
         var memoryMaxValue: LocatedValue?
         var memoryHighValue: LocatedValue?
-        let known = Self.appKeys + Self.timingSections + ["memory"]
+        let known = Self.appKeys + Self.timingSections + ["memory", "cpu"]
         for (key, entry) in table.pairs {
             switch key {
             case "command":
@@ -153,7 +153,7 @@ extension PolicyValidator {
             case "tasks_max":
                 app.tasksMax = taskLimit(entry) ?? app.tasksMax
             default:
-                if Self.timingSections.contains(key) || key == "memory" {
+                if Self.timingSections.contains(key) || key == "memory" || key == "cpu" {
                     continue  // read below, as a whole
                 } else if extraAppKeys.contains(key) {
                     facts[key] = entry
@@ -166,6 +166,7 @@ extension PolicyValidator {
         checkTimingRules(resolved, global: global)
         app.settings = resolved.settings
         app.memory = appMemoryOverrides(in: table)
+        app.cpu = cpuSettings(in: table, base: policy.cpu)
 
         if commandRequired && table["command"] == nil {
             report(

@@ -14,7 +14,7 @@ struct PolicyValidator {
     /// The keys of a policy file's root.
     static let rootKeys = [
         "foreground_slots", "background", "fetch", "push", "memory", "watchdog", "termination", "launch",
-        "restoration", "resources", "apps", "limits", "journal", "logs", "hooks",
+        "restoration", "resources", "apps", "limits", "journal", "logs", "hooks", "cpu",
     ]
 
     init(commandRequired: Bool, extraAppKeys: Set<String>, baseFile: String?, label: String) {
@@ -39,6 +39,7 @@ struct PolicyValidator {
         policy.memory = memorySettings(in: root)
         policy.resources = resources(in: root)
         policy.limits = limitSettings(in: root)
+        policy.cpu = cpuSettings(in: root, base: CPUSettings())
         policy.journal = journalRetention(in: root)
         policy.logs = appLogSettings(in: root)
         policy.hooks = hookSettings(in: root)

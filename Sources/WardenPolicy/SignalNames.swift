@@ -4,7 +4,9 @@
 /// model keeps plain numbers so that the core needs no system headers.
 enum SignalNames {
     /// The message kinds a signal can accompany, in the order the lifecycle sends them.
-    static let messageKinds = ["expiration_warning", "fetch_start", "push_payload", "memory_warning", "save_state"]
+    static let messageKinds = [
+        "expiration_warning", "fetch_start", "push_payload", "memory_warning", "cpu_warning", "save_state",
+    ]
 
     /// The signals a policy may name, by name.
     static let numbers: [String: Int32] = [

@@ -18,7 +18,7 @@ public struct ScenarioStepParser: Sendable {
     /// The operator verbs and simulation facts, in the order messages list them.
     public static let verbs = [
         "open", "home", "overlay", "overlay-end", "lock", "unlock", "force-quit", "reset", "push",
-        "footprint", "pressure", "memory", "scan", "stall",
+        "footprint", "pressure", "memory", "scan", "stall", "cpu",
     ]
 
     /// The app calls, written after the app's name.
@@ -120,6 +120,17 @@ public struct ScenarioStepParser: Sendable {
             }
             try noMore(word, &words)
             return .stall(percent: percent)
+        case "cpu":
+            let app = try app(for: word, from: &words, rest: false, example: "cpu mail 90%")
+            guard let text = words.next(), text.hasSuffix("%"), let percent = Int(text.dropLast()), percent >= 0,
+                percent <= 100_000
+            else {
+                throw ScenarioStepError(
+                    "\"cpu\" needs the app and the share of one CPU it uses, a whole percentage such as \"cpu \(app) 90%\" (200% is two cores)."
+                )
+            }
+            try noMore(word, &words)
+            return .cpu(app: app, percent: percent)
         case "scan":
             let app = try app(for: word, from: &words, rest: false, example: "scan mail background")
             let outcome = try choice(

@@ -10,6 +10,7 @@ extension ScenarioVerb: CustomStringConvertible {
         case .exit(let app): "\(app) exit"
         case .scan(let app, let outcome): "scan \(app) \(outcome.rawValue)"
         case .stall(let percent): "stall \(percent)%"
+        case .cpu(let app, let percent): "cpu \(app) \(percent)%"
         }
     }
 

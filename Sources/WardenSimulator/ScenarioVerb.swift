@@ -21,12 +21,15 @@ public enum ScenarioVerb: Sendable, Equatable {
     /// The device's memory stall (PSI `full avg10`, in percent) that memory samples report from
     /// now on, under the memory model with swap.
     case stall(percent: Double)
+    /// The CPU the app's processes use from now on while they run, in percent of one CPU
+    /// (`cpu APP 90%`; 100 is a whole core).
+    case cpu(app: String, percent: Int)
 
     /// The app the step is about, if it names one.
     public var app: String? {
         switch self {
         case .event(let event): event.app
-        case .endTask(let app, _), .crash(let app), .exit(let app), .scan(let app, _): app
+        case .endTask(let app, _), .crash(let app), .exit(let app), .scan(let app, _), .cpu(let app, _): app
         case .stall: nil
         }
     }

@@ -91,6 +91,7 @@ extension LifecycleAction {
             .measureStall(let app, _),
             .terminate(let app, _),
             .kill(let app, _), .setOOMScore(let app, _, _), .setMemoryLimits(let app, _), .deliver(let app, _),
+            .setCPU(let app, _, _), .measureCPU(let app, _),
             .publishStatus(let app, _),
             .scan(let app), .deleteRestorationState(let app):
             app
@@ -108,7 +109,7 @@ extension LifecycleAction {
     /// Timer arming, oom_score_adj changes and state messages to the app: left out of the readable trace.
     var isHousekeeping: Bool {
         switch self {
-        case .armTimer, .cancelTimer, .setOOMScore, .deliver(_, .stateChanged): true
+        case .armTimer, .cancelTimer, .setOOMScore, .setCPU, .measureCPU, .deliver(_, .stateChanged): true
         case .journal(let record):
             switch record.kind {
             case .memoryKill, .system: true

@@ -60,6 +60,9 @@ extension Simulator {
             stallPercent = percent
             memoryChanged = true
             return .success([])
+        case .cpu(let app, let percent):
+            if let index = appIndex[app] { apps[index].cpuTime.setPercent(percent, at: now.sinceOrigin) }
+            return .success([])
         }
     }
 
@@ -124,6 +127,7 @@ extension Simulator {
             apps[index].launch = launch
             apps[index].tasks = []
             apps[index].isFrozen = false
+            apps[index].cpuTime.restart(at: now.sinceOrigin)
             apps[index].runsCode = false
             apps[index].heldMessages = []
             bytesInMemory += apps[index].footprint
@@ -143,10 +147,12 @@ extension Simulator {
                 pending.append(.heldAtSuspension(app: app, resource: held.resource))
             } else {
                 apps[index].isFrozen = true
+                apps[index].cpuTime.setRunning(false, at: now.sinceOrigin)
             }
         case .thaw(let app):
             guard let index = index(of: app) else { return }
             apps[index].isFrozen = false
+            if apps[index].launch != nil { apps[index].cpuTime.setRunning(true, at: now.sinceOrigin) }
             // An app with `swap_in` brings back what compression pushed out, stalled meanwhile.
             if apps[index].facts.swapIn > .zero, apps[index].swapped > 0 {
                 apps[index].stall.begin(apps[index].facts.swapIn, at: now)
@@ -154,6 +160,10 @@ extension Simulator {
                 apps[index].swapped = 0
                 memoryChanged = true
             }
+        case .measureCPU(let app, let launch):
+            guard let index = index(of: app), apps[index].launch == launch else { return }
+            pending.append(
+                .cpuMeasured(app: app, launch: launch, usage: apps[index].cpuTime.total(at: now.sinceOrigin)))
         case .measureStall(let app, let launch):
             guard let index = index(of: app), apps[index].launch == launch else { return }
             pending.append(.stallMeasured(app: app, launch: launch, total: apps[index].stall.total(at: now)))
@@ -215,7 +225,7 @@ extension Simulator {
                     record.analytics.append(SimulationRecord.Analytics(time: now, app: journal.app, event: event))
                 }
             }
-        case .reply, .setOOMScore, .setMemoryLimits, .deleteRestorationState, .runHook:
+        case .reply, .setOOMScore, .setMemoryLimits, .setCPU, .deleteRestorationState, .runHook:
             break
         }
     }
@@ -286,6 +296,7 @@ extension Simulator {
         case .launchTimeout: ordinal = 7
         case .terminationGrace: ordinal = 8
         case .watchdog: ordinal = 9
+        case .cpuBudget: ordinal = 10
         }
         return index * Self.timerKindCount + ordinal
     }
@@ -301,6 +312,7 @@ extension Simulator {
         apps[index].heldMessages = []
         apps[index].tasks = []
         apps[index].isFrozen = false
+        apps[index].cpuTime.setRunning(false, at: now.sinceOrigin)
         bytesInMemory -= apps[index].footprint
         bytesSwapped -= apps[index].swapped
         apps[index].swapped = 0

@@ -229,6 +229,8 @@ struct SimulatedApp: Sendable {
     var swapped: Int64 = 0
     /// The memory stall of the current launch's group (`swap_in` after a thaw).
     var stall = StallCount()
+    /// The CPU time the current launch's group has used (`cpu` steps set its rate).
+    var cpuTime = CPUTimeCount()
 
     init(name: String, facts: AppFacts, footprint: Int64) {
         self.name = name

@@ -76,6 +76,8 @@ public enum TraceText {
                 )
             }
         case .compressed(let app, _, let bytes): (app, "compressed: \(DurationFormat.sizeString(bytes)) in swap")
+        case .cpuMeasured(let app, _, let usage):
+            (app, usage.map { "used \(DurationFormat.string($0)) of CPU in all" } ?? "CPU time not counted")
         case .stallMeasured(let app, _, let total):
             (app, total.map { "stalled \(DurationFormat.string($0)) in all" } ?? "stall not counted")
         case .oomKilled(let app, let launch, let kill):
@@ -136,6 +138,7 @@ public enum TraceText {
             return (app, paths.isEmpty ? "freeze" : "freeze (guarding \(paths.joined(separator: ", ")))")
         case .thaw(let app): return (app, "thaw")
         case .measureStall(let app, _): return (app, "measure its stall")
+        case .measureCPU(let app, _): return (app, "measure its CPU time")
         case .compress(let app, _): return (app, "compress (push its memory to swap)")
         case .terminate(let app, let reason): return (app, "SIGTERM (\(reason.rawValue))")
         case .kill(let app, let reason): return (app, "SIGKILL (\(reason.rawValue))")
@@ -150,6 +153,10 @@ public enum TraceText {
                 let named = id.map { " \"\($0)\"" } ?? ""
                 return (app, "← push\(named) (window \(DurationFormat.string(window)))")
             case .memoryWarning: return (app, "← memory warning")
+            case .cpuWarning(let percent, let limit, let window):
+                return (
+                    app, "← CPU warning (\(percent)% of a CPU over \(DurationFormat.string(window)), limit \(limit)%)"
+                )
             case .saveState: return (app, "← save your state")
             }
         case .publishStatus(let app, let status): return (app, "status \(status)")
@@ -190,6 +197,10 @@ public enum TraceText {
             return (app, "limits: \(max)\(high)")
         case .setOOMScore(let app, let band, let score):
             return (app, "oom_score_adj \(score) (\(band) band)")
+        case .setCPU(let app, let cpuClass, let control):
+            let idle = control.idle ? ", idle" : ""
+            let cap = control.maxPercent.map { ", at most \($0)% of a CPU" } ?? ""
+            return (app, "CPU class \(cpuClass) (weight \(control.weight)\(idle)\(cap))")
         }
     }
 

@@ -72,6 +72,13 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         var swapIn: [String: Duration] = [:]
         /// The time on the test's clock, for the stall counts.
         var now: (@Sendable () -> Duration)?
+        /// The CPU controls each app's group was last given.
+        var cpuControls: [String: CPUControls] = [:]
+        /// The CPU time each app's groups used, at the rate `setCPUUse` set; counted only once
+        /// `countCPU(now:)` gave the clock.
+        var cpuTimes: [String: CPUTimeCount] = [:]
+        /// The time on the test's clock for the CPU counts.
+        var cpuNow: (@Sendable () -> Duration)?
     }
 
     let state = Mutex(State())
@@ -240,6 +247,7 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         state.withLock { state in
             state.calls.append(.create(name))
             if state.groups[name] == nil { state.groups[name] = Group() }
+            if let now = state.cpuNow?() { state.cpuTimes[name, default: CPUTimeCount()].restart(at: now) }
         }
         return AppGroup(name: name)
     }
@@ -277,6 +285,45 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         try state.withLock { state throws(CgroupError) in
             guard state.groups[group.name] != nil else { throw Self.missing(group.name) }
             state.groups[group.name]?.isFrozen = true
+            if let now = state.cpuNow?() { state.cpuTimes[group.name]?.setRunning(false, at: now) }
+        }
+    }
+
+    // MARK: CPU
+
+    public var cpuController: CPUControllerSource { .unified }
+
+    /// Records the controls; a group that does not exist is an error, as on a host.
+    public func setCPU(_ controls: CPUControls, of group: AppGroup) async throws(CgroupError) {
+        try state.withLock { state throws(CgroupError) in
+            guard state.groups[group.name] != nil else { throw Self.missing(group.name) }
+            state.cpuControls[group.name] = controls
+        }
+    }
+
+    /// The CPU time app `name`'s group used at the rate `setCPUUse` gave; nil before `countCPU(now:)`.
+    public func cpuUsage(of group: AppGroup) async throws(CgroupError) -> Duration? {
+        state.withLock { state in
+            guard let now = state.cpuNow?() else { return nil }
+            return state.cpuTimes[group.name]?.total(at: now) ?? .zero
+        }
+    }
+
+    /// The CPU controls app `name`'s group was last given; nil when none were.
+    public func cpuControls(of name: String) -> CPUControls? {
+        state.withLock { $0.cpuControls[name] }
+    }
+
+    /// Counts the CPU time of the apps' groups from now on, on the time `now` gives.
+    public func countCPU(now: @escaping @Sendable () -> Duration) {
+        state.withLock { $0.cpuNow = now }
+    }
+
+    /// From now on app `name`'s processes use `percent` of one CPU while they run and are not frozen.
+    public func setCPUUse(_ percent: Int, of name: String) {
+        state.withLock { state in
+            guard let now = state.cpuNow?() else { return }
+            state.cpuTimes[name, default: CPUTimeCount()].setPercent(percent, at: now)
         }
     }
 
@@ -303,6 +350,7 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
             state.calls.append(.thaw(group.name))
             guard var found = state.groups[group.name] else { throw Self.missing(group.name) }
             found.isFrozen = false
+            if let now = state.cpuNow?() { state.cpuTimes[group.name]?.setRunning(true, at: now) }
             var broughtBack = false
             if let swapIn = state.swapIn[group.name], swapIn > .zero, found.swapped > 0, let now = state.now?() {
                 found.stallEnded = found.stallTotal(at: now)

@@ -36,7 +36,8 @@ struct HybridDriverTests {
         let root = driver.configuration.rootName
         #expect(driver.tasksFromV1 == (TestHost.cgroupLayout?.unifiedControllers.contains("pids") == false))
         let pidsFiles = driver.tasksFromV1 ? ["/sys/fs/cgroup/pids/\(root)/mail/cgroup.procs"] : []
-        #expect(group.v1ProcsFiles == ["/sys/fs/cgroup/memory/\(root)/mail/cgroup.procs"] + pidsFiles)
+        let cpuFiles = driver.cpuFromV1 ? ["/sys/fs/cgroup/cpu/\(root)/mail/cgroup.procs"] : []
+        #expect(group.v1ProcsFiles == ["/sys/fs/cgroup/memory/\(root)/mail/cgroup.procs"] + pidsFiles + cpuFiles)
     }
 
     /// A process attached to a group is listed in it, stops using CPU while frozen (cgroup2

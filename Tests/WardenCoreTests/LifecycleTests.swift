@@ -44,6 +44,11 @@ struct Harness {
         return Self.actions(in: simulator.trace[before...])
     }
 
+    /// From now on `app`'s processes use `percent` of one CPU while they run (a scenario's `cpu` step).
+    mutating func useCPU(_ percent: Int, _ app: String) {
+        _ = simulator.apply(ScenarioStep(time: now, verb: .cpu(app: app, percent: percent)))
+    }
+
     /// Fires every timer due at or before `seconds`, in order, and moves the clock there.
     mutating func advance(to seconds: Double) {
         simulator.advance(to: Self.seconds(seconds))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WardenCore
+
 @testable import WardenPolicy
 
 /// Reading valid policies: defaults, every key, app overrides, the shipped files.

@@ -57,6 +57,8 @@ struct ScenarioReplay {
             // An immediate app is ready once its process runs, `launch_time` after the spawn.
             bed.launcher.setStartsDelayed(app.readiness == .immediate && facts.launchTime != .zero, app: app.name)
             bed.driver.setFootprint(facts.footprint ?? 0, of: app.name)
+            let cpuClock = bed.clock
+            bed.driver.countCPU { cpuClock.now.offset }
             if facts.swapIn > .zero {
                 let clock = bed.clock
                 bed.driver.setSwapIn(facts.swapIn, of: app.name) { clock.now.offset }
@@ -188,6 +190,9 @@ struct ScenarioReplay {
             return nil
         case .stall(let percent):
             bed.driver.setStall(percent)
+            return nil
+        case .cpu(let app, let percent):
+            bed.driver.setCPUUse(percent, of: app)
             return nil
         }
     }

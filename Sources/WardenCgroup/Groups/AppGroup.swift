@@ -16,6 +16,8 @@ public struct AppGroup: Sendable, Hashable {
     public var v1ProcsFiles: [String]
     /// The v1 pids directory, where the task limit lives when cgroup2 has no pids controller.
     public var pidsPath: String?
+    /// The v1 cpu directory, where the CPU controls live when cgroup2 has no cpu controller.
+    public var cpuPath: String?
 
     /// Makes a group description from its directories.
     public init(
@@ -24,7 +26,8 @@ public struct AppGroup: Sendable, Hashable {
         memoryPath: String? = nil,
         freezerPath: String? = nil,
         v1ProcsFiles: [String] = [],
-        pidsPath: String? = nil
+        pidsPath: String? = nil,
+        cpuPath: String? = nil
     ) {
         self.name = name
         self.unifiedPath = unifiedPath
@@ -32,12 +35,13 @@ public struct AppGroup: Sendable, Hashable {
         self.freezerPath = freezerPath
         self.v1ProcsFiles = v1ProcsFiles
         self.pidsPath = pidsPath
+        self.cpuPath = cpuPath
     }
 
     /// Every directory of the group, v2 first, without duplicates.
     public var allPaths: [String] {
         var paths: [String] = []
-        for path in [unifiedPath, memoryPath, freezerPath, pidsPath] {
+        for path in [unifiedPath, memoryPath, freezerPath, pidsPath, cpuPath] {
             if let path, !paths.contains(path) { paths.append(path) }
         }
         return paths

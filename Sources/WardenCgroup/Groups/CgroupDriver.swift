@@ -30,6 +30,19 @@ public protocol CgroupDriver: Sendable {
     /// - Throws: `CgroupError` with code `missingController` when the host has no pids controller.
     func setTasksMax(_ limit: Int?, of group: AppGroup) async throws(CgroupError)
 
+    /// Where the app groups get their CPU controls on this host.
+    var cpuController: CPUControllerSource { get }
+
+    /// Gives the group its CPU controls (rule 13).
+    ///
+    /// - Throws: `CgroupError` with code `missingController` where the host has no CPU
+    ///   controller for the app groups, or where `idle` is asked of a kernel without `cpu.idle`.
+    func setCPU(_ controls: CPUControls, of group: AppGroup) async throws(CgroupError)
+
+    /// The CPU time the group's tasks have used since it was made (cgroup2 `cpu.stat`
+    /// `usage_usec`); nil where the host cannot tell.
+    func cpuUsage(of group: AppGroup) async throws(CgroupError) -> Duration?
+
     /// Freezes the group and returns once the kernel confirms every task is frozen.
     ///
     /// - Throws: `CgroupError` with code `timeout` when the confirmation does not come in time.

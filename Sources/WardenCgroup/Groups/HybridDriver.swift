@@ -20,6 +20,9 @@ public struct HybridDriver: CgroupDriver {
     /// Whether the task limit (`pids.max`) lives in the v1 pids hierarchy, because the cgroup2
     /// mount has no pids controller.
     public let tasksFromV1: Bool
+    /// Whether CPU controls live in the v1 cpu hierarchy, because the cgroup2 mount has no cpu
+    /// controller.
+    public let cpuFromV1: Bool
     let libcgroup: Libcgroup
     let legacy: LegacyHierarchy
     let logger: Logger
@@ -53,6 +56,9 @@ public struct HybridDriver: CgroupDriver {
         tasksFromV1 =
             layout.v1Hierarchies["pids"] != nil
             && !(layout.unifiedMountPoint != nil && layout.unifiedControllers.contains("pids"))
+        cpuFromV1 =
+            layout.v1Hierarchies["cpu"] != nil
+            && !(layout.unifiedMountPoint != nil && layout.unifiedControllers.contains("cpu"))
         self.layout = layout
         self.configuration = configuration
         self.libcgroup = libcgroup
@@ -63,6 +69,7 @@ public struct HybridDriver: CgroupDriver {
     /// The v1 controllers the app groups are created in.
     public var v1Controllers: [String] {
         (memoryFromV1 ? ["memory"] : []) + (freezesThroughV1 ? ["freezer"] : []) + (tasksFromV1 ? ["pids"] : [])
+            + (cpuFromV1 ? ["cpu"] : [])
     }
 
     /// The path of app `name`'s group inside each v1 hierarchy, as libcgroup names it.
@@ -85,13 +92,15 @@ public struct HybridDriver: CgroupDriver {
         let memoryPath = memoryFromV1 ? directory("memory") : nil
         let freezerPath = freezesThroughV1 ? directory("freezer") : nil
         let pidsPath = tasksFromV1 ? directory("pids") : nil
+        let cpuPath = cpuFromV1 ? directory("cpu") : nil
         return AppGroup(
             name: name,
             unifiedPath: unified?.group(named: name).unifiedPath,
             memoryPath: memoryPath,
             freezerPath: freezerPath,
-            v1ProcsFiles: [memoryPath, freezerPath, pidsPath].compactMap { $0.map { $0 + "/cgroup.procs" } },
-            pidsPath: pidsPath)
+            v1ProcsFiles: [memoryPath, freezerPath, pidsPath, cpuPath].compactMap { $0.map { $0 + "/cgroup.procs" } },
+            pidsPath: pidsPath,
+            cpuPath: cpuPath)
     }
 
     public func createGroup(named name: String) async throws(CgroupError) -> AppGroup {
@@ -139,6 +148,49 @@ public struct HybridDriver: CgroupDriver {
                 cause: "no pids hierarchy")
         }
         try await unified.setTasksMax(limit, of: group)
+    }
+
+    public var cpuController: CPUControllerSource {
+        cpuFromV1 ? .v1 : unified?.cpuController ?? .unavailable
+    }
+
+    /// Writes `cpu.shares` and the CFS quota in the v1 cpu hierarchy (v1 has no idle groups, so
+    /// `idle` is left out there), else the cgroup2 files. A group made before the v1 cpu
+    /// hierarchy was used (an app re-adopted from an older daemon) is made and joined first.
+    public func setCPU(_ controls: CPUControls, of group: AppGroup) async throws(CgroupError) {
+        guard cpuFromV1 else {
+            guard let unified else {
+                throw CgroupError(
+                    code: .missingController,
+                    message: "CPU controls for \"\(group.name)\" need a cpu controller, and this host has none. "
+                        + CgroupError.howToGetAccess,
+                    cause: "no cpu hierarchy")
+            }
+            return try await unified.setCPU(controls, of: group)
+        }
+        let values: [(name: String, value: String)] = [
+            ("cpu.shares", String(controls.v1Shares)),
+            ("cpu.cfs_period_us", String(CPUControls.periodMicroseconds)),
+            ("cpu.cfs_quota_us", controls.quotaMicroseconds.map(String.init) ?? "-1"),
+        ]
+        do {
+            try await libcgroup.setValues(values, controller: "cpu", in: v1Path(group.name))
+        } catch  where error.code == .notFound {
+            try await libcgroup.createGroup(v1Path(group.name), controllers: ["cpu"])
+            for pid in try await processes(in: group) {
+                do {
+                    try await libcgroup.attach(pid, to: v1Path(group.name), controllers: ["cpu"])
+                } catch  where error.code == .notFound {
+                    continue
+                }
+            }
+            try await libcgroup.setValues(values, controller: "cpu", in: v1Path(group.name))
+        }
+    }
+
+    public func cpuUsage(of group: AppGroup) async throws(CgroupError) -> Duration? {
+        guard let unified, group.unifiedPath != nil else { return nil }
+        return try await unified.cpuUsage(of: group)
     }
 
     public func freeze(_ group: AppGroup) async throws(CgroupError) {

@@ -60,7 +60,7 @@ public struct UnifiedDriver: CgroupDriver {
     }
 
     /// The controllers appwarden enables for its app groups where the hierarchy offers them.
-    static let wantedControllers = ["memory", "pids"]
+    static let wantedControllers = ["memory", "pids", "cpu"]
 
     public func prepare() async throws(CgroupError) {
         if placement == .systemdScope {
@@ -128,6 +128,25 @@ public struct UnifiedDriver: CgroupDriver {
                 cause: "pids not in cgroup.controllers")
         }
         try TaskLimitFiles.setMax(limit, in: try directory(of: group))
+    }
+
+    public var cpuController: CPUControllerSource {
+        layout.unifiedControllers.contains("cpu") ? .unified : .unavailable
+    }
+
+    public func setCPU(_ controls: CPUControls, of group: AppGroup) async throws(CgroupError) {
+        guard cpuController == .unified else {
+            throw CgroupError(
+                code: .missingController,
+                message: "CPU controls for \"\(group.name)\" need the cgroup2 cpu controller, which "
+                    + "\"\(layout.unifiedMountPoint ?? "")\" does not offer. " + CgroupError.howToGetAccess,
+                cause: "cpu not in cgroup.controllers")
+        }
+        try files.setCPU(controls, in: try directory(of: group))
+    }
+
+    public func cpuUsage(of group: AppGroup) async throws(CgroupError) -> Duration? {
+        try files.cpuUsage(of: try directory(of: group))
     }
 
     public func freeze(_ group: AppGroup) async throws(CgroupError) {

@@ -155,6 +155,36 @@ struct UnifiedHierarchy: Sendable {
 
     /// How long the group's tasks waited on memory or for a CPU, in total: the `some` totals of
     /// `memory.pressure` and `cpu.pressure`; nil when the kernel has no PSI for the group.
+    /// Writes `cpu.weight`, `cpu.max` and, where it matters, `cpu.idle` of the group in `directory`.
+    func setCPU(_ controls: CPUControls, in directory: String) throws(CgroupError) {
+        try write(String(controls.v2Weight), to: directory + "/cpu.weight", "set the CPU weight in")
+        try write(controls.v2Max, to: directory + "/cpu.max", "set the CPU cap in")
+        let idlePath = directory + "/cpu.idle"
+        switch Syscalls.writeText(controls.idle ? "1" : "0", to: idlePath) {
+        case .success: return
+        case .failure(let error) where error.meansVanished && !controls.idle:
+            return  // A kernel before 5.15 has no idle groups; nothing was asked of them.
+        case .failure(let error) where error.meansVanished:
+            throw CgroupError(
+                code: .missingController,
+                message:
+                    "An idle CPU group (background_idle) needs Linux 5.15 or later; \"\(idlePath)\" does not exist.",
+                cause: error.description)
+        case .failure(let error): throw .from(error, "set the idle flag in", path: idlePath)
+        }
+    }
+
+    /// The CPU time the tasks of the group in `directory` have used (`cpu.stat` `usage_usec`);
+    /// nil for a vanished group.
+    func cpuUsage(of directory: String) throws(CgroupError) -> Duration? {
+        let path = directory + "/cpu.stat"
+        switch Syscalls.readText(path) {
+        case .success(let text): return try CgroupFileParser.cpuUsage(text, path: path)
+        case .failure(let error) where error.meansVanished: return nil
+        case .failure(let error): throw .from(error, "read", path: path)
+        }
+    }
+
     func stall(of directory: String) throws(CgroupError) -> Duration? {
         guard let memory = try pressure("memory.pressure", of: directory) else { return nil }
         let cpu = try pressure("cpu.pressure", of: directory)

@@ -10,6 +10,9 @@ public enum AppMessage: Sendable, Equatable {
     case pushPayload(payload: String, id: String?, window: Duration)
     /// Memory is short: free what can be rebuilt.
     case memoryWarning
+    /// The app used more than its background CPU budget over the last window (`percent` of one
+    /// CPU against `limitPercent`); another such window terminates it (`cpuLimit`).
+    case cpuWarning(percent: Int, limitPercent: Int, window: Duration)
     /// Save state to the restoration directory now.
     case saveState
 }

@@ -119,6 +119,17 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// measurement with a swapped part found; at most the footprint; reset by each launch.
     var swappedBytes: Int64 = 0
 
+    // MARK: CPU
+
+    /// The start of the background CPU budget's current window; nil until it is measured.
+    /// Not saved: a restored core starts a new window.
+    var cpuBaseline: CPUSample?
+    /// Windows in a row above the budget (a warning after the first).
+    var cpuStrikes = 0
+    /// The app's CPU use over its last measured window in background, in percent of one CPU;
+    /// nil until one was measured in the current launch.
+    var cpuPercent: Int?
+
     // MARK: Status
 
     /// The last status published for the app.
@@ -252,6 +263,9 @@ public struct AppRecord: Sendable, Equatable, Codable {
         groupLimits = nil
         isAboveHigh = false
         swappedBytes = 0
+        cpuBaseline = nil
+        cpuStrikes = 0
+        cpuPercent = nil
         if !everInForeground {
             lastUsed = now
         }

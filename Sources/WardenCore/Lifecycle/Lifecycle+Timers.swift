@@ -32,6 +32,8 @@ extension Lifecycle {
             reopenIfAsked(index, at: now, &out)
         case .watchdog:
             watchdogFired(index, at: now, &out)
+        case .cpuBudget:
+            cpuBudgetFired(index, at: now, &out)
         }
     }
 }

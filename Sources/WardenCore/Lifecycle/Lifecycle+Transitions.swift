@@ -89,6 +89,7 @@ extension Lifecycle {
         guard from != state else { return }
         records[index].state = state
         journal(index, .stateChange(from: from, to: state, because: reason), at: now, &out)
+        cpuStateChanged(index, from: from, at: now, &out)
         guard state != .notRunning else {
             records[index].lastBand = nil
             records[index].lastScore = nil
@@ -115,6 +116,8 @@ extension Lifecycle {
             records[index].groupLimits = limits
             out.append(.setMemoryLimits(app: records[index].name, limits: limits))
         }
+        // So is the CPU class, so that a background launch never runs in the foreground's class.
+        setCPUClass(index, reason == .user ? .foreground : .background, &out)
         out.append(.spawn(app: records[index].name, launch: records[index].launch, reason: reason, restore: restore))
         if records[index].readiness == .notify {
             arm(index, .launchTimeout, at: now + records[index].settings.launch.timeout, &out)

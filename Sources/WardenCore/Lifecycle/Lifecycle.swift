@@ -69,6 +69,7 @@ public struct Lifecycle: Sendable {
         for index in records.indices where records[index].wantsFetch && records[index].timers[.fetchWake] == nil {
             planFetch(index, at: now, &out)
         }
+        restoreCPUClasses(at: now, &out)
         return out
     }
 
@@ -183,6 +184,8 @@ public struct Lifecycle: Sendable {
             compressed(app, launch: launch, swappedBytes: bytes, at: now, &out)
         case .stallMeasured(let app, let launch, let total):
             stallMeasured(app, launch: launch, total: total, at: now, &out)
+        case .cpuMeasured(let app, let launch, let usage):
+            cpuMeasured(app, launch: launch, usage: usage, at: now, &out)
         case .pressure(let level): pressure(level, at: now, &out)
         case .memorySample(let available, let total, let swap):
             memorySample(available: available, total: total, swap: swap, at: now, &out)

@@ -17,6 +17,13 @@ public enum LifecycleAction: Sendable, Equatable {
     /// or push window to count only the time the app could run. The runtime answers with
     /// `LifecycleEvent.stallMeasured`.
     case measureStall(app: String, launch: Int)
+    /// Give the app's group what its CPU class gets (rule 13): sent before the `spawn` of a
+    /// launch, whenever the class changes, and when a reload changes what the class gets. The
+    /// runtime applies it to the group it creates for the next spawn, or to the running group.
+    case setCPU(app: String, cpuClass: CPUClass, control: CPUControl)
+    /// Measure the CPU time the processes of launch `launch` of the app have used since it began
+    /// (`cpu.stat` `usage_usec` of its group). The runtime answers with `LifecycleEvent.cpuMeasured`.
+    case measureCPU(app: String, launch: Int)
     /// Thaw the app's group.
     case thaw(app: String)
     /// Send SIGTERM to the app's processes; the core arms the termination grace and kills after it.

@@ -56,6 +56,9 @@ public enum LifecycleEvent: Sendable, Equatable {
     /// total (PSI `some` of its group), answering `Action.measureStall`; nil where the host does
     /// not count it per group.
     case stallMeasured(app: String, launch: Int, total: Duration?)
+    /// The CPU time launch `launch` of the app has used since it began, answering
+    /// `Action.measureCPU`; nil where the host cannot tell (rule 13).
+    case cpuMeasured(app: String, launch: Int, usage: Duration?)
     /// The kernel's OOM killer killed a process of launch `launch` of `app` while the app's
     /// main process still runs (a group the kernel does not kill whole): the app is terminated,
     /// `memoryLimit` when the kill was at its own limit, else `kernelOOMKill`.
@@ -88,7 +91,7 @@ extension LifecycleEvent {
             .observedFrozen(let app, _):
             app
         case .processExited(let app, _, _), .spawnFailed(let app, _, _), .oomKilled(let app, _, _),
-            .compressed(let app, _, _), .stallMeasured(let app, _, _):
+            .compressed(let app, _, _), .stallMeasured(let app, _, _), .cpuMeasured(let app, _, _):
             app
         case .push(let target, _, _):
             if case .app(let app) = target { app } else { nil }

@@ -11,6 +11,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
     private var launchTimeout: Instant?
     private var terminationGrace: Instant?
     private var watchdog: Instant?
+    private var cpuBudget: Instant?
 
     subscript(kind: TimerID.Kind) -> Instant? {
         get {
@@ -25,6 +26,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
             case .launchTimeout: launchTimeout
             case .terminationGrace: terminationGrace
             case .watchdog: watchdog
+            case .cpuBudget: cpuBudget
             }
         }
         set {
@@ -39,6 +41,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
             case .launchTimeout: launchTimeout = newValue
             case .terminationGrace: terminationGrace = newValue
             case .watchdog: watchdog = newValue
+            case .cpuBudget: cpuBudget = newValue
             }
         }
     }

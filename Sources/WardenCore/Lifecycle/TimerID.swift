@@ -29,6 +29,8 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
         case terminationGrace
         /// The status watchdog's interval ended (§1.5).
         case watchdog
+        /// A window of the background CPU budget ended: measure the app's CPU time (rule 13).
+        case cpuBudget
     }
 
     public var description: String { "\(app).\(kind.rawValue)" }

@@ -35,6 +35,8 @@ public struct AppPolicy: Sendable, Equatable {
     public var signals: [String: Int32] = [:]
     /// The most tasks the app's group may hold (`tasks_max`; `[limits] tasks_max` by default).
     public var tasksMax: TaskLimit = LimitSettings().tasksMax
+    /// The app's CPU classes and background CPU budget (`[cpu]` with `[apps.NAME.cpu]` applied).
+    public var cpu = CPUSettings()
 
     public init(
         name: String,

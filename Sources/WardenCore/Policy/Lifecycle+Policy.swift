@@ -42,6 +42,7 @@ extension Lifecycle {
         for index in records.indices {
             let name = records[index].name
             if let app = declared.removeValue(forKey: name) {
+                let oldCPU = appPolicies[index].cpu
                 records[index].apply(app)
                 appPolicies[index] = app
                 resolveMemoryBounds(index)
@@ -49,8 +50,9 @@ extension Lifecycle {
                     records[index].reopenAfterExit = records[index].isInForeground
                     terminate(index, reason: .policyChanged, because: "restarted by a policy reload", at: now, &out)
                 } else {
-                    // Memory limits take effect at once, in the running group.
+                    // Memory limits and CPU controls take effect at once, in the running group.
                     updateGroupLimits(index, at: now, &out)
+                    cpuSettingsChanged(index, from: oldCPU, at: now, &out)
                 }
             } else if records[index].inPolicy {
                 records[index].inPolicy = false

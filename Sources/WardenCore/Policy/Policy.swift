@@ -16,6 +16,9 @@ public struct Policy: Sendable, Equatable {
     public var apps: [AppPolicy]
     /// Bounds on each app's group beyond memory (`[limits]`).
     public var limits = LimitSettings()
+    /// `[cpu]`: what each CPU class gets and the background CPU budget (rule 13); each app's
+    /// `AppPolicy.cpu` starts from it.
+    public var cpu = CPUSettings()
     /// How much history the journal keeps (`[journal]`).
     public var journal = JournalRetention()
     /// The size cap and rotation of each app's log file (`[logs]`).

@@ -20,6 +20,9 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     /// Killed by the kernel's OOM killer for the device's memory (or a group above the app's),
     /// not at the app's own limit.
     case kernelOOMKill
+    /// Kept above its background CPU budget (`[cpu] background_limit`) for two windows in a row:
+    /// iOS's background CPU limit (rule 13).
+    case cpuLimit
     case policyRemoved
     /// Restarted by a policy reload that changed how it is launched (`--restart-changed`).
     case policyChanged
@@ -29,7 +32,7 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     public var isSystemTermination: Bool {
         switch self {
         case .memoryPressure, .backgroundTaskExpired, .fetchTimeout, .pushTimeout,
-            .heldSharedResource, .launchTimeout, .memoryLimit, .kernelOOMKill:
+            .heldSharedResource, .launchTimeout, .memoryLimit, .kernelOOMKill, .cpuLimit:
             true
         case .exited, .crashed, .launchFailed, .userForceQuit, .policyRemoved, .policyChanged:
             false

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WardenCgroup
 import WardenCore
 
 #if canImport(Glibc)
@@ -110,9 +111,8 @@ public struct WardenClock: Sendable {
     /// nil when either cannot be read.
     @Sendable public static func bootTimeNow() -> BootTime? {
         guard let id = bootID else { return nil }
-        var time = timespec()
-        guard clock_gettime(CLOCK_BOOTTIME, &time) == 0 else { return nil }
-        return BootTime(bootID: id, millis: Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000)
+        guard let millis = BootClock.millis() else { return nil }
+        return BootTime(bootID: id, millis: millis)
     }
 
     /// The kernel's id of this boot, read once.

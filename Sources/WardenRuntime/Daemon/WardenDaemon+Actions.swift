@@ -43,6 +43,10 @@ extension WardenDaemon {
                 await setOOMScore(app, score: score)
             case .setMemoryLimits(let app, let limits):
                 await setMemoryLimits(app, limits)
+            case .setCPU(let app, _, let control):
+                await setCPU(app, control)
+            case .measureCPU(let app, let launch):
+                followUps.append(.cpuMeasured(app: app, launch: launch, usage: await cpuUsage(of: app)))
             case .deliver(let app, let message):
                 record(app: app, .message(message))
                 sendMappedSignal(app, for: message)
@@ -139,6 +143,7 @@ extension WardenDaemon {
         case .fetchStart: "fetch_start"
         case .pushPayload: "push_payload"
         case .memoryWarning: "memory_warning"
+        case .cpuWarning: "cpu_warning"
         case .saveState: "save_state"
         }
     }
@@ -196,6 +201,7 @@ extension WardenDaemon {
                 if let limits = processes.limits[app], !limits.isEmpty {
                     try await driver.setMemoryLimits(Self.kernelLimits(limits), of: created)
                 }
+                await applyCPU(app, to: created, with: driver)
                 await boundTasks(app, to: appPolicy.tasksMax.count, of: created, with: driver)
                 processes.groups[app] = created
             }
@@ -452,6 +458,37 @@ extension WardenDaemon {
             try await driver.setMemoryLimits(Self.kernelLimits(limits), of: group)
         } catch {
             warnOnce(app, cause: "memory limits", "Could not set the memory limits of app \"\(app)\": \(error)")
+        }
+    }
+
+    /// Keeps the CPU control the core set for the app's class and writes it to the group now if
+    /// it exists; a group created for the next launch takes it before its process runs. A host
+    /// without a CPU controller for the app groups is said once, at start.
+    func setCPU(_ app: String, _ control: CPUControl) async {
+        processes.cpu[app] = control
+        guard let driver, let group = processes.groups[app] else { return }
+        await applyCPU(app, to: group, with: driver)
+    }
+
+    /// Writes the app's CPU control, as the core last set it, to `group`.
+    func applyCPU(_ app: String, to group: AppGroup, with driver: any CgroupDriver) async {
+        guard let control = processes.cpu[app], driver.cpuController != .unavailable else { return }
+        do {
+            try await driver.setCPU(
+                CPUControls(weight: control.weight, idle: control.idle, maxPercent: control.maxPercent), of: group)
+        } catch {
+            warnOnce(app, cause: "cpu controls", "Could not set the CPU controls of app \"\(app)\": \(error)")
+        }
+    }
+
+    /// The CPU time the app's group has used; nil without a group or where the host cannot tell.
+    func cpuUsage(of app: String) async -> Duration? {
+        guard let driver, let group = processes.groups[app] else { return nil }
+        do {
+            return try await driver.cpuUsage(of: group)
+        } catch {
+            warnOnce(app, cause: "cpu usage", "Could not read the CPU time of app \"\(app)\": \(error)")
+            return nil
         }
     }
 

@@ -24,9 +24,16 @@ extension WardenDaemon {
             if let freezer = probe.freezerPath.map(Self.parent), freezer != probe.unifiedPath.map(Self.parent) {
                 places.append("v1 freezer \(freezer)")
             }
+            if let cpu = probe.cpuPath.map(Self.parent) { places.append("v1 cpu \(cpu)") }
+            let cpu: String =
+                switch driver.cpuController {
+                case .unified: "CPU classes through cgroup2 cpu.weight"
+                case .v1: "CPU classes through v1 cpu.shares"
+                case .unavailable: "no CPU controller, so every app shares the processors alike whatever its state"
+                }
             let line =
                 "Cgroup layout \(layout.kind.rawValue) (memory from \(layout.memorySource.rawValue), freezing through "
-                + "\(layout.freezeSource.rawValue)); apps' groups under "
+                + "\(layout.freezeSource.rawValue), \(cpu)); apps' groups under "
                 + "\(places.isEmpty ? "no hierarchy" : places.joined(separator: ", "))\(options.dryRun ? " (dry run)" : "")."
             logger.info("\(line)")
         } else {

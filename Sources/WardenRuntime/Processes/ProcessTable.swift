@@ -24,6 +24,9 @@ struct ProcessTable {
     /// The memory limits the core set for each app's group (`LifecycleAction.setMemoryLimits`),
     /// applied to the group a launch creates.
     var limits: [String: GroupMemoryLimits] = [:]
+    /// The CPU control the core set for each app's class (`LifecycleAction.setCPU`), applied to
+    /// the group a launch creates.
+    var cpu: [String: CPUControl] = [:]
     /// The apps whose killed group `KillFinisher` waits for, beside the loop.
     var dyingGroups: Set<String> = []
 

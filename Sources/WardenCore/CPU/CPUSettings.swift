@@ -1,0 +1,49 @@
+/// `[cpu]` (and `[apps.NAME.cpu]`): rule 13, the CPU by state and the background CPU budget.
+///
+/// The defaults serve the foreground first without wasting a cycle: a foreground app's weight is
+/// 10,000 times a background app's, so a busy foreground app keeps more than 90 % of a core beside
+/// up to a thousand busy background apps, and background apps get every cycle it leaves (no cap).
+/// The budget is iOS's: a background app that keeps above 80 % of one CPU over 60 s is warned, and
+/// terminated (`cpuLimit`) if it goes on for another window.
+public struct CPUSettings: Sendable, Equatable {
+    /// The weight of foreground apps (`foreground_weight`, 10000; 1...10000).
+    public var foregroundWeight: Int
+    /// The weight of background apps (`background_weight`, 1; 1...10000).
+    public var backgroundWeight: Int
+    /// Whether background apps run only on idle cycles (`background_idle`, false; cgroup v2 `cpu.idle`).
+    public var backgroundIdle: Bool
+    /// A hard cap on each background app, in percent of one CPU (`background_max`, none).
+    public var backgroundMaxPercent: Int?
+    /// The background CPU budget, in percent of one CPU (`background_limit`, 80); nil turns it off.
+    public var backgroundLimitPercent: Int?
+    /// The window the budget is measured over (`background_limit_window`, 60 s).
+    public var backgroundLimitWindow: Duration
+
+    /// The most weight, as cgroup v2's `cpu.weight` allows.
+    public static let largestWeight = 10_000
+
+    public init(
+        foregroundWeight: Int = 10_000,
+        backgroundWeight: Int = 1,
+        backgroundIdle: Bool = false,
+        backgroundMaxPercent: Int? = nil,
+        backgroundLimitPercent: Int? = 80,
+        backgroundLimitWindow: Duration = .seconds(60)
+    ) {
+        self.foregroundWeight = foregroundWeight
+        self.backgroundWeight = backgroundWeight
+        self.backgroundIdle = backgroundIdle
+        self.backgroundMaxPercent = backgroundMaxPercent
+        self.backgroundLimitPercent = backgroundLimitPercent
+        self.backgroundLimitWindow = backgroundLimitWindow
+    }
+
+    /// What the group of an app in `cpuClass` is given.
+    public func control(for cpuClass: CPUClass) -> CPUControl {
+        switch cpuClass {
+        case .foreground: CPUControl(weight: foregroundWeight)
+        case .background:
+            CPUControl(weight: backgroundWeight, idle: backgroundIdle, maxPercent: backgroundMaxPercent)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import WardenCore
+
+extension PolicyValidator {
+    /// The keys of `[cpu]` and `[apps.NAME.cpu]`.
+    static let cpuKeys = [
+        "foreground_weight", "background_weight", "background_idle", "background_max", "background_limit",
+        "background_limit_window",
+    ]
+
+    /// `[cpu]` in `table` (the root, or an app's table under the key `cpu`), over `base`: the
+    /// global settings for the root, the global ones for an app.
+    mutating func cpuSettings(in table: LocatedTable, base: CPUSettings) -> CPUSettings {
+        var settings = base
+        guard let cpu = section("cpu", in: table, example: "background_weight = 1") else { return settings }
+        var weights: [LocatedValue] = []
+        for (key, entry) in cpu.pairs {
+            switch key {
+            case "foreground_weight":
+                if let weight = cpuWeight(entry, example: "10000") {
+                    settings.foregroundWeight = weight
+                    weights.append(entry)
+                }
+            case "background_weight":
+                if let weight = cpuWeight(entry, example: "1") {
+                    settings.backgroundWeight = weight
+                    weights.append(entry)
+                }
+            case "background_idle":
+                settings.backgroundIdle = bool(entry) ?? settings.backgroundIdle
+            case "background_max":
+                settings.backgroundMaxPercent = cpuShare(
+                    entry, otherwise: settings.backgroundMaxPercent, example: "50%")
+            case "background_limit":
+                settings.backgroundLimitPercent = cpuShare(
+                    entry, otherwise: settings.backgroundLimitPercent, example: "80%")
+            case "background_limit_window":
+                settings.backgroundLimitWindow =
+                    positiveDuration(entry, example: .seconds(60)) ?? settings.backgroundLimitWindow
+            default:
+                reportUnknown(entry, known: Self.cpuKeys, place: "[\(cpu.dottedKey)]")
+            }
+        }
+        if settings.backgroundWeight > settings.foregroundWeight, let value = weights.last {
+            report(
+                value,
+                "background_weight (\(settings.backgroundWeight)) must be at most foreground_weight (\(settings.foregroundWeight)): the foreground is served first."
+            )
+        }
+        return settings
+    }
+
+    /// A CPU weight: a whole number from 1 to 10000, cgroup v2's range.
+    private mutating func cpuWeight(_ value: LocatedValue, example: String) -> Int? {
+        if let weight = value.integer, (1...CPUSettings.largestWeight).contains(weight) { return weight }
+        report(
+            value,
+            "key \"\(value.dottedKey)\" must be a whole number from 1 to \(CPUSettings.largestWeight), such as \(example)."
+        )
+        return nil
+    }
+
+    /// A share of the processors in whole percent of one CPU above zero (`"80%"`; `"200%"` is two
+    /// cores), or `"none"` (nil); `otherwise` when the value is neither, which is reported.
+    private mutating func cpuShare(_ value: LocatedValue, otherwise: Int?, example: String) -> Int? {
+        if value.string == "none" { return nil }
+        if let text = value.string, text.hasSuffix("%"), let percent = Int(text.dropLast()), percent > 0,
+            percent <= 100_000
+        {
+            return percent
+        }
+        report(
+            value,
+            "key \"\(value.dottedKey)\" must be a share of one CPU in whole percent above 0%, such as \"\(example)\" (\"200%\" is two cores), or \"none\"."
+        )
+        return otherwise
+    }
+}
