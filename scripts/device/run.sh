@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Boots the device image and runs one job in it as a systemd unit; exits with the job's status.
 #
-#   sudo bash scripts/device/run.sh Tests/Device/lifecycle      # a folder holding job.sh
+#   sudo bash scripts/device/run.sh Tests/Device/pressure       # a folder holding job.sh
+#   sudo bash scripts/device/run.sh Tests/Device/peers          # a benchmark ("# device-benchmark")
+#
+# The jobs are the folders under Tests/Device that hold a job.sh; a name that is neither lists them.
 #
 # The job folder is copied to a fresh shared folder, mounted read-write at /job in the guest;
 # /job/job.sh runs as the unit device-job.service and its output lands in /job/out/log, printed
@@ -43,7 +46,10 @@ cd "$(dirname "$0")/../.."
 
 job="${1:-}"
 if [ -z "$job" ] || { [ ! -f "$job/job.sh" ] && [ ! -f "$job" ]; }; then
-  echo "usage: run.sh JOB, where JOB is a folder holding job.sh or a job script; \"$job\" is neither." >&2
+  known=""
+  for found in Tests/Device/*/job.sh; do known="$known ${found%/job.sh}"; done
+  echo "usage: run.sh JOB, where JOB is a folder holding job.sh (such as Tests/Device/pressure) or a" \
+    "job script; \"$job\" is neither. The jobs:$known." >&2
   exit 2
 fi
 if [ "$(id -u)" -ne 0 ]; then
