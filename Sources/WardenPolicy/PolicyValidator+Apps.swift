@@ -88,6 +88,12 @@ extension PolicyValidator {
         if !Self.isValidName(name) {
             report(value, "app name \"\(name)\" is not valid: \(Self.nameRule).")
         }
+        if name.utf8.count > AppPolicy.nameLimit {
+            report(
+                value,
+                "app name \"\(name)\" is \(name.utf8.count) characters long; an app name may have at most \(AppPolicy.nameLimit), because it names the app's memory-pressure socket (/run/appwarden-pressure/NAME.sock), and a Unix socket path must fit in 108 bytes."
+            )
+        }
         var app = AppPolicy(name: name, settings: policy.settings)
         app.tasksMax = policy.limits.tasksMax
         var facts: [String: LocatedValue] = [:]
