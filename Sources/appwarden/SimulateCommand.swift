@@ -6,7 +6,7 @@ import WardenSimulator
 ///
 /// Exit status: 0 when every expectation holds, 1 when one does not (with a diff of expected
 /// against actual), 2 when a scenario is invalid (every problem, naming its step or key).
-/// With `--compare CANDIDATE`: 0 when both runs are valid, 2 when the scenario or the candidate is not.
+/// With `--compare CANDIDATE`: 0 when every run is valid, 2 when a scenario or the candidate is not.
 /// Several files are replayed side by side, one per core, and reported in the order given.
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,8 +23,10 @@ struct SimulateCommand: AsyncParsableCommand {
             Given several files, it replays them side by side and prints a line for each, in the \
             order given (PASS or FAIL, the file and the scenario's name, then the diff of a failure, \
             or INVALID and the problems), then the counts; it exits 2 when a file is invalid, else 1 \
-            when one fails. --junit FILE writes a JUnit XML report as well, a test case for each \
-            scenario.
+            when one fails. With --compare, a line for each file says how many apps the candidate \
+            would have spared and killed instead and how many fetch and push windows it would have \
+            gained and lost, and a last line gives the totals. --junit FILE writes a JUnit XML report \
+            as well, a test case for each scenario.
             """
     )
 
@@ -34,7 +36,7 @@ struct SimulateCommand: AsyncParsableCommand {
     /// The one file of a run with a single file.
     var file: String { files.first ?? "" }
 
-    @Option(help: "A policy file to replay the scenario under as well, and compare.")
+    @Option(help: "A policy file to replay each scenario under as well, and compare.")
     var compare: String?
 
     @Option(
@@ -55,9 +57,6 @@ struct SimulateCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if compare != nil, files.count > 1 {
-            throw ValidationError("--compare replays one scenario file.")
-        }
         if junit != nil, compare != nil {
             throw ValidationError(
                 "--junit reports the scenarios' expectations, which --compare does not check; use one or the other.")
@@ -65,7 +64,9 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if files.count > 1 {
+        if let compare, files.count > 1 {
+            try await runComparisons(candidatePath: compare)
+        } else if files.count > 1 {
             try await runMany()
         } else if let compare {
             let scenario: Scenario

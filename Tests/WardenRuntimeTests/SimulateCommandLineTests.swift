@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WardenPolicy
 import WardenSimulator
 import WardenTesting
 
@@ -184,5 +185,66 @@ struct SimulateCommandLineTests {
         ])
         #expect(result.code == 2)
         #expect(result.error.contains("--junit reports the scenarios' expectations, which --compare does not check"))
+    }
+
+    /// `--compare` over many days prints a line per day and the totals of apps spared, apps killed
+    /// instead and windows gained and lost, each the sum of the days' own comparisons.
+    @Test func compareOverManyDaysPrintsALineEachAndTheTotals() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let killDay = try folder.write("kill.toml", Self.killScenario(name: "kill day", expecting: #""maps""#))
+        let fetchDay = try folder.write(
+            "fetch.toml",
+            """
+            [scenario]
+            name = "fetch day"
+            until = "1h"
+            steps = ["0s open mail", "1s home"]
+
+            [apps.mail]
+            footprint = "150MiB"
+            background_modes = ["fetch"]
+            fetch_interval = "15m"
+
+            [apps.maps]
+            footprint = "900MiB"
+            """)
+        // Maps protected, and mail without background fetch.
+        let candidate = try folder.write(
+            "candidate.toml",
+            """
+            [apps.mail]
+            command = "/usr/bin/mail"
+
+            [apps.maps]
+            command = "/usr/bin/maps"
+            protected = true
+            """)
+        let policy = try PolicyLoader.load(path: candidate)
+        let killComparison = ScenarioComparison(scenario: try ScenarioLoader.load(path: killDay), candidate: policy)
+        let fetchComparison = ScenarioComparison(scenario: try ScenarioLoader.load(path: fetchDay), candidate: policy)
+        let lost = fetchComparison.windowsLost
+        #expect(lost > 0)
+        #expect(killComparison.windowsLost == 0 && fetchComparison.windowsGained == 0)
+
+        let result = try await AppwardenCommandLine.run([
+            "simulate", "--compare", candidate, killDay, fetchDay, killDay,
+        ])
+        #expect(result.code == 0, "\(result.error)")
+        #expect(
+            result.output == """
+                \(killDay): 1 app spared (maps), 1 app killed instead (mail), 0 windows gained, 0 windows lost.
+                \(fetchDay): 0 apps spared, 0 apps killed instead, 0 windows gained, \(lost) windows lost.
+                \(killDay): 1 app spared (maps), 1 app killed instead (mail), 0 windows gained, 0 windows lost.
+                Over 3 files under "\(candidate)": 2 apps spared, 2 apps killed instead, 0 windows gained, \(lost) windows lost.
+
+                """)
+
+        let invalid = try folder.write("bad.toml", Self.invalidScenario)
+        let withInvalid = try await AppwardenCommandLine.run(["simulate", "--compare", candidate, killDay, invalid])
+        #expect(withInvalid.code == 2)
+        #expect(withInvalid.output.contains("INVALID \(invalid): 1 problem\n  Scenario \"\(invalid)\", line 3"))
+        #expect(
+            withInvalid.output.hasSuffix("1 app killed instead, 0 windows gained, 0 windows lost; 1 file invalid.\n"))
     }
 }
