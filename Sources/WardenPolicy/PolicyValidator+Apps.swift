@@ -8,7 +8,7 @@ extension PolicyValidator {
         "signals", "tasks_max",
     ]
 
-    /// Whether `name` can name an app or a resource: letters, digits, `-`, `_` and `.`, not
+    /// Whether `name` can name an app or a resource: ASCII letters, digits, `-`, `_` and `.`, not
     /// empty, and not `.` or `..` (app names become cgroup directory names).
     static func isValidName(_ name: String) -> Bool {
         guard !name.isEmpty, name != ".", name != ".." else { return false }
@@ -19,7 +19,7 @@ extension PolicyValidator {
     }
 
     private static let nameRule =
-        "use only letters, digits, \"-\", \"_\" and \".\" (and not \".\" or \"..\" alone), because the name becomes a directory name"
+        "use only ASCII letters (a-z, A-Z), digits, \"-\", \"_\" and \".\" (and not \".\" or \"..\" alone), because the name becomes a directory name"
 
     /// `[resources.NAME]` tables.
     mutating func resources(in root: LocatedTable) -> [String: ResourceDeclaration] {
@@ -87,6 +87,12 @@ extension PolicyValidator {
         }
         if !Self.isValidName(name) {
             report(value, "app name \"\(name)\" is not valid: \(Self.nameRule).")
+        }
+        if name.utf8.count > AppPolicy.nameLimit {
+            report(
+                value,
+                "app name \"\(name)\" is \(name.utf8.count) characters long; an app name may have at most \(AppPolicy.nameLimit), because it names the app's memory-pressure socket (/run/appwarden-pressure/NAME.sock), and a Unix socket path must fit in 108 bytes."
+            )
         }
         var app = AppPolicy(name: name, settings: policy.settings)
         app.tasksMax = policy.limits.tasksMax

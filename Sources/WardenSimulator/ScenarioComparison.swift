@@ -62,6 +62,23 @@ public struct ScenarioComparison: Sendable {
         }
     }
 
+    /// How many fetch and push windows the candidate opened that the baseline did not, summed over
+    /// the apps (an app with 2 fetch windows under its own policy and 3 under the candidate gains 1).
+    public var windowsGained: Int {
+        windowChanges.reduce(0) { total, change in
+            total + max(0, change.candidateFetches - change.baselineFetches)
+                + max(0, change.candidatePushes - change.baselinePushes)
+        }
+    }
+
+    /// How many fetch and push windows the baseline opened that the candidate did not.
+    public var windowsLost: Int {
+        windowChanges.reduce(0) { total, change in
+            total + max(0, change.baselineFetches - change.candidateFetches)
+                + max(0, change.baselinePushes - change.candidatePushes)
+        }
+    }
+
     /// How long each run spent at each pressure level, from the start to the end of the run.
     public var levelTimes: [LevelTime] {
         let baselineTimes = Self.timeAtLevels(baseline)

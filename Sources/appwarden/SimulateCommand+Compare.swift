@@ -8,9 +8,19 @@ import WardenSimulator
 extension SimulateCommand {
     /// Replays `scenario` under its policy and the candidate's, and prints the differences.
     func runComparison(_ scenario: Scenario, candidatePath: String) throws {
-        let policy: Policy
+        let policy = try loadCandidate(candidatePath)
+        let comparison = ScenarioComparison(scenario: scenario, candidate: policy)
+        if json {
+            print(Self.json(comparison, candidate: candidatePath).text)
+        } else {
+            print(Self.text(comparison, file: file, candidate: candidatePath))
+        }
+    }
+
+    /// The candidate policy; when it is invalid, prints its problems and exits 2.
+    func loadCandidate(_ path: String) throws -> Policy {
         do {
-            policy = try PolicyLoader.load(path: candidatePath)
+            return try PolicyLoader.load(path: path)
         } catch {
             if json {
                 let errors = JSONValue.array(
@@ -22,12 +32,132 @@ extension SimulateCommand {
             }
             throw ExitCode(2)
         }
-        let comparison = ScenarioComparison(scenario: scenario, candidate: policy)
+    }
+
+    /// Replays every file under its own policy and the candidate's, one file per core, and prints
+    /// a line for each in the order given, then the totals. Exits 2 when a file or the candidate
+    /// is invalid.
+    func runComparisons(candidatePath: String) async throws {
+        let policy = try loadCandidate(candidatePath)
+        var outcomes: [(file: String, outcome: Result<ScenarioComparison, ScenarioError>)] = []
+        await ScenarioBatch.run(
+            files, width: Self.width,
+            work: { Self.compare($0, candidate: policy) },
+            report: { index, outcome in
+                outcomes.append((files[index], outcome))
+                if !json { print(Self.line(file: files[index], outcome)) }
+            })
+        let comparisons = outcomes.compactMap { try? $0.outcome.get() }
+        let invalid = outcomes.count - comparisons.count
+        let total = ComparisonTotals(comparisons)
         if json {
-            print(Self.json(comparison, candidate: candidatePath).text)
+            let entries = outcomes.map { file, outcome -> JSONValue in
+                switch outcome {
+                case .success(let comparison):
+                    guard case .object(let members) = Self.json(comparison, candidate: candidatePath) else {
+                        return .null
+                    }
+                    return .object([("file", .string(file))] + members)
+                case .failure(let error):
+                    return .object([
+                        ("file", .string(file)), ("valid", .bool(false)), ("errors", Self.invalidJSON(error)),
+                    ])
+                }
+            }
+            print(
+                JSONValue.object([
+                    ("valid", .bool(invalid == 0)), ("candidate", .string(candidatePath)),
+                    ("scenarios", .array(entries)),
+                    (
+                        "total",
+                        .object([
+                            ("files", .number(Int64(comparisons.count))), ("invalid", .number(Int64(invalid))),
+                            ("spared", .number(Int64(total.spared))),
+                            ("killedInstead", .number(Int64(total.killedInstead))),
+                            ("windowsGained", .number(Int64(total.windowsGained))),
+                            ("windowsLost", .number(Int64(total.windowsLost))),
+                        ])
+                    ),
+                ]
+                ).text)
         } else {
-            print(Self.text(comparison, file: file, candidate: candidatePath))
+            print(Self.totalLine(total, files: comparisons.count, invalid: invalid, candidate: candidatePath))
         }
+        if invalid > 0 { throw ExitCode(2) }
+    }
+
+    /// Loads `file` and replays it under its own policy and `candidate`.
+    static func compare(_ file: String, candidate: Policy) -> Result<ScenarioComparison, ScenarioError> {
+        let scenario: Scenario
+        do {
+            scenario = try ScenarioLoader.load(path: file)
+        } catch {
+            return .failure(error)
+        }
+        return .success(ScenarioComparison(scenario: scenario, candidate: candidate))
+    }
+
+    /// What one comparison adds to the totals.
+    struct ComparisonTotals {
+        var spared = 0
+        var killedInstead = 0
+        var windowsGained = 0
+        var windowsLost = 0
+
+        init(_ comparisons: [ScenarioComparison]) {
+            for comparison in comparisons {
+                spared += comparison.sparedKills.count
+                killedInstead += comparison.addedKills.count
+                windowsGained += comparison.windowsGained
+                windowsLost += comparison.windowsLost
+            }
+        }
+
+        /// `1 app spared, 2 apps killed instead, 3 windows gained, 0 windows lost`
+        var text: String {
+            "\(Self.count(spared, "app")) spared, \(Self.count(killedInstead, "app")) killed instead, "
+                + "\(Self.count(windowsGained, "window")) gained, \(Self.count(windowsLost, "window")) lost"
+        }
+
+        static func count(_ number: Int, _ noun: String) -> String {
+            "\(number) \(noun)\(number == 1 ? "" : "s")"
+        }
+    }
+
+    /// A file's line: the apps the candidate spared and killed instead (named), and the windows
+    /// it gained and lost; or that it would have done the same; or the problems of an invalid file.
+    static func line(file: String, _ outcome: Result<ScenarioComparison, ScenarioError>) -> String {
+        switch outcome {
+        case .success(let comparison):
+            guard comparison.differs else {
+                return "\(file): the candidate would have killed, terminated and woken the same apps."
+            }
+            let totals = ComparisonTotals([comparison])
+            var line = "\(file): \(ComparisonTotals.count(totals.spared, "app")) spared"
+            if totals.spared > 0 { line += " (\(comparison.sparedKills.map(\.app).joined(separator: ", ")))" }
+            line += ", \(ComparisonTotals.count(totals.killedInstead, "app")) killed instead"
+            if totals.killedInstead > 0 { line += " (\(comparison.addedKills.map(\.app).joined(separator: ", ")))" }
+            line +=
+                ", \(ComparisonTotals.count(totals.windowsGained, "window")) gained, "
+                + "\(ComparisonTotals.count(totals.windowsLost, "window")) lost"
+            let terminations = (comparison.lostTerminations + comparison.gainedTerminations).count {
+                !$0.hasSuffix(" \(TerminationReason.memoryPressure.rawValue)")
+            }
+            if terminations > 0 {
+                line += "; \(terminations) other termination\(terminations == 1 ? " differs" : "s differ")"
+            }
+            return line + "."
+        case .failure(let error):
+            let count = error.diagnostics.count
+            return "INVALID \(file): \(count) problem\(count == 1 ? "" : "s")\n" + indented(error.description)
+        }
+    }
+
+    /// `Over 3 files under "candidate.toml": 2 apps spared, …; 1 file invalid.`
+    static func totalLine(_ total: ComparisonTotals, files: Int, invalid: Int, candidate: String) -> String {
+        var line = "Over \(files) file\(files == 1 ? "" : "s") under \"\(candidate)\": \(total.text)"
+        if invalid > 0 { line += "; \(invalid) file\(invalid == 1 ? "" : "s") invalid" }
+        return line + "."
     }
 
     /// The differences in words; kills are told as `explain` tells them.

@@ -2,15 +2,16 @@ import ArgumentParser
 import Foundation
 import WardenSimulator
 
-/// `appwarden simulate FILE`: replays a scenario in virtual time and checks its expectations.
+/// `appwarden simulate FILE…`: replays scenarios in virtual time and checks their expectations.
 ///
 /// Exit status: 0 when every expectation holds, 1 when one does not (with a diff of expected
-/// against actual), 2 when the scenario is invalid (every problem, naming its step or key).
-/// With `--compare CANDIDATE`: 0 when both runs are valid, 2 when the scenario or the candidate is not.
+/// against actual), 2 when a scenario is invalid (every problem, naming its step or key).
+/// With `--compare CANDIDATE`: 0 when every run is valid, 2 when a scenario or the candidate is not.
+/// Several files are replayed side by side, one per core, and reported in the order given.
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Replay a scenario in virtual time.",
+        abstract: "Replay scenarios in virtual time.",
         discussion: """
             Prints the trace (time, app, what happened and why), then the verdict. Exits 0 when \
             every expectation holds, 1 with a diff when one does not, 2 when the scenario is invalid. \
@@ -18,14 +19,30 @@ struct SimulateCommand: AsyncParsableCommand {
             candidate policy file, and prints what would have been different: apps killed or spared \
             (when, and why), terminations, fetch and push windows gained or lost, and the time at each \
             pressure level; it exits 0 when both runs are valid, 2 when the scenario or the candidate is not.
+
+            Given several files, it replays them side by side and prints a line for each, in the \
+            order given (PASS or FAIL, the file and the scenario's name, then the diff of a failure, \
+            or INVALID and the problems), then the counts; it exits 2 when a file is invalid, else 1 \
+            when one fails. With --compare, a line for each file says how many apps the candidate \
+            would have spared and killed instead and how many fetch and push windows it would have \
+            gained and lost, and a last line gives the totals. --junit FILE writes a JUnit XML report \
+            as well, a test case for each scenario.
             """
     )
 
-    @Argument(help: "The scenario file (TOML).")
-    var file: String
+    @Argument(help: "The scenario files (TOML).")
+    var files: [String]
 
-    @Option(help: "A policy file to replay the scenario under as well, and compare.")
+    /// The one file of a run with a single file.
+    var file: String { files.first ?? "" }
+
+    @Option(help: "A policy file to replay each scenario under as well, and compare.")
     var compare: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write a JUnit XML report to this file, a test case for each scenario.", valueName: "file"))
+    var junit: String?
 
     @Flag(help: "Print the run as JSON: the verdict, each check, the record and the trace.")
     var json = false
@@ -39,34 +56,44 @@ struct SimulateCommand: AsyncParsableCommand {
     )
     var verbose = false
 
+    func validate() throws {
+        if junit != nil, compare != nil {
+            throw ValidationError(
+                "--junit reports the scenarios' expectations, which --compare does not check; use one or the other.")
+        }
+    }
+
     func run() async throws {
-        let scenario: Scenario
-        do {
-            scenario = try ScenarioLoader.load(path: file)
-        } catch {
-            if json {
-                let errors = JSONValue.array(
-                    error.diagnostics.map { diagnostic in
-                        .object([
-                            ("file", .string(diagnostic.file)),
-                            ("line", diagnostic.line.map { .number(Int64($0)) } ?? .null),
-                            ("key", diagnostic.key.map(JSONValue.string) ?? .null),
-                            ("message", .string(diagnostic.description)),
-                        ])
-                    })
-                print(JSONValue.object([("valid", .bool(false)), ("errors", errors)]).text)
-            } else {
-                var standardError = StandardError()
-                print(error.description, to: &standardError)
+        if let compare, files.count > 1 {
+            try await runComparisons(candidatePath: compare)
+        } else if files.count > 1 {
+            try await runMany()
+        } else if let compare {
+            let scenario: Scenario
+            do {
+                scenario = try ScenarioLoader.load(path: file)
+            } catch {
+                Self.printInvalid(error, json: json)
+                throw ExitCode(2)
             }
+            try runComparison(scenario, candidatePath: compare)
+        } else {
+            try runOne()
+        }
+    }
+
+    /// One file: the trace, the verdict and the diff.
+    func runOne() throws {
+        let run = ScenarioRun.replay(file, tracing: json || !quiet)
+        if let junit { try Self.write(JUnitReport(runs: [run]), to: junit) }
+        let result: SimulationResult
+        switch run.outcome {
+        case .success(let success):
+            result = success
+        case .failure(let error):
+            Self.printInvalid(error, json: json)
             throw ExitCode(2)
         }
-        if let compare {
-            try runComparison(scenario, candidatePath: compare)
-            return
-        }
-        var simulator = Simulator(scenario: scenario, tracing: json || !quiet)
-        let result = simulator.run()
         if json {
             print(result.json.text)
         } else {
@@ -78,6 +105,42 @@ struct SimulateCommand: AsyncParsableCommand {
             if !result.passed { print(result.diff) }
         }
         if !result.passed { throw ExitCode(1) }
+    }
+
+    /// Prints the problems of an invalid scenario: on standard error, or as JSON on standard output.
+    static func printInvalid(_ error: ScenarioError, json: Bool) {
+        if json {
+            print(JSONValue.object([("valid", .bool(false)), ("errors", invalidJSON(error))]).text)
+        } else {
+            var standardError = StandardError()
+            print(error.description, to: &standardError)
+        }
+    }
+
+    /// The problems of an invalid scenario as a JSON array, each with its file, line, key and sentence.
+    static func invalidJSON(_ error: ScenarioError) -> JSONValue {
+        .array(
+            error.diagnostics.map { diagnostic in
+                .object([
+                    ("file", .string(diagnostic.file)),
+                    ("line", diagnostic.line.map { .number(Int64($0)) } ?? .null),
+                    ("key", diagnostic.key.map(JSONValue.string) ?? .null),
+                    ("message", .string(diagnostic.description)),
+                ])
+            })
+    }
+
+    /// Writes `report` to `path`, or says why it cannot and exits 2.
+    static func write(_ report: JUnitReport, to path: String) throws {
+        do {
+            try report.xml.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            var standardError = StandardError()
+            print(
+                "appwarden: cannot write the JUnit report \"\(path)\": \(error.localizedDescription)",
+                to: &standardError)
+            throw ExitCode(2)
+        }
     }
 }
 

@@ -57,7 +57,7 @@ import WardenPolicy
                 #"Policy "apps.toml", line 12: key "apps.maps.resources" names the resource "gps", which is not declared; declare it in a [resources.gps] table."#,
                 #"Policy "apps.toml", line 14: key "apps.maps.memory_high" is 512MiB but must be at most memory_max (256MiB)."#,
                 #"Policy "apps.toml", line 17: key "apps.maps.memory.warning_enter" cannot be set for one app; only "warning_interval", "foreground_limit", "background_limit", "fair_share" and "compress_suspended" can be set in [apps.maps.memory], the other memory settings apply to the whole device."#,
-                #"Policy "apps.toml", line 19: app name "my app" is not valid: use only letters, digits, "-", "_" and "." (and not "." or ".." alone), because the name becomes a directory name."#,
+                #"Policy "apps.toml", line 19: app name "my app" is not valid: use only ASCII letters (a-z, A-Z), digits, "-", "_" and "." (and not "." or ".." alone), because the name becomes a directory name."#,
                 #"Policy "apps.toml", line 21: key "apps."my app".status_source" must be "managed" or "reported"."#,
             ])
     }

@@ -74,6 +74,16 @@ struct PressureEndpointTests {
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
+    /// The socket of an app whose name is as long as a policy allows fits a Unix socket path, with
+    /// its terminating zero, beside the default control socket.
+    @Test func theLongestAppNameGivesASocketPathThatFits() {
+        let options = WardenDaemonOptions(policyPath: "/etc/appwarden/policy.toml")
+        let endpoints = PressureEndpoints(directory: options.pressureDirectory)
+        let path = endpoints.path(of: String(repeating: "a", count: AppPolicy.nameLimit))
+        #expect(path.hasPrefix("/run/appwarden-pressure/"))
+        #expect(path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path))
+    }
+
     /// A launched app finds its socket in `MEMORY_PRESSURE_WATCH` (with an empty
     /// `MEMORY_PRESSURE_WRITE`), hears the core's memory warning there, and the socket goes when
     /// the process ends.

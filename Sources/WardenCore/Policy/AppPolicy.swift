@@ -1,5 +1,11 @@
 /// One `[apps.NAME]` table.
 public struct AppPolicy: Sendable, Equatable {
+    /// The longest app name, in bytes (names are ASCII, so in characters too): the app's
+    /// memory-pressure socket beside the default control socket, `/run/appwarden-pressure/NAME.sock`,
+    /// is then at most 93 bytes, within the 108 of a Unix socket path (`sun_path`) with its
+    /// terminating zero.
+    public static let nameLimit = 64
+
     public var name: String
     /// The program to run; optional in scenarios, required by the daemon.
     public var command: String?
