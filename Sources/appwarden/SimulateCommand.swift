@@ -18,9 +18,8 @@ struct SimulateCommand: AsyncParsableCommand {
             With --compare CANDIDATE it replays the scenario under its own policy and under the \
             candidate policy file, and prints what would have been different: apps killed or spared \
             (when, and why), terminations, fetch and push windows gained or lost, and the time at each \
-            pressure level; it exits 0 when both runs are valid, 2 when the scenario or the candidate is not.
-
-            Given several files, it replays them side by side and prints a line for each, in the \
+            pressure level; it exits 0 when both runs are valid, 2 when the scenario or the candidate \
+            is not. Given several files, it replays them side by side and prints a line for each, in the \
             order given (PASS or FAIL, the file and the scenario's name, then the diff of a failure, \
             or INVALID and the problems), then the counts; it exits 2 when a file is invalid, else 1 \
             when one fails. With --compare, a line for each file says how many apps the candidate \
