@@ -21,12 +21,21 @@ public struct AppInfo: Codable, Sendable, Equatable {
     public var heldResources: [String]
     public var forceQuit: Bool
     public var hasPreservedState: Bool
+    /// The app's CPU class while it runs (rule 13): `foreground` or `background`; nil when not running.
+    public var cpuClass: String?
+    /// The CPU time the running launch's processes have used, milliseconds; nil for an app not
+    /// running or suspended (a frozen app uses none) and where the host cannot tell.
+    public var cpuTimeMillis: Int64?
+    /// The app's CPU use over its last measured window in background, in percent of one CPU
+    /// (what the background CPU budget weighs); nil until one was measured in the current launch.
+    public var backgroundCPUPercent: Int?
 
     public init(
         name: String, state: State, status: Status, pids: [Int32] = [], footprintBytes: Int64 = 0,
         swappedBytes: Int64 = 0, band: Band? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
         openTasks: [TaskInfo] = [], heldResources: [String] = [], forceQuit: Bool = false,
-        hasPreservedState: Bool = false
+        hasPreservedState: Bool = false, cpuClass: String? = nil, cpuTimeMillis: Int64? = nil,
+        backgroundCPUPercent: Int? = nil
     ) {
         self.name = name
         self.state = state
@@ -41,16 +50,20 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.heldResources = heldResources
         self.forceQuit = forceQuit
         self.hasPreservedState = hasPreservedState
+        self.cpuClass = cpuClass
+        self.cpuTimeMillis = cpuTimeMillis
+        self.backgroundCPUPercent = backgroundCPUPercent
     }
 }
 
 extension AppInfo {
     private enum CodingKeys: String, CodingKey {
         case name, state, status, pids, footprintBytes, swappedBytes, band, timeRemainingMillis, nextWakeMillis
-        case openTasks, heldResources, forceQuit, hasPreservedState
+        case openTasks, heldResources, forceQuit, hasPreservedState, cpuClass, cpuTimeMillis, backgroundCPUPercent
     }
 
-    /// Decodes an app; `swappedBytes`, which daemons before compression do not send, is 0 when absent.
+    /// Decodes an app; `swappedBytes`, which daemons before compression do not send, is 0 when
+    /// absent, and the CPU figures, which daemons before rule 13 do not send, are nil.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -66,7 +79,10 @@ extension AppInfo {
             openTasks: try container.decode([TaskInfo].self, forKey: .openTasks),
             heldResources: try container.decode([String].self, forKey: .heldResources),
             forceQuit: try container.decode(Bool.self, forKey: .forceQuit),
-            hasPreservedState: try container.decode(Bool.self, forKey: .hasPreservedState))
+            hasPreservedState: try container.decode(Bool.self, forKey: .hasPreservedState),
+            cpuClass: try container.decodeIfPresent(String.self, forKey: .cpuClass),
+            cpuTimeMillis: try container.decodeIfPresent(Int64.self, forKey: .cpuTimeMillis),
+            backgroundCPUPercent: try container.decodeIfPresent(Int.self, forKey: .backgroundCPUPercent))
     }
 }
 

@@ -59,9 +59,28 @@ struct StatusCommand: AsyncParsableCommand {
         app.state == .notRunning || app.swappedBytes <= 0 ? "-" : DurationFormat.sizeString(app.swappedBytes)
     }
 
+    /// The CPU class as the tables show it: `fg` or `bg`; `-` for an app that does not run.
+    static func cpuClass(_ app: AppInfo) -> String {
+        switch app.cpuClass {
+        case "foreground": "fg"
+        case "background": "bg"
+        default: "-"
+        }
+    }
+
+    /// The CPU cell of `status`: the class and the CPU time the running launch has used, such as
+    /// `fg 12.5s` (a suspended app shows its class alone).
+    static func cpu(_ app: AppInfo) -> String {
+        let cpuClass = cpuClass(app)
+        guard cpuClass != "-", let millis = app.cpuTimeMillis else { return cpuClass }
+        return "\(cpuClass) \(DurationFormat.string(.milliseconds(millis)))"
+    }
+
     /// The table, one row per app, columns padded to their widest cell.
     static func table(_ apps: [AppInfo], nowMillis: Int64) -> String {
-        var rows = [["APP", "STATE", "STATUS", "FOOTPRINT", "SWAPPED", "BAND", "TIME LEFT", "NEXT WAKE", "TASKS"]]
+        var rows = [
+            ["APP", "STATE", "STATUS", "FOOTPRINT", "SWAPPED", "BAND", "CPU", "TIME LEFT", "NEXT WAKE", "TASKS"]
+        ]
         for app in apps {
             rows.append([
                 app.name + (app.forceQuit ? " (force-quit)" : ""),
@@ -70,6 +89,7 @@ struct StatusCommand: AsyncParsableCommand {
                 app.state == .notRunning ? "-" : DurationFormat.sizeString(app.footprintBytes),
                 Self.swapped(app),
                 app.band?.rawValue ?? "-",
+                Self.cpu(app),
                 app.timeRemainingMillis.map(Self.span) ?? "-",
                 app.nextWakeMillis.map { "in " + Self.span(max(0, $0 - nowMillis)) } ?? "-",
                 app.openTasks.isEmpty ? "-" : app.openTasks.map { "\($0.id):\($0.name)" }.joined(separator: ","),

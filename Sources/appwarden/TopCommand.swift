@@ -52,6 +52,8 @@ struct TopCommand: AsyncParsableCommand {
         next.nowMillis = nowMillis()
         do {
             next.apps = try await connection.call(ControlAPI.apps)
+            next.cpuPercents = TopSnapshot.cpuPercents(
+                of: next.apps, at: next.nowMillis, after: previous.apps, at: previous.nowMillis)
             next.device = try await connection.call(ControlAPI.device)
             next.problem = nil
         } catch let error as WardenClientError where error.code == .refused {

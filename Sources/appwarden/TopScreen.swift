@@ -12,6 +12,25 @@ struct TopSnapshot: Sendable, Equatable {
     var socket: String
     /// Why the daemon could not be read, shown instead of stale figures.
     var problem: String?
+    /// Each running app's CPU use since the previous reading, in percent of one CPU.
+    var cpuPercents: [String: Int] = [:]
+
+    /// `cpuPercents` of `apps` read at `nowMillis`, from the CPU times of `previous` read at
+    /// `previousMillis`: only for apps whose launch ran code at both readings.
+    static func cpuPercents(
+        of apps: [AppInfo], at nowMillis: Int64, after previous: [AppInfo], at previousMillis: Int64
+    ) -> [String: Int] {
+        let elapsed = nowMillis - previousMillis
+        guard elapsed > 0 else { return [:] }
+        var before: [String: Int64] = [:]
+        for app in previous { if let millis = app.cpuTimeMillis { before[app.name] = millis } }
+        var percents: [String: Int] = [:]
+        for app in apps {
+            guard let now = app.cpuTimeMillis, let then = before[app.name], now >= then else { continue }
+            percents[app.name] = Int((now - then) * 100 / elapsed)
+        }
+        return percents
+    }
 }
 
 /// One frame of `appwarden top`: a pure function of a snapshot and the terminal's size.
@@ -47,7 +66,8 @@ enum TopScreen {
             }
         }
 
-        var table = appTable(snapshot.apps, nowMillis: snapshot.nowMillis, paint: paint)
+        var table = appTable(
+            snapshot.apps, nowMillis: snapshot.nowMillis, cpuPercents: snapshot.cpuPercents, paint: paint)
         let room = height - top.count - bottom.count
         if room < 2 {
             bottom.removeAll()
@@ -89,8 +109,10 @@ enum TopScreen {
     }
 
     /// The apps' table: a header and one row per app, columns padded to their widest cell.
-    static func appTable(_ apps: [AppInfo], nowMillis: Int64, paint: Painter) -> [Line] {
-        let header = ["APP", "STATE", "FOOTPRINT", "SWAPPED", "BAND", "TIME LEFT", "NEXT WAKE", "HELD"]
+    static func appTable(
+        _ apps: [AppInfo], nowMillis: Int64, cpuPercents: [String: Int] = [:], paint: Painter
+    ) -> [Line] {
+        let header = ["APP", "STATE", "FOOTPRINT", "SWAPPED", "BAND", "CPU", "TIME LEFT", "NEXT WAKE", "HELD"]
         var cells = [header]
         for app in apps {
             cells.append([
@@ -99,6 +121,7 @@ enum TopScreen {
                 app.state == .notRunning ? "-" : DurationFormat.sizeString(app.footprintBytes),
                 StatusCommand.swapped(app),
                 app.band?.rawValue ?? "-",
+                StatusCommand.cpuClass(app) + (cpuPercents[app.name].map { " \($0)%" } ?? ""),
                 app.timeRemainingMillis.map(StatusCommand.span) ?? "-",
                 app.nextWakeMillis.map { "in " + StatusCommand.span(max(0, $0 - nowMillis)) } ?? "-",
                 app.heldResources.isEmpty ? "-" : app.heldResources.joined(separator: ","),

@@ -15,16 +15,18 @@ import WardenAPI
     }
 
     /// The table has a header and one row per app, its columns padded to the widest cell; the
-    /// part of a footprint in swap has its own column, `-` where none is or the app is not running.
+    /// part of a footprint in swap has its own column, `-` where none is or the app is not running;
+    /// the CPU column gives the class and, for an app that runs code, the CPU time it used.
     @Test func theTableHasOneRowPerAppWithColumnsAligned() {
         let apps = [
             AppInfo(
                 name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
                 footprintBytes: 100 * 1024 * 1024, swappedBytes: 60 * 1024 * 1024, band: .init(rawValue: "suspended"),
-                timeRemainingMillis: 593_000, nextWakeMillis: 1_000_000 + 890_000),
+                timeRemainingMillis: 593_000, nextWakeMillis: 1_000_000 + 890_000, cpuClass: "background"),
             AppInfo(
                 name: "maps", state: .init(rawValue: "active"), status: .init(rawValue: "foreground"),
-                footprintBytes: 300 * 1024 * 1024, band: .init(rawValue: "foreground")),
+                footprintBytes: 300 * 1024 * 1024, band: .init(rawValue: "foreground"), cpuClass: "foreground",
+                cpuTimeMillis: 12_500),
             AppInfo(
                 name: "chat", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown"),
                 swappedBytes: 5 * 1024 * 1024),
@@ -32,10 +34,10 @@ import WardenAPI
         let lines = StatusCommand.table(apps, nowMillis: 1_000_000).split(separator: "\n").map(String.init)
         #expect(
             lines == [
-                "APP   STATE       STATUS      FOOTPRINT  SWAPPED  BAND        TIME LEFT  NEXT WAKE  TASKS",
-                "mail  suspended   background  100MiB     60MiB    suspended   9m53s      in 14m50s  -",
-                "maps  active      foreground  300MiB     -        foreground  -          -          -",
-                "chat  notRunning  unknown     -          -        -           -          -          -",
+                "APP   STATE       STATUS      FOOTPRINT  SWAPPED  BAND        CPU       TIME LEFT  NEXT WAKE  TASKS",
+                "mail  suspended   background  100MiB     60MiB    suspended   bg        9m53s      in 14m50s  -",
+                "maps  active      foreground  300MiB     -        foreground  fg 12.5s  -          -          -",
+                "chat  notRunning  unknown     -          -        -           -         -          -          -",
             ])
     }
 
@@ -48,9 +50,9 @@ import WardenAPI
         let lines = StatusCommand.table(apps, nowMillis: 0).split(separator: "\n").map(String.init)
         #expect(
             lines == [
-                "APP   STATE       STATUS   FOOTPRINT  SWAPPED  BAND  TIME LEFT  NEXT WAKE  TASKS",
-                "café  notRunning  unknown  -          -        -     -          -          -",
-                "maps  notRunning  unknown  -          -        -     -          -          -",
+                "APP   STATE       STATUS   FOOTPRINT  SWAPPED  BAND  CPU  TIME LEFT  NEXT WAKE  TASKS",
+                "café  notRunning  unknown  -          -        -     -    -          -          -",
+                "maps  notRunning  unknown  -          -        -     -    -          -          -",
             ])
     }
 }

@@ -53,6 +53,30 @@ import WardenAPI
         #expect(!text.contains("\u{1B}"))
     }
 
+    /// The CPU column gives each app's class and its CPU use since the previous reading, worked
+    /// out from the CPU times of the two readings; an app without both shows its class alone.
+    @Test func theCPUColumnShowsTheClassAndTheUseSinceTheLastReading() {
+        func app(_ name: String, _ cpuClass: String, millis: Int64?) -> AppInfo {
+            AppInfo(
+                name: name, state: .init(rawValue: cpuClass == "foreground" ? "active" : "background"),
+                status: .init(rawValue: cpuClass), cpuClass: cpuClass, cpuTimeMillis: millis)
+        }
+        let before = [app("maps", "foreground", millis: 10_000), app("sync", "background", millis: 2_000)]
+        let after = [
+            app("maps", "foreground", millis: 10_950), app("sync", "background", millis: 2_020),
+            app("mail", "background", millis: 300),
+        ]
+        let percents = TopSnapshot.cpuPercents(of: after, at: 2_000, after: before, at: 1_000)
+        #expect(percents == ["maps": 95, "sync": 2])
+        var snapshot = Self.snapshot
+        snapshot.apps = after
+        snapshot.cpuPercents = percents
+        let lines = TopScreen.render(snapshot, width: 120, height: 20, color: false)
+        #expect(lines.contains { $0.hasPrefix("maps") && $0.contains("fg 95%") })
+        #expect(lines.contains { $0.hasPrefix("sync") && $0.contains("bg 2%") })
+        #expect(lines.contains { $0.hasPrefix("mail") && $0.contains(" bg ") && !$0.contains("%") })
+    }
+
     /// A narrow, short terminal cuts lines to its width and lists as many apps as fit, then
     /// how many more there are.
     @Test func smallTerminalCutsLinesAndCountsTheAppsLeftOut() {

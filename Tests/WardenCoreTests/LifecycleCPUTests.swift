@@ -82,6 +82,25 @@ import WardenSimulator
             })
     }
 
+    /// `explain` states the class and, for a background app, its last window against the budget.
+    @Test func explainStatesTheClassAndTheBudget() throws {
+        var harness = Self.harness()
+        try harness.send(.open(app: "player"), at: 0)
+        #expect(
+            harness.core.outlook(of: "player", at: harness.now)?.first
+                == "It runs in the foreground CPU class (weight 10000).")
+        try harness.send(.beginTask(app: "player", name: "encode"), at: 1)
+        try harness.send(.open(app: "maps"), at: 1)
+        harness.useCPU(95, "player")
+        harness.advance(to: 61)
+        let outlook = try #require(harness.core.outlook(of: "player", at: harness.now))
+        #expect(outlook.contains("It runs in the background CPU class (weight 1)."))
+        #expect(
+            outlook.contains(
+                "It used 95% of a CPU over its last 1m in background, against a budget of 80%, and was warned: another such window terminates it."
+            ))
+    }
+
     /// An app warned once that then uses less is not terminated, and a later window above the
     /// budget warns it again rather than terminating it.
     @Test func anAppThatCalmsDownAfterTheWarningRunsOn() throws {

@@ -140,6 +140,8 @@ import WardenTesting
             #expect(scrape[#"appwarden_apps{state="notRunning"}"#] == 1)
             #expect(scrape[#"appwarden_app_footprint_bytes{app="mail"}"#] == Double(300 * Self.mib))
             #expect(scrape[#"appwarden_app_band{app="mail"}"#] == Double(KillBand.foreground.rawValue))
+            #expect(scrape[#"appwarden_app_cpu_class{app="mail"}"#] == 0)
+            #expect(scrape[#"appwarden_terminations_total{reason="cpuLimit"}"#] == 0)
             #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
             #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
             #expect(scrape["appwarden_memory_available_bytes"] == Double(724 * Self.mib))
@@ -149,6 +151,9 @@ import WardenTesting
             _ = try await bed.daemon.perform(.open(app: "maps"))
             await bed.advance(by: .seconds(6))
             #expect(await bed.daemon.app(named: "mail")?.state == .suspended)
+            scrape = try Scrape(parsing: try await Self.get(url).body)
+            #expect(scrape[#"appwarden_app_cpu_class{app="mail"}"#] == 1)
+            #expect(scrape[#"appwarden_app_cpu_class{app="maps"}"#] == 0)
             // The device fills up: mail (suspended) is the victim, maps is protected.
             // After the kill the device still has only 24 MiB free, so the level stays critical.
             bed.driver.setDeviceMemory(1024 * Self.mib, reserved: 1000 * Self.mib)

@@ -41,6 +41,11 @@ public struct AppSnapshot: Sendable, Equatable {
     public var isTerminating: Bool
     public var fetchWindowOpen: Bool
     public var pushWindowOpen: Bool
+    /// The app's CPU class (rule 13) while it runs; nil when it does not.
+    public var cpuClass: CPUClass?
+    /// Its CPU use over its last measured window in background, in percent of one CPU (the
+    /// background CPU budget's figure); nil until one was measured in the current launch.
+    public var backgroundCPUPercent: Int?
 
     public init(
         name: String,
@@ -58,7 +63,9 @@ public struct AppSnapshot: Sendable, Equatable {
         hasPreservedState: Bool,
         isTerminating: Bool,
         fetchWindowOpen: Bool,
-        pushWindowOpen: Bool
+        pushWindowOpen: Bool,
+        cpuClass: CPUClass? = nil,
+        backgroundCPUPercent: Int? = nil
     ) {
         self.name = name
         self.state = state
@@ -76,5 +83,7 @@ public struct AppSnapshot: Sendable, Equatable {
         self.isTerminating = isTerminating
         self.fetchWindowOpen = fetchWindowOpen
         self.pushWindowOpen = pushWindowOpen
+        self.cpuClass = cpuClass
+        self.backgroundCPUPercent = backgroundCPUPercent
     }
 }

@@ -17,8 +17,31 @@ extension Lifecycle {
                 "Background task \(task.id) (\"\(task.name)\") is open"
                     + (left.map { ", \($0)." } ?? ", no budget runs in the foreground."))
         }
+        sentences += cpuOutlook(index)
         sentences += fetchOutlook(record, at: now)
         sentences += pushOutlook(record, at: now)
+        return sentences
+    }
+
+    /// The app's CPU class and, in background, where it stands against its CPU budget (rule 13).
+    private func cpuOutlook(_ index: Int) -> [String] {
+        let record = records[index]
+        guard let cpuClass = CPUClass(state: record.state), record.state != .suspended else { return [] }
+        let settings = cpuSettings(of: index)
+        let control = settings.control(for: cpuClass)
+        let cap = control.maxPercent.map { ", capped at \($0)% of a CPU" } ?? ""
+        var sentences = ["It runs in the \(cpuClass) CPU class (weight \(control.weight)\(cap))."]
+        guard cpuClass == .background, let limit = settings.backgroundLimitPercent else { return sentences }
+        let window = DurationFormat.string(settings.backgroundLimitWindow)
+        if let percent = record.cpuPercent {
+            let warned = record.cpuStrikes > 0 ? ", and was warned: another such window terminates it" : ""
+            sentences.append(
+                "It used \(percent)% of a CPU over its last \(window) in background, against a budget of \(limit)%\(warned)."
+            )
+        } else {
+            sentences.append(
+                "Its CPU use is weighed against a budget of \(limit)% of a CPU over each \(window) in background.")
+        }
         return sentences
     }
 

@@ -115,7 +115,9 @@ extension Lifecycle {
             hasPreservedState: record.hasPreservedState,
             isTerminating: record.terminating != nil,
             fetchWindowOpen: record.fetchWindowOpen,
-            pushWindowOpen: record.pushWindowOpen
+            pushWindowOpen: record.pushWindowOpen,
+            cpuClass: CPUClass(state: record.state),
+            backgroundCPUPercent: record.isRunning ? record.cpuPercent : nil
         )
     }
 }

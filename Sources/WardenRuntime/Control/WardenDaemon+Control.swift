@@ -56,10 +56,13 @@ extension WardenDaemon: WardenControl {
             // Only the processes not known already are read (a wait each); the list itself is
             // written in one synchronous pass.
             var pids = snapshots.map { daemon.knownPids(of: $0) }
+            // The CPU time of the apps that run code, the same few (a frozen app uses none).
+            var cpuTimes: [Duration?] = Array(repeating: nil, count: snapshots.count)
             for index in snapshots.indices where pids[index] == nil {
                 pids[index] = await daemon.listedPids(of: snapshots[index])
+                cpuTimes[index] = await daemon.listedCPUTime(of: snapshots[index])
             }
-            return daemon.infos(snapshots, pids: pids)
+            return daemon.infos(snapshots, pids: pids, cpuTimes: cpuTimes)
         }
         guard let answer else { throw Self.stoppingError }
         return answer
@@ -68,8 +71,10 @@ extension WardenDaemon: WardenControl {
     public nonisolated func appInfo(named name: String) async throws(LifecycleError) -> AppInfo? {
         let answer = await onLoop { daemon -> AppInfo? in
             guard let snapshot = daemon.lifecycle.snapshot(of: name, at: daemon.now()) else { return nil }
-            if let pids = daemon.knownPids(of: snapshot) { return daemon.info(snapshot, pids: pids) }
-            return daemon.info(snapshot, pids: await daemon.listedPids(of: snapshot))
+            if let pids = daemon.knownPids(of: snapshot) { return daemon.info(snapshot, pids: pids, cpuTime: nil) }
+            return daemon.info(
+                snapshot, pids: await daemon.listedPids(of: snapshot),
+                cpuTime: await daemon.listedCPUTime(of: snapshot))
         }
         guard let answer else { throw Self.stoppingError }
         return answer
@@ -81,16 +86,22 @@ extension WardenDaemon: WardenControl {
     }
 
     /// The app list from `snapshots` and, in the same order, their processes.
-    private func infos(_ snapshots: [AppSnapshot], pids: [[Int32]?]) -> [AppInfo] {
+    private func infos(_ snapshots: [AppSnapshot], pids: [[Int32]?], cpuTimes: [Duration?]) -> [AppInfo] {
         var result: [AppInfo] = []
         result.reserveCapacity(snapshots.count)
         for index in snapshots.indices {
-            result.append(info(snapshots[index], pids: pids[index] ?? []))
+            result.append(info(snapshots[index], pids: pids[index] ?? [], cpuTime: cpuTimes[index]))
         }
         return result
     }
 
-    private func info(_ snapshot: AppSnapshot, pids: [Int32]) -> AppInfo {
+    /// The CPU time of a running app that is not suspended; nil for the others.
+    private func listedCPUTime(of snapshot: AppSnapshot) async -> Duration? {
+        guard snapshot.state != .notRunning, snapshot.state != .suspended else { return nil }
+        return await cpuUsage(of: snapshot.name)
+    }
+
+    private func info(_ snapshot: AppSnapshot, pids: [Int32], cpuTime: Duration?) -> AppInfo {
         AppInfo(
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
             pids: pids,
@@ -100,7 +111,8 @@ extension WardenDaemon: WardenControl {
             nextWakeMillis: snapshot.nextFetchWake.map(wallMillis),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
-            hasPreservedState: snapshot.hasPreservedState)
+            hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,
+            cpuTimeMillis: cpuTime?.milliseconds, backgroundCPUPercent: snapshot.backgroundCPUPercent)
     }
 
     /// The processes the app list shows, read and sorted (callers first try `knownPids(of:)`). A

@@ -168,6 +168,8 @@ public final class WardenMetrics: Sendable {
             gauge("appwarden_app_footprint_bytes", [("app", app)]).destroy()
             gauge("appwarden_app_swapped_bytes", [("app", app)]).destroy()
             gauge("appwarden_app_band", [("app", app)]).destroy()
+            gauge("appwarden_app_cpu_class", [("app", app)]).destroy()
+            gauge("appwarden_app_background_cpu_percent", [("app", app)]).destroy()
         }
         for app in running {
             gauge("appwarden_app_footprint_bytes", [("app", app.name)]).record(app.footprint)
@@ -175,6 +177,11 @@ public final class WardenMetrics: Sendable {
             if let band = app.band {
                 gauge("appwarden_app_band", [("app", app.name)]).record(band.rawValue)
             }
+            if let cpuClass = app.cpuClass {
+                gauge("appwarden_app_cpu_class", [("app", app.name)]).record(cpuClass == .foreground ? 0 : 1)
+            }
+            let percent = gauge("appwarden_app_background_cpu_percent", [("app", app.name)])
+            if let measured = app.backgroundCPUPercent { percent.record(measured) } else { percent.destroy() }
         }
         gauge("appwarden_memory_pressure_level", []).record(Self.number(of: reading.level))
         if let device = reading.device {
@@ -202,6 +209,9 @@ public final class WardenMetrics: Sendable {
         "appwarden_app_band":
             "The app's kill band: 0 over-fair-share, 1 suspended, 2 idle-background, 3 background-window, "
             + "4 background-task, 5 foreground.",
+        "appwarden_app_cpu_class": "The app's CPU class (rule 13): 0 foreground, 1 background.",
+        "appwarden_app_background_cpu_percent":
+            "The app's CPU use over its last measured window in background, in percent of one CPU (the background CPU budget's figure).",
         "appwarden_memory_pressure_level": "The memory pressure level: 0 normal, 1 warning, 2 critical.",
         "appwarden_memory_available_bytes": "Available memory as last measured.",
         "appwarden_memory_total_bytes": "Total memory of the device, or of appwarden's group where it has a limit.",
