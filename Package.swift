@@ -91,6 +91,7 @@ let package = Package(
             dependencies: [
                 "WardenCore", "WardenPolicy", "WardenSimulator", "WardenCgroup", "WardenRuntime", "WardenClient",
                 "WardenAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore", "WardenSimulator"]),
