@@ -227,6 +227,9 @@ func follow(_ client: ClientOptions, _ query: JournalQuery) async throws {
                 .connection,
                 "no such socket file. Start appwarden serve, or name its socket with --socket or APPWARDEN_SOCKET."))
     }
+    if let other = WardenConnection.notASocket(socket) {
+        throw ClientExit.unreachable(socket, WardenClientError(.connection, other))
+    }
     if (try? await WardenConnection(socketPath: socket, retry: .once).call(ControlAPI.health)) == nil {
         FileHandle.standardError.write(
             Data("appwarden: no daemon answers at \(socket) yet; waiting up to 10 seconds for one.\n".utf8))

@@ -28,6 +28,37 @@ struct ControlServerCommandLineTests {
         #expect(result.error.contains(socket) && result.error.contains("no such socket file"), "\(result.error)")
     }
 
+    /// Every client command given a `--socket` that is a directory or a regular file exits 3 at
+    /// once with a sentence saying what the path is, not "Connection refused"; `watch` does not
+    /// wait for a daemon there.
+    @Test func aSocketPathThatIsADirectoryOrAFileIsNamedAsSuchAtOnce() async throws {
+        let directory = NSTemporaryDirectory() + "appwarden-not-a-socket-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/plain"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let commands: [[String]] = [
+            ["status"], ["status", "--json"], ["open", "mail"], ["home"], ["events"], ["explain", "mail"],
+            ["logs", "mail"], ["policy", "reload"], ["watch"], ["app", "time-remaining"],
+        ]
+        for (path, sentence) in [
+            (directory, "is a directory, not the daemon's socket."),
+            (file, "is a regular file, not a socket."),
+        ] {
+            for command in commands {
+                let clock = ContinuousClock()
+                let started = clock.now
+                let result = try await AppwardenCommandLine.run(
+                    command + ["--socket", path], environment: ["APPWARDEN_APP": "mail"])
+                let said = result.output + result.error
+                #expect(result.code == 3, "\(command): \(said)")
+                #expect(said.contains(sentence) && said.contains(path), "\(command): \(said)")
+                #expect(!said.contains("Connection refused"), "\(command): \(said)")
+                #expect(clock.now - started < .seconds(5), "\(command) waited")
+            }
+        }
+    }
+
     /// A usage error exits 2; `app` calls without an app name are usage errors with a sentence.
     @Test func usageErrorsExitWithTwo() async throws {
         #expect(try await AppwardenCommandLine.run(["push"]).code == 2)
