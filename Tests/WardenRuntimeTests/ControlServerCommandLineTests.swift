@@ -3,6 +3,7 @@ import NIOHTTP1
 import Testing
 import WardenAPI
 import WardenCore
+import WardenPolicy
 import WardenRuntime
 import WardenTesting
 
@@ -57,6 +58,48 @@ struct ControlServerCommandLineTests {
                 #expect(clock.now - started < .seconds(5), "\(command) waited")
             }
         }
+    }
+
+    /// `policy reload` gives the warning `policy check` gives for an app whose program cannot be
+    /// found, and names a `[hooks]` command the policy before it did not run; a reload that adds
+    /// nothing new warns of nothing.
+    @Test func policyReloadWarnsAsPolicyCheckDoesAndOfNewHooks() async throws {
+        let policy = try PolicyLoader.parse("[apps.notes]\ncommand = \"/bin/sh\"\n", file: "policy.toml")
+        let directory = NSTemporaryDirectory() + "appwarden-reload-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/policy.toml"
+        let bed = await WardenTestBed.start(policy: policy, configure: { $0.policyPath = path })
+        defer { bed.removeStateDirectory() }
+        let socket = directory + "/control.sock"
+        try """
+        [hooks]
+        on_kill = "/usr/local/bin/notify-kill"
+
+        [apps.notes]
+        command = "/bin/sh"
+
+        [apps.missing]
+        command = "/no/such/program"
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        try await ControlServerHarness.serve(bed.daemon, on: socket) {
+            let check = try await AppwardenCommandLine.run(["policy", "check", path])
+            let missing = "warning: app \"missing\": The program \"/no/such/program\" does not exist"
+            #expect(check.output.contains(missing), "\(check.output)")
+            let reload = try await AppwardenCommandLine.run(["policy", "reload", "--socket", socket])
+            #expect(reload.code == 0, "\(reload.error)")
+            #expect(reload.output.contains("Reloaded the policy \"\(path)\": 2 apps."), "\(reload.output)")
+            #expect(reload.output.contains(missing), "\(reload.output)")
+            #expect(
+                reload.output.contains(
+                    "warning: [hooks] on_kill is new: the daemon now runs \"/usr/local/bin/notify-kill\" with "
+                        + "/bin/sh as its own user after each kill."), "\(reload.output)")
+            let json = try await AppwardenCommandLine.run(["policy", "reload", "--json", "--socket", socket])
+            let object = try ControlServerHarness.object(json.output)
+            // The hook is in force now; the program is still missing.
+            #expect((object["warnings"] as? [String])?.count == 1, "\(json.output)")
+        }
+        await bed.stop()
     }
 
     /// A usage error exits 2; `app` calls without an app name are usage errors with a sentence.
