@@ -104,11 +104,11 @@ public actor WardenDaemon: Service {
         }
         let lock = try InstanceLock.acquire(options: options)
         raiseOpenFileLimit(logger: logger)
-        if ControlServer.SocketFile.isListening(path: options.socketPath) {
+        if let listener = ControlServer.SocketFile.listener(path: options.socketPath) {
             lock.release()
             throw WardenDaemonError(
-                "A daemon already answers on the control socket \"\(options.socketPath)\"; stop it first or "
-                    + "choose another socket.")
+                "The control socket \"\(options.socketPath)\" is already answered by \(listener.description); stop it "
+                    + "first or choose another socket.")
         }
         for directory in ["/logs", "/restoration"] {
             let path = options.stateDirectory + directory
