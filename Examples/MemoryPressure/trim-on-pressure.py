@@ -7,6 +7,8 @@ The path may be:
   - a PSI file (a cgroup's memory.pressure, /proc/pressure/memory): write the trigger that
     $MEMORY_PRESSURE_WRITE holds (base64) to it, then every POLLPRI is an event;
   - a Unix socket (what appwarden gives each app): connect to it, then whatever arrives is an event;
+    when the other end hangs up (the daemon stopped, or was killed and restarted) connect to the
+    same path again, with backoff from 50 ms doubling to 2 s, until a daemon listens there again;
   - a FIFO: read it, whatever arrives is an event;
   - /dev/null, or nothing: pressure is not watched.
 
@@ -15,6 +17,7 @@ of cache, rebuilt 10 s after it was dropped.
 """
 import base64
 import os
+import random
 import select
 import socket
 import stat
@@ -22,18 +25,60 @@ import sys
 import time
 
 CACHE_MIB = int(os.environ.get("CACHE_MIB", "8"))
+FIRST_RETRY = 0.05
+LAST_RETRY = 2.0
+
+
+class SocketWatch:
+    """A Unix socket that is connected again, with backoff, whenever the other end hangs up."""
+
+    def __init__(self, path):
+        self.path = path
+        self.connection = None
+        self.delay = FIRST_RETRY
+        self.next_attempt = time.monotonic()
+
+    def connect(self):
+        """Tries to connect once when an attempt is due; True when it is connected now."""
+        if self.connection is not None:
+            return True
+        if time.monotonic() < self.next_attempt:
+            return False
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            connection.connect(self.path)
+        except OSError:
+            connection.close()
+            # Jitter keeps the processes of several apps from knocking at the same moment.
+            self.next_attempt = time.monotonic() + self.delay * random.uniform(0.5, 1.0)
+            self.delay = min(self.delay * 2, LAST_RETRY)
+            return False
+        self.connection = connection
+        self.delay = FIRST_RETRY
+        return True
+
+    def hang_up(self):
+        """Closes the connection and tries the path again at once, then with backoff."""
+        self.connection.close()
+        self.connection = None
+        self.next_attempt = time.monotonic()
+
+    def wait(self):
+        """How long, in milliseconds, the poll may wait before the next attempt is due."""
+        if self.connection is not None:
+            return 1000
+        return max(0, min(1000, int((self.next_attempt - time.monotonic()) * 1000)))
 
 
 def watch():
-    """The object to poll and the poll flag that means an event; None when nothing is watched."""
+    """What to watch: a SocketWatch, or a descriptor and the poll flag that means an event; None
+    when nothing is watched."""
     path = os.environ.get("MEMORY_PRESSURE_WATCH", "")
     if not path or path == "/dev/null":
         return None
     mode = os.stat(path).st_mode
     if stat.S_ISSOCK(mode):
-        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        connection.connect(path)
-        return connection, select.POLLIN
+        return SocketWatch(path)
     if stat.S_ISFIFO(mode):
         return os.open(path, os.O_RDONLY | os.O_NONBLOCK), select.POLLIN
     trigger = base64.b64decode(os.environ.get("MEMORY_PRESSURE_WRITE", ""))
@@ -49,31 +94,41 @@ def drain(source):
         data = source.recv(4096) if isinstance(source, socket.socket) else os.read(source, 4096)
     except BlockingIOError:
         return True
+    except OSError:
+        return False
     return bool(data)
 
 
 def main():
+    path = os.environ.get("MEMORY_PRESSURE_WATCH", "")
     watched = watch()
     if watched is None:
         print("memory pressure is not watched: MEMORY_PRESSURE_WATCH is not set", flush=True)
-    else:
-        print(f"watching memory pressure through {os.environ['MEMORY_PRESSURE_WATCH']}", flush=True)
     cache = bytearray(CACHE_MIB << 20)
     dropped_at = None
     poller = select.poll()
-    if watched is not None:
+    sockets = watched if isinstance(watched, SocketWatch) else None
+    source, flag = None, select.POLLIN
+    if sockets is None and watched is not None:
         source, flag = watched
         poller.register(source, flag)
+        print(f"watching memory pressure through {path}", flush=True)
     while True:
-        for _, events in poller.poll(1000):
-            if events & (select.POLLHUP | select.POLLERR) and not events & select.POLLIN:
-                print("the memory-pressure endpoint went away; no longer watching", flush=True)
+        if sockets is not None and source is None and sockets.connect():
+            source = sockets.connection
+            poller.register(source, flag)
+            print(f"watching memory pressure through {path}", flush=True)
+        for _, events in poller.poll(sockets.wait() if sockets is not None else 1000):
+            gone = events & (select.POLLHUP | select.POLLERR) and not events & select.POLLIN
+            if gone or (flag == select.POLLIN and not drain(source)):
                 poller.unregister(source)
-                continue
-            if flag == select.POLLIN and not drain(source):
-                print("the memory-pressure endpoint closed; no longer watching", flush=True)
-                poller.unregister(source)
-                continue
+                if sockets is not None:
+                    print("the memory-pressure endpoint closed; connecting to it again", flush=True)
+                    sockets.hang_up()
+                    source = None
+                else:
+                    print("the memory-pressure endpoint closed; no longer watching", flush=True)
+                break
             print(f"memory pressure: dropped {len(cache) >> 20} MiB of cache", flush=True)
             cache = bytearray()
             dropped_at = time.monotonic()

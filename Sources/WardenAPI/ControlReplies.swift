@@ -51,16 +51,36 @@ public enum ControlReplies {
         /// The changes in sentences, one per app, as `appwarden policy reload` prints them and
         /// the journal records them.
         public var sentences: [String]
+        /// What the new policy may still get wrong, as `appwarden policy check` says it: apps whose
+        /// program cannot be found, and `[hooks]` commands the policy before it did not run.
+        public var warnings: [String]
 
         public init(
             message: String, added: [String] = [], removed: [String] = [], changed: [ChangedApp] = [],
-            sentences: [String] = []
+            sentences: [String] = [], warnings: [String] = []
         ) {
             self.message = message
             self.added = added
             self.removed = removed
             self.changed = changed
             self.sentences = sentences
+            self.warnings = warnings
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case message, added, removed, changed, sentences, warnings
+        }
+
+        /// Reads the reply; one without `warnings` (a daemon of an earlier version) has none.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                message: try container.decode(String.self, forKey: .message),
+                added: try container.decode([String].self, forKey: .added),
+                removed: try container.decode([String].self, forKey: .removed),
+                changed: try container.decode([ChangedApp].self, forKey: .changed),
+                sentences: try container.decode([String].self, forKey: .sentences),
+                warnings: try container.decodeIfPresent([String].self, forKey: .warnings) ?? [])
         }
     }
 

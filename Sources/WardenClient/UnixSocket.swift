@@ -59,9 +59,29 @@ final class UnixSocket: @unchecked Sendable {
             let code = errno
             let error = Self.failure("connect to the appwarden socket \"\(path)\"")
             close(fd)
+            // A directory or a plain file refuses the connection as a socket without a daemon
+            // does; no daemon will ever listen there, so say what the path is at once.
+            if let other = Self.notASocket(path) {
+                throw ConnectFailure(error: WardenClientError(.connection, other), isTransient: false)
+            }
             throw ConnectFailure(error: error, isTransient: code == ENOENT || code == ECONNREFUSED || code == EAGAIN)
         }
         descriptor = fd
+    }
+
+    /// A sentence saying what `path` is when it exists and is not a socket (`stat(2)`, following
+    /// symbolic links), nil when it is a socket, is missing or cannot be examined.
+    static func notASocket(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFSOCK: return nil
+        case S_IFDIR: return "The path \"\(path)\" is a directory, not the daemon's socket."
+        case S_IFREG: return "The path \"\(path)\" is a regular file, not a socket."
+        case S_IFIFO: return "The path \"\(path)\" is a FIFO, not a socket."
+        case S_IFCHR, S_IFBLK: return "The path \"\(path)\" is a device, not a socket."
+        default: return "The path \"\(path)\" is not a socket."
+        }
     }
 
     deinit { close(descriptor) }

@@ -107,6 +107,13 @@ public struct WardenConnection: Sendable {
         }
     }
 
+    /// A sentence saying what `path` is when it exists and is not a socket (a directory, a
+    /// regular file, …), where no daemon will ever answer; nil when it is a socket or is missing.
+    /// Every call and stream fails at once with this sentence on such a path, without waiting.
+    public static func notASocket(_ path: String) -> String? {
+        UnixSocket.notASocket(path)
+    }
+
     /// Whether `method` only reads (`GET`, `HEAD`), and so may be sent again.
     private static func isRead(_ method: String) -> Bool {
         ["GET", "HEAD"].contains(method.uppercased())

@@ -141,7 +141,9 @@ struct EventsCommand: AsyncParsableCommand {
         commandName: "events", abstract: "Print the newest entries of the event journal, oldest first.",
         discussion: """
             It prints the newest 1000 entries that match (--limit N for another number), oldest first, \
-            and says on standard error when older entries matched too.
+            and says on standard error when older entries matched too. The policy journaled at each start \
+            and reload (input policy) shows its size, lines and SHA-256 prefix; --full prints its whole \
+            text, and --json and export carry it whole.
             """)
     @OptionGroup var client: ClientOptions
     @Option(help: "Only this app's events (\"appwarden\" for the device's own records).") var app: String?
@@ -149,6 +151,7 @@ struct EventsCommand: AsyncParsableCommand {
     var kind: String?
     @Option(help: "Only events after this id (a number) or within this duration (\"10m\", \"2h\").") var since: String?
     @Option(help: "At most this many events, the newest (default 1000, at most 100000).") var limit: Int?
+    @Flag(help: "Print a journaled policy's whole text, not its size and SHA-256 prefix.") var full = false
 
     /// How many entries are printed without `--limit`.
     static let defaultLimit = 1000
@@ -201,7 +204,7 @@ struct EventsCommand: AsyncParsableCommand {
                 + "may have matched too. Narrow them with --since, --app or --kind.\n"
         }
         if let notice { FileHandle.standardError.write(Data(notice.utf8)) }
-        client.output(entries, text: entries.map(EntryLine.text).joined(separator: "\n"))
+        client.output(entries, text: entries.map { EntryLine.text($0, full: full) }.joined(separator: "\n"))
     }
 }
 
@@ -213,7 +216,9 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             When the daemon goes away (a restart) it says so on standard error, waits for the daemon to \
             come back and goes on after the last event it printed, so that no event is missed or printed \
-            twice. It exits 3 at once when the socket does not exist, and when no daemon answers on it \
+            twice. A journaled policy shows its size, lines and SHA-256 prefix (--full: its text). It \
+            exits 3 at once when the socket does not exist or the path is not a socket (a \
+            directory, a regular file), and when no daemon answers on it \
             within 10 seconds of starting (saying on standard error that it waits).
             """)
     @OptionGroup var client: ClientOptions
@@ -221,6 +226,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Only events of this kind: \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var kind: String?
     @Option(help: "First replay the stored events after this id, then follow.") var since: Int64?
+    @Flag(help: "Print a journaled policy's whole text, not its size and SHA-256 prefix.") var full = false
 
     func validate() throws {
         if let kind, EventKind(rawValue: kind) == nil {
@@ -230,14 +236,15 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await follow(client, JournalQuery(app: app, kind: kind.flatMap(EventKind.init(rawValue:)), sinceID: since))
+        try await follow(
+            client, JournalQuery(app: app, kind: kind.flatMap(EventKind.init(rawValue:)), sinceID: since), full: full)
     }
 }
 
 /// Prints every entry of a live stream, one line each (JSON lines with `--json`), following it
 /// across daemon restarts with a line on standard error when the connection drops and when it
-/// is back.
-func follow(_ client: ClientOptions, _ query: JournalQuery) async throws {
+/// is back. A journaled policy shows its text's digest unless `full` is set.
+func follow(_ client: ClientOptions, _ query: JournalQuery, full: Bool = false) async throws {
     let socket = client.socketPath
     // A socket that does not exist is most often a wrong path: say so at once rather than wait.
     guard FileManager.default.fileExists(atPath: socket) else {
@@ -246,6 +253,9 @@ func follow(_ client: ClientOptions, _ query: JournalQuery) async throws {
             WardenClientError(
                 .connection,
                 "no such socket file. Start appwarden serve, or name its socket with --socket or APPWARDEN_SOCKET."))
+    }
+    if let other = WardenConnection.notASocket(socket) {
+        throw ClientExit.unreachable(socket, WardenClientError(.connection, other))
     }
     if (try? await WardenConnection(socketPath: socket, retry: .once).call(ControlAPI.health)) == nil {
         FileHandle.standardError.write(
@@ -265,7 +275,7 @@ func follow(_ client: ClientOptions, _ query: JournalQuery) async throws {
     }
     do {
         for try await entry in stream {
-            let line = client.json ? JSONOutput.text(entry) : EntryLine.text(entry)
+            let line = client.json ? JSONOutput.text(entry) : EntryLine.text(entry, full: full)
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
     } catch let error as WardenClientError where error.code == .refused {
@@ -277,8 +287,9 @@ func follow(_ client: ClientOptions, _ query: JournalQuery) async throws {
 
 /// One journal entry as a line: time, id, app, kind, name and properties.
 enum EntryLine {
-    static func text(_ entry: JournalEntry) -> String {
-        let properties = entry.properties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    /// The line; a journaled policy shows its text's digest unless `full` is set.
+    static func text(_ entry: JournalEntry, full: Bool = false) -> String {
+        let properties = shownProperties(entry, full: full).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return
             ([Explanation.timestamp(entry.wallTimeMillis), "#\(entry.id)", entry.app, entry.kind, entry.name]
             + properties)

@@ -257,7 +257,8 @@ struct PolicyReloadCommand: AsyncParsableCommand {
             is terminated gracefully; a running app whose command, arguments, environment, working directory, \
             user or tasks_max changed keeps its process and is relaunched with the new settings at its next \
             launch, or now with --restart-changed (and opened again if it was in the foreground); other \
-            changes apply at once.
+            changes apply at once. Then a warning for each app whose command cannot be found here, as \
+            policy check gives, and for each [hooks] command the policy before it did not run.
             """
     )
     @OptionGroup var client: ClientOptions
@@ -267,6 +268,7 @@ struct PolicyReloadCommand: AsyncParsableCommand {
     func run() async throws {
         let query = restartChanged ? [("restartChanged", "true")] : []
         let answer = try await client.call(ControlAPI.reloadPolicy, query: query)
-        client.output(answer, text: ([answer.message] + answer.sentences).joined(separator: "\n"))
+        let warnings = answer.warnings.map { "warning: \($0)" }
+        client.output(answer, text: ([answer.message] + answer.sentences + warnings).joined(separator: "\n"))
     }
 }

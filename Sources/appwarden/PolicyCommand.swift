@@ -1,7 +1,7 @@
 import ArgumentParser
-import WardenCgroup
 import WardenCore
 import WardenPolicy
+import WardenRuntime
 
 /// `appwarden policy …`: policy file tools.
 struct PolicyCommand: AsyncParsableCommand {
@@ -50,7 +50,7 @@ struct PolicyCheckCommand: AsyncParsableCommand {
         do {
             let policy = try PolicyLoader.load(path: file)
             result.apps = policy.apps.map(\.name)
-            result.warnings = Self.missingPrograms(policy)
+            result.warnings = PolicyWarnings.warnings(for: policy)
         } catch {
             result.valid = false
             result.errors = error.diagnostics.map(\.description)
@@ -65,19 +65,5 @@ struct PolicyCheckCommand: AsyncParsableCommand {
             for error in result.errors { print(error) }
         }
         if !result.valid { throw ExitCode(1) }
-    }
-
-    /// A sentence for each app whose command cannot be found as its launch would look for it.
-    static func missingPrograms(_ policy: Policy) -> [String] {
-        policy.apps.compactMap { app -> String? in
-            guard let command = app.command else { return nil }
-            do throws(CgroupError) {
-                _ = try ProcessSpawner.locateExecutable(
-                    command, environment: app.env, workingDirectory: app.workingDirectory ?? "/")
-                return nil
-            } catch {
-                return "app \"\(app.name)\": \(error.message) Opening it will fail until it is installed."
-            }
-        }
     }
 }

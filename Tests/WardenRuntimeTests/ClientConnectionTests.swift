@@ -25,6 +25,32 @@ import WardenCore
         #expect(request.headers["content-length"] == "17")
     }
 
+    /// A call and an event stream on a path that is a directory or a regular file fail at once
+    /// with a sentence saying what the path is, rather than waiting out the retry window.
+    @Test func aPathThatIsNotASocketFailsAtOnceSayingWhatItIs() async throws {
+        let directory = NSTemporaryDirectory() + "appwarden-not-a-socket-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/plain"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let clock = ContinuousClock()
+        let started = clock.now
+        for (path, sentence) in [
+            (directory, "The path \"\(directory)\" is a directory, not the daemon's socket."),
+            (file, "The path \"\(file)\" is a regular file, not a socket."),
+        ] {
+            let error = await #expect(throws: WardenClientError.self) {
+                _ = try await WardenConnection(socketPath: path).request(method: "GET", path: "/v1/health")
+            }
+            #expect(error?.message == sentence)
+            let streamError = await #expect(throws: WardenClientError.self) {
+                for try await _ in WardenConnection(socketPath: path).events(path: "/v1/events/stream") {}
+            }
+            #expect(streamError?.message == sentence)
+        }
+        #expect(clock.now - started < .seconds(5))
+    }
+
     /// A chunked answer split across writes is joined into one body.
     @Test func chunkedAnswerIsJoined() async throws {
         let server = try ClientTestServer { _ in

@@ -3,6 +3,7 @@ import NIOHTTP1
 import Testing
 import WardenAPI
 import WardenCore
+import WardenPolicy
 import WardenRuntime
 import WardenTesting
 
@@ -26,6 +27,79 @@ struct ControlServerCommandLineTests {
         let result = try await AppwardenCommandLine.run(["watch", "--socket", socket])
         #expect(result.code == 3)
         #expect(result.error.contains(socket) && result.error.contains("no such socket file"), "\(result.error)")
+    }
+
+    /// Every client command given a `--socket` that is a directory or a regular file exits 3 at
+    /// once with a sentence saying what the path is, not "Connection refused"; `watch` does not
+    /// wait for a daemon there.
+    @Test func aSocketPathThatIsADirectoryOrAFileIsNamedAsSuchAtOnce() async throws {
+        let directory = NSTemporaryDirectory() + "appwarden-not-a-socket-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/plain"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let commands: [[String]] = [
+            ["status"], ["status", "--json"], ["open", "mail"], ["home"], ["events"], ["explain", "mail"],
+            ["logs", "mail"], ["policy", "reload"], ["watch"], ["app", "time-remaining"],
+        ]
+        for (path, sentence) in [
+            (directory, "is a directory, not the daemon's socket."),
+            (file, "is a regular file, not a socket."),
+        ] {
+            for command in commands {
+                let clock = ContinuousClock()
+                let started = clock.now
+                let result = try await AppwardenCommandLine.run(
+                    command + ["--socket", path], environment: ["APPWARDEN_APP": "mail"])
+                let said = result.output + result.error
+                #expect(result.code == 3, "\(command): \(said)")
+                #expect(said.contains(sentence) && said.contains(path), "\(command): \(said)")
+                #expect(!said.contains("Connection refused"), "\(command): \(said)")
+                #expect(clock.now - started < .seconds(5), "\(command) waited")
+            }
+        }
+    }
+
+    /// `policy reload` gives the warning `policy check` gives for an app whose program cannot be
+    /// found, and names a `[hooks]` command the policy before it did not run; a reload that adds
+    /// nothing new warns of nothing.
+    @Test func policyReloadWarnsAsPolicyCheckDoesAndOfNewHooks() async throws {
+        let policy = try PolicyLoader.parse("[apps.notes]\ncommand = \"/bin/sh\"\n", file: "policy.toml")
+        let directory = NSTemporaryDirectory() + "appwarden-reload-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/policy.toml"
+        let bed = await WardenTestBed.start(policy: policy, configure: { $0.policyPath = path })
+        defer { bed.removeStateDirectory() }
+        let socket = directory + "/control.sock"
+        try """
+        [hooks]
+        on_kill = "/usr/local/bin/notify-kill"
+
+        [apps.notes]
+        command = "/bin/sh"
+
+        [apps.missing]
+        command = "/no/such/program"
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        try await ControlServerHarness.serve(bed.daemon, on: socket) {
+            let check = try await AppwardenCommandLine.run(["policy", "check", path])
+            let missing = "warning: app \"missing\": The program \"/no/such/program\" does not exist"
+            #expect(check.output.contains(missing), "\(check.output)")
+            let reload = try await AppwardenCommandLine.run(["policy", "reload", "--socket", socket])
+            #expect(reload.code == 0, "\(reload.error)")
+            #expect(reload.output.contains("Reloaded the policy \"\(path)\": 2 apps."), "\(reload.output)")
+            #expect(reload.output.contains(missing), "\(reload.output)")
+            #expect(
+                reload.output.contains(
+                    "warning: [hooks] on_kill is new: the daemon now runs \"/usr/local/bin/notify-kill\" with "
+                        + "/bin/sh as its own user after each kill."), "\(reload.output)")
+            let json = try await AppwardenCommandLine.run(["policy", "reload", "--json", "--socket", socket])
+            let object = try ControlServerHarness.object(json.output)
+            // The hook is in force now; the program is still missing.
+            #expect((object["warnings"] as? [String])?.count == 1, "\(json.output)")
+        }
+        await bed.stop()
     }
 
     /// A usage error exits 2; `app` calls without an app name are usage errors with a sentence.

@@ -44,7 +44,9 @@ struct DaemonInstanceTests {
                 sameSocket.cgroupRoot = TestCgroupName.unique()
                 let attempts = [
                     (harness.options, "pid \(getpid())"), (sameState, "pid \(getpid())"),
-                    (sameRoot, "pid \(getpid())"), (sameSocket, "already answers on the control socket"),
+                    (sameRoot, "pid \(getpid())"),
+                    (sameSocket, "The control socket \"\(socket)\" is already answered by "),
+                    (sameSocket, "(pid \(getpid())); stop it first"),
                 ]
                 for (options, sentence) in attempts {
                     do {
@@ -94,16 +96,17 @@ struct DaemonInstanceTests {
     .serialized,
     .requiresRootCgroups, .requiresBallast, .requiresAppwardenExecutable)
 struct DaemonInstanceServeTests {
-    /// A second `appwarden serve` with the same socket, state directory and cgroup root, or with
-    /// another state directory and socket but the same cgroup root, exits 2 naming the first
-    /// daemon's pid; the first one's app is not killed and its socket keeps answering.
+    /// A second `appwarden serve` with the same socket, state directory and cgroup root, with
+    /// another state directory and socket but the same cgroup root, or sharing only the socket,
+    /// exits 2 naming the first daemon's pid; the first one's app is not killed and its socket
+    /// keeps answering.
     @Test func aSecondServeBesideARunningOneExitsTwoNamingTheFirstsPid() async throws {
         try await DaemonHarness.run(policy: DaemonInstanceTests.policy, apps: ["steady"]) { harness in
             let options = harness.options
-            func arguments(state: String, socket: String) -> [String] {
+            func arguments(state: String, socket: String, root: String? = nil) -> [String] {
                 [
                     "serve", "--policy", options.policyPath, "--socket", socket, "--state-dir", state,
-                    "--cgroup-root", options.cgroupRoot, "--lock-dir", options.lockDirectory,
+                    "--cgroup-root", root ?? options.cgroupRoot, "--lock-dir", options.lockDirectory,
                 ]
             }
             let (driver, group) = try harness.group(of: "steady")
@@ -119,6 +122,10 @@ struct DaemonInstanceServeTests {
                 let attempts = [
                     arguments(state: options.stateDirectory, socket: options.socketPath),
                     arguments(state: harness.directory + "/other-state", socket: harness.directory + "/other.sock"),
+                    // Only the socket is shared: no lock is in the way, the socket names the daemon.
+                    arguments(
+                        state: harness.directory + "/third-state", socket: options.socketPath,
+                        root: TestCgroupName.unique()),
                 ]
                 for attempt in attempts {
                     let second = try await AppwardenCommandLine.run(attempt)
@@ -127,7 +134,9 @@ struct DaemonInstanceServeTests {
                     #expect(try await driver.processes(in: group) == pids)
                     #expect(await DaemonServeTests.answers(options.socketPath))
                 }
-                #expect(!FileManager.default.fileExists(atPath: harness.directory + "/other-state/appwarden.sqlite"))
+                for state in ["/other-state", "/third-state"] {
+                    #expect(!FileManager.default.fileExists(atPath: harness.directory + state + "/appwarden.sqlite"))
+                }
                 #expect(await DaemonServeTests.stop(first) == 0)
                 #expect(!FileManager.default.fileExists(atPath: options.socketPath))
             } catch {

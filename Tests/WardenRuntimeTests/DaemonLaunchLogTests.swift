@@ -39,4 +39,21 @@ struct DaemonLaunchLogTests {
         #expect(took["slow"].map { $0 >= 120 } == true)
         #expect(took["quick"].map { $0 < 120 } == true)
     }
+
+    /// A daemon given its policy in code (a virtual-time test bed) has no policy file to journal
+    /// and does not warn that it could not read one.
+    @Test func aDaemonGivenItsPolicyInCodeDoesNotWarnOfAFileItNeverRead() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "appwarden") { label in
+            WardenLogHandler(label: label) { line in lines.withLock { $0.append(line) } }
+        }
+        let policy = try PolicyLoader.parse("[apps.mail]\ncommand = \"/bin/mail\"\n", file: "policy.toml")
+        let bed = await WardenTestBed.start(policy: policy, logger: logger)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        await bed.stop()
+        let log = lines.withLock { $0.joined() }
+        #expect(log.contains("Launched app \"mail\""), "log: \(log)")
+        #expect(!log.contains("Could not read the policy"), "log: \(log)")
+    }
 }

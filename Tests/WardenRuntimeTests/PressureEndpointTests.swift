@@ -137,6 +137,62 @@ struct PressureEndpointTests {
         }
     }
 
+    /// The example app, whose daemon goes away and leaves its socket file behind (as `kill -9`
+    /// does) before a new daemon starts, connects to the same path again and drops its cache at
+    /// the new daemon's memory warning.
+    @Test(
+        .requiresRootCgroups,
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
+    func theExampleAppConnectsAgainAfterADaemonRestartAndHearsTheNextWarning() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Examples/MemoryPressure/trim-on-pressure.py").standardized.path
+        let policy = """
+            [apps.trimmer]
+            command = "/usr/bin/python3"
+            args = ["\(script)"]
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["trimmer"]) { harness in
+            let path = harness.options.pressureDirectory + "/trimmer.sock"
+            let log = harness.options.logPath(of: "trimmer")
+            func count(_ text: String) -> Int {
+                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: text).count - 1
+            }
+            let watching = "watching memory pressure through \(path)"
+            let first = try await harness.start()
+            _ = try await first.perform(.open(app: "trimmer"))
+            #expect(await eventually(within: .seconds(10)) { count(watching) == 1 })
+            #expect(await eventually { first.workers.pressureEndpoints.connectionCount(app: "trimmer") == 1 })
+            await first.stop()
+            // A daemon killed with SIGKILL leaves its folder and socket file, which nothing listens on.
+            try FileManager.default.createDirectory(
+                atPath: harness.options.pressureDirectory, withIntermediateDirectories: true)
+            let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            close(stale)
+            #expect(bound == 0)
+            #expect(await eventually(within: .seconds(10)) { count("connecting to it again") == 1 })
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(count(watching) == 1, "the app connected to a socket nothing listens on")
+
+            let second = try await harness.start(stopAppsOnExit: true)
+            #expect(await eventually { second.workers.pressureEndpoints.connectionCount(app: "trimmer") == 1 })
+            #expect(await eventually { count(watching) == 2 })
+            _ = try await second.perform(.pressure(.warning))
+            #expect(await eventually(within: .seconds(10)) { count("memory pressure: dropped 8 MiB of cache") == 1 })
+            #expect(count("no longer watching") == 0)
+            await second.stop()
+        }
+    }
+
     /// A daemon that stops leaves no socket behind, and the next one makes the socket of each app
     /// it re-adopts again at the same path.
     @Test(.requiresRootCgroups, .requiresBallast)

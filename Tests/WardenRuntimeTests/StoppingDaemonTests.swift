@@ -91,6 +91,23 @@ import WardenTesting
         }
     }
 
+    /// `logs APP`, and the other reads of an app the policy declares, told that the daemon is
+    /// stopping say so and exit 3, rather than saying the policy has no such app.
+    @Test(.requiresAppwardenExecutable)
+    func readsOfAnAppSayTheDaemonIsStoppingRatherThanThatTheAppIsUnknown() async throws {
+        try await Self.servingAStoppedDaemon { socketPath in
+            let environment = ["APPWARDEN_SOCKET": socketPath]
+            for command in [
+                ["logs", "notes"], ["logs", "notes", "--follow"], ["status", "notes"], ["explain", "notes"],
+            ] {
+                let result = try await AppwardenCommandLine.run(command, environment: environment)
+                #expect(result.code == 3, "\(command): \(result.error)")
+                #expect(result.error.contains("stopping"), "\(command): \(result.error)")
+                #expect(!result.error.contains("No app named"), "\(command): \(result.error)")
+            }
+        }
+    }
+
     /// An idempotent call refused with 503 is sent again after the pause and gets the answer
     /// of the daemon that took over.
     @Test func anIdempotentCallRefusedWith503IsSentAgain() async throws {

@@ -27,10 +27,10 @@ extension ControlServer {
                 throw ControlServerError(
                     "The control socket path \"\(path)\" exists and is not a socket; remove it or choose another path.")
             }
-            if isListening(path: path) {
+            if let listener = listener(path: path) {
                 throw ControlServerError(
-                    "Another process already listens on the control socket \"\(path)\"; stop it or choose another path."
-                )
+                    "The control socket \"\(path)\" is already listened on by \(listener.description); stop it or "
+                        + "choose another path.")
             }
             if unlink(path) != 0 && errno != ENOENT {
                 throw ControlServerError(
@@ -71,15 +71,16 @@ extension ControlServer {
             unlink(path)
         }
 
-        /// Whether a process accepts connections on the socket at `path` (`connect(2)`).
-        static func isListening(path: String) -> Bool {
+        /// The process that accepts connections on the socket at `path`, nil when none does
+        /// (`connect(2)`, then `getsockopt(2)` with `SO_PEERCRED`: the pid that called `listen(2)`).
+        static func listener(path: String) -> Listener? {
             let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            guard descriptor >= 0 else { return false }
+            guard descriptor >= 0 else { return nil }
             defer { close(descriptor) }
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
             let bytes = Array(path.utf8)
-            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
             withUnsafeMutableBytes(of: &address.sun_path) { buffer in
                 buffer.copyBytes(from: bytes)
             }
@@ -88,7 +89,32 @@ extension ControlServer {
                     connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
                 }
             }
-            return result == 0
+            guard result == 0 else { return nil }
+            var credentials = ControlServer.SocketCredentials()
+            var length = socklen_t(MemoryLayout<ControlServer.SocketCredentials>.size)
+            guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, credentials.pid > 0
+            else { return Listener(pid: nil) }
+            return Listener(pid: credentials.pid)
+        }
+
+        /// A process listening on a socket, as `listener(path:)` finds it.
+        struct Listener {
+            /// Its pid, when the kernel gave it.
+            var pid: pid_t?
+
+            /// The process as a sentence names it: `appwarden (pid 412)`, its name read from
+            /// `/proc/PID/comm`; `a process` without a pid.
+            var description: String {
+                guard let pid else { return "a process" }
+                let descriptor = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { return "a process (pid \(pid))" }
+                defer { close(descriptor) }
+                var buffer = [UInt8](repeating: 0, count: 64)
+                let count = read(descriptor, &buffer, buffer.count)
+                let name = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+                let trimmed = name.hasSuffix("\n") ? String(name.dropLast()) : name
+                return trimmed.isEmpty ? "a process (pid \(pid))" : "\(trimmed) (pid \(pid))"
+            }
         }
     }
 }

@@ -203,12 +203,19 @@ extension WardenDaemon: WardenControl {
             }
             throw refusal
         }
+        let running = await onLoop { daemon in daemon.policy }
+        let warnings = PolicyWarnings.warnings(for: newPolicy, replacing: running)
         let reply = try await perform(.policyChanged(newPolicy, restartChanged: restartChanged))
         _ = await onLoop { daemon in daemon.recordPolicyInForce() }
         let message = "Reloaded the policy \"\(options.policyPath)\": \(newPolicy.apps.count) apps."
-        guard case .policyChanged(let diff) = reply else { return ControlReplies.PolicyReloaded(message: message) }
+        for warning in warnings { parts.logger.warning("Policy \"\(options.policyPath)\": \(warning)") }
+        guard case .policyChanged(let diff) = reply else {
+            return ControlReplies.PolicyReloaded(message: message, warnings: warnings)
+        }
         parts.logger.info("\(message) \(diff.sentences.joined(separator: " "))")
-        return ControlReplies.PolicyReloaded(message: message, diff: diff)
+        var reloaded = ControlReplies.PolicyReloaded(message: message, diff: diff)
+        reloaded.warnings = warnings
+        return reloaded
     }
 
     public nonisolated func device() async throws(LifecycleError) -> DeviceInfo {

@@ -137,7 +137,10 @@ extension WardenDaemon {
         journal.footprintsJournaled = [:]
         let path = options.policyPath
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            logger.warning("Could not read the policy \"\(path)\" to journal it; an export will lack it.")
+            // A daemon given its policy in code has no file to journal, unless one was put there.
+            if policyFromFile || FileManager.default.fileExists(atPath: path) {
+                logger.warning("Could not read the policy \"\(path)\" to journal it; an export will lack it.")
+            }
             return
         }
         record(app: JournalEntry.systemApp, .input(.policy(path: path, text: text)))

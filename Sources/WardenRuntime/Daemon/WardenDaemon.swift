@@ -35,6 +35,9 @@ public actor WardenDaemon: Service {
     }
 
     public nonisolated let options: WardenDaemonOptions
+    /// Whether the policy was read from `options.policyPath` (`make`), rather than given in code
+    /// (a daemon in virtual time), so that a policy file it cannot read is worth a warning.
+    nonisolated let policyFromFile: Bool
     nonisolated let parts: DaemonParts
     nonisolated let inbox = DaemonInbox()
     /// The daemon's Prometheus metrics (`GET /metrics`), on a registry of its own.
@@ -65,11 +68,12 @@ public actor WardenDaemon: Service {
 
     /// Makes a daemon on `parts` with `policy`, holding `lock`; nothing runs until `run()`.
     public init(options: WardenDaemonOptions, policy: Policy, parts: DaemonParts) {
-        self.init(options: options, policy: policy, parts: parts, lock: nil)
+        self.init(options: options, policy: policy, parts: parts, lock: nil, policyFromFile: false)
     }
 
-    init(options: WardenDaemonOptions, policy: Policy, parts: DaemonParts, lock: InstanceLock?) {
+    init(options: WardenDaemonOptions, policy: Policy, parts: DaemonParts, lock: InstanceLock?, policyFromFile: Bool) {
         self.options = options
+        self.policyFromFile = policyFromFile
         self.parts = parts
         self.lifecycle = Lifecycle(policy: policy, tokenSource: parts.tokenSource)
         self.journal = DaemonJournal(store: parts.journal)
@@ -104,11 +108,11 @@ public actor WardenDaemon: Service {
         }
         let lock = try InstanceLock.acquire(options: options)
         raiseOpenFileLimit(logger: logger)
-        if ControlServer.SocketFile.isListening(path: options.socketPath) {
+        if let listener = ControlServer.SocketFile.listener(path: options.socketPath) {
             lock.release()
             throw WardenDaemonError(
-                "A daemon already answers on the control socket \"\(options.socketPath)\"; stop it first or "
-                    + "choose another socket.")
+                "The control socket \"\(options.socketPath)\" is already answered by \(listener.description); stop it "
+                    + "first or choose another socket.")
         }
         for directory in ["/logs", "/restoration"] {
             let path = options.stateDirectory + directory
@@ -153,7 +157,7 @@ public actor WardenDaemon: Service {
             launcher: SpawningProcessLauncher(), memory: CgroupMemorySource(driver: driver, logger: logger),
             signals: KernelMemorySignals(driver: driver, stall: options.pressureStall, logger: logger),
             logger: logger)
-        return WardenDaemon(options: options, policy: policy, parts: parts, lock: lock)
+        return WardenDaemon(options: options, policy: policy, parts: parts, lock: lock, policyFromFile: true)
     }
 
     /// Makes the host's daemon (`make`) and runs it in a task of its own until `stop()`, for
