@@ -234,6 +234,8 @@ extension WardenDaemon {
             }
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")
+            // No process of the app will connect, nor end to remove its socket.
+            workers.pressureEndpoints.close(app: app)
             // A launch that did not start leaves no group behind.
             if let driver, let group, await empty(group, of: app, with: driver) {
                 processes.groups[app] = nil
