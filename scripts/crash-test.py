@@ -399,7 +399,9 @@ def main():
     if os.geteuid() != 0:
         print("crash-test: needs root (cgroups); skipped.")
         return 0
-    for path in (args.appwarden, args.ballast):
+    # The daemon's log relays run appwarden-relay, found beside appwarden.
+    relay = os.path.join(os.path.dirname(os.path.abspath(args.appwarden)), "appwarden-relay")
+    for path in (args.appwarden, relay, args.ballast):
         if not os.access(path, os.X_OK):
             print(f"crash-test: {path} is not an executable; build first (swift build).", file=sys.stderr)
             return 2

@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 swift build -c release --product appwarden
+# The program each app's log relay runs; without it beside appwarden every relay is a fork of the daemon.
+swift build -c release --product appwarden-relay
 swift build -c release --product ballast
 bin="$(swift build -c release --show-bin-path)"
 

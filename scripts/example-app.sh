@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/appwarden"
+# The daemon's log relays run appwarden-relay, found beside appwarden.
+[ -x "$bin" ] && [ -x "$(dirname "$bin")/appwarden-relay" ] \
+  || { echo "example-app.sh: build first (swift build)." >&2; exit 1; }
 start=$(date +%s)
 swift build --package-path Examples/NotesApp --scratch-path .build-example >/dev/null
 notes="$(swift build --package-path Examples/NotesApp --scratch-path .build-example --show-bin-path)/NotesApp"

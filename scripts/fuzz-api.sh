@@ -38,7 +38,8 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$schemathesis_ver
 fi
 
 bin="$(swift build --show-bin-path)"
-[ -x "$bin/appwarden" ] && [ -x "$bin/ballast" ] || { echo "fuzz-api.sh: build first (swift build)." >&2; exit 1; }
+[ -x "$bin/appwarden" ] && [ -x "$bin/appwarden-relay" ] && [ -x "$bin/ballast" ] \
+  || { echo "fuzz-api.sh: build first (swift build)." >&2; exit 1; }
 
 work=$(mktemp -d /tmp/appwarden-fuzz-api.XXXXXX)
 root="appwarden-fuzz-$$"

@@ -109,7 +109,7 @@ static int numbered_path(char *out, const char *path, int number) {
 }
 
 static int open_log(const char *path, long long *size) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
     if (fd < 0) return -1;
     struct stat status;
     *size = fstat(fd, &status) == 0 ? (long long)status.st_size : 0;

@@ -219,6 +219,51 @@ struct PressureEndpointTests {
         }
     }
 
+    /// Leaves a socket file at `path` that nobody listens on, as a daemon killed with SIGKILL does.
+    static func leaveSocket(at path: String) throws {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0)
+    }
+
+    /// An app whose program does not exist fails its launch and leaves no memory-pressure socket;
+    /// sockets left in the folder before the daemon started, for an app that is not running and
+    /// for one the policy does not declare, are gone once it has started, and a file that is not
+    /// a socket stays.
+    @Test(.requiresRootCgroups)
+    func noSocketOutlivesAFailedLaunchOrADaemonThatEndedWithoutRemovingIt() async throws {
+        let policy = """
+            [apps.ghost]
+            command = "/nonexistent/ghost"
+            """
+        try await DaemonHarness.run(policy: policy, apps: ["ghost"]) { harness in
+            let directory = harness.options.pressureDirectory
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Self.leaveSocket(at: directory + "/ghost.sock")
+            try Self.leaveSocket(at: directory + "/retired.sock")
+            try "not a socket".write(toFile: directory + "/notes.sock", atomically: false, encoding: .utf8)
+            let daemon = try await harness.start()
+            #expect(!FileManager.default.fileExists(atPath: directory + "/ghost.sock"))
+            #expect(!FileManager.default.fileExists(atPath: directory + "/retired.sock"))
+            #expect(FileManager.default.fileExists(atPath: directory + "/notes.sock"))
+            _ = try? await daemon.perform(.open(app: "ghost"))
+            #expect(await daemon.stateName(of: "ghost") == "notRunning")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/ghost.sock"))
+            await daemon.stop()
+        }
+    }
+
     /// An app whose policy names its user by number (`user = 65534`) runs as that user, and its
     /// memory-pressure socket belongs to it, so that it can connect.
     @Test(.requiresRootCgroups)

@@ -166,12 +166,17 @@ extension WardenDaemon {
                     app: app, launch: launch, message: "App \"\(app)\" has no command in the policy to launch."))
             return
         }
-        let restoration = options.restorationDirectory(of: app)
-        try? FileManager.default.createDirectory(atPath: restoration, withIntermediateDirectories: true)
+        let user = appPolicy.user.map(SpawnRequest.User.policy)
+        let folder = prepareFolder(of: app, user: user)
+        let restoration = folder.restoration
         var environment: [String: String] = [:]
         let inherited = ProcessInfo.processInfo.environment
         for key in ["PATH", "HOME", "LANG", "TZ"] {
             if let value = inherited[key] { environment[key] = value }
+        }
+        // An app of another user has a home of its own, not the daemon's.
+        if let uid = user?.ids?.uid, uid != geteuid() {
+            environment["HOME"] = folder.path
         }
         environment.merge(appPolicy.env) { _, new in new }
         environment["APPWARDEN_SOCKET"] = options.socketPath
@@ -209,7 +214,7 @@ extension WardenDaemon {
             let launched = try parts.launcher.launch(
                 SpawnRequest(
                     executable: command, arguments: appPolicy.args, environment: environment,
-                    workingDirectory: appPolicy.workingDirectory, user: appPolicy.user.map(SpawnRequest.User.policy),
+                    workingDirectory: appPolicy.workingDirectory, user: user,
                     standardOutputPath: log, standardErrorPath: log, group: group,
                     logRotation: LogRotation(maxSize: policy.logs.maxSize, keep: policy.logs.keep)),
                 app: app, launch: launch)
@@ -229,6 +234,8 @@ extension WardenDaemon {
             }
         } catch {
             logger.error("Could not launch app \"\(app)\": \(error)")
+            // No process of the app will connect, nor end to remove its socket.
+            workers.pressureEndpoints.close(app: app)
             // A launch that did not start leaves no group behind.
             if let driver, let group, await empty(group, of: app, with: driver) {
                 processes.groups[app] = nil
@@ -534,14 +541,34 @@ extension WardenDaemon {
     }
 
     func deleteRestorationState(_ app: String) {
-        let path = options.restorationDirectory(of: app)
-        do {
-            if FileManager.default.fileExists(atPath: path) {
-                try FileManager.default.removeItem(atPath: path)
+        for path in [options.restorationDirectory(of: app), options.formerRestorationDirectory(of: app)] {
+            do {
+                if FileManager.default.fileExists(atPath: path) {
+                    try FileManager.default.removeItem(atPath: path)
+                }
+            } catch {
+                logger.warning("Could not delete the restoration directory \"\(path)\": \(error)")
             }
-        } catch {
-            logger.warning("Could not delete the restoration directory \"\(path)\": \(error)")
         }
+    }
+
+    /// Makes `app`'s folder and restoration directory ready for its launch, owned by the user it
+    /// runs as (the daemon's own without one) and closed to other users; a failure is logged, and
+    /// the launch goes on.
+    func prepareFolder(of app: String, user: SpawnRequest.User?) -> AppFolder {
+        let folder = AppFolder(of: app, options: options)
+        // A user that cannot be found fails the spawn itself, with a sentence of its own.
+        if user != nil, user?.ids == nil { return folder }
+        let owner = user?.ids.map { (uid: uid_t($0.uid), gid: gid_t($0.gid)) } ?? (geteuid(), getegid())
+        do {
+            // The folder of all the apps' folders stays open for each app's user to pass through.
+            let apps = (folder.path as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
+            try folder.prepare(owner: owner)
+        } catch {
+            warnOnce(app, cause: "folder", "Could not prepare the folder of app \"\(app)\": \(error)")
+        }
+        return folder
     }
 }
 

@@ -114,7 +114,7 @@ public actor WardenDaemon: Service {
                 "The control socket \"\(options.socketPath)\" is already answered by \(listener.description); stop it "
                     + "first or choose another socket.")
         }
-        for directory in ["/logs", "/restoration"] {
+        for directory in ["/logs", "/apps"] {
             let path = options.stateDirectory + directory
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -152,6 +152,9 @@ public actor WardenDaemon: Service {
             logger.warning("Running without cgroups: \(error)")
         }
         if let absence = LogRelayProgram.absence { logger.warning("\(absence)") }
+        for problem in LogDirectory.close(options.logDirectory, operators: options.serving?.adminGroup) {
+            logger.warning("\(problem)")
+        }
         let parts = DaemonParts(
             clock: WardenClock(clock), alarm: ClockAlarm(), journal: store, driver: driver,
             launcher: SpawningProcessLauncher(), memory: CgroupMemorySource(driver: driver, logger: logger),

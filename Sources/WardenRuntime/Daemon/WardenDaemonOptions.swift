@@ -79,8 +79,20 @@ public struct WardenDaemonOptions: Sendable {
         self.locksMemory = locksMemory
     }
 
-    /// The restoration directory of `app`.
+    /// The folder that is `app`'s own: its `HOME` when it runs as another user, with its
+    /// restoration directory inside.
+    public func appDirectory(of app: String) -> String {
+        stateDirectory + "/apps/" + app
+    }
+
+    /// The restoration directory of `app`, in its folder.
     public func restorationDirectory(of app: String) -> String {
+        appDirectory(of: app) + "/restoration"
+    }
+
+    /// Where an earlier daemon kept the restoration directory of `app`; moved into the app's
+    /// folder at its next launch.
+    public func formerRestorationDirectory(of app: String) -> String {
         stateDirectory + "/restoration/" + app
     }
 

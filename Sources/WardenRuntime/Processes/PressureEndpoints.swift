@@ -17,8 +17,9 @@ import Synchronization
 /// `MEMORY_PRESSURE_WRITE` is set empty: there is no PSI trigger to write.
 ///
 /// An app's socket is made when it is launched (owned by the app's user) and removed when its
-/// process ends; a daemon that restarts makes the sockets of the apps it re-adopts again, which
-/// their processes must connect to again (sd-event stops watching a socket that hangs up).
+/// process ends or its launch fails. A daemon that restarts makes the sockets of the apps it
+/// re-adopts again, which their processes must connect to again (sd-event stops watching a socket
+/// that hangs up), and removes the sockets left in the folder for apps that are not running.
 final class PressureEndpoints: Sendable {
     /// The folder the sockets are made in.
     let directory: String
@@ -155,6 +156,24 @@ final class PressureEndpoints: Sendable {
             Glibc.close(connection)
         }
         endpoint.source.cancel()
+    }
+
+    /// Removes the sockets in the folder that no endpoint here listens on: left by a daemon that
+    /// ended without removing them, or by a launch that failed. Returns the apps they were named
+    /// for. Only sockets named `APP.sock` are touched.
+    func removeStale() -> [String] {
+        let listening = endpoints.withLock { Set($0.keys) }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() where name.hasSuffix(".sock") {
+            let app = String(name.dropLast(5))
+            let path = directory + "/" + name
+            // The type of the path itself, a link not followed.
+            let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+            guard !listening.contains(app), type == .typeSocket, unlink(path) == 0 else { continue }
+            removed.append(app)
+        }
+        return removed
     }
 
     /// Closes every endpoint, and removes the folder when nothing else is in it.

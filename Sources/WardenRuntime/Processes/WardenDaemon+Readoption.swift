@@ -12,6 +12,11 @@ extension WardenDaemon {
     func boot() async {
         let gone = await readopt()
         let adopted = processes.running.keys.sorted()
+        let stale = workers.pressureEndpoints.removeStale()
+        if !stale.isEmpty {
+            logger.info(
+                "Removed the memory-pressure sockets left for apps not running: \(stale.joined(separator: ", ")).")
+        }
         record(app: JournalEntry.systemApp, .system(.daemonStarted(version: WardenVersion.current, readopted: adopted)))
         recordPolicyInForce()
         logStartup(adopted: adopted)
