@@ -58,6 +58,9 @@ extension AppInfo: JSONValueDecodable {
         var resources: [String]?
         var forceQuit: Bool?
         var preserved: Bool?
+        var cpuClass: String?
+        var cpuTime: Int64?
+        var backgroundCPU: Int64?
         try reader.nextObject { key, reader throws(JSONReader.Failure) in
             switch key {
             case "name": name = try reader.skipNull() ? nil : reader.nextString()
@@ -85,6 +88,9 @@ extension AppInfo: JSONValueDecodable {
                     }
             case "forceQuit": forceQuit = try reader.skipNull() ? nil : reader.nextBool()
             case "hasPreservedState": preserved = try reader.skipNull() ? nil : reader.nextBool()
+            case "cpuClass": cpuClass = try reader.skipNull() ? nil : reader.nextString()
+            case "cpuTimeMillis": cpuTime = try reader.skipNull() ? nil : reader.nextInteger()
+            case "backgroundCPUPercent": backgroundCPU = try reader.skipNull() ? nil : reader.nextInteger()
             default: try reader.skipValue()
             }
         }
@@ -96,7 +102,8 @@ extension AppInfo: JSONValueDecodable {
             band: band.map(Band.init(rawValue:)), timeRemainingMillis: timeRemaining, nextWakeMillis: nextWake,
             openTasks: try required(tasks, "openTasks"), heldResources: try required(resources, "heldResources"),
             forceQuit: try required(forceQuit, "forceQuit"),
-            hasPreservedState: try required(preserved, "hasPreservedState"))
+            hasPreservedState: try required(preserved, "hasPreservedState"), cpuClass: cpuClass,
+            cpuTimeMillis: cpuTime, backgroundCPUPercent: backgroundCPU.map { Int(clamping: $0) })
     }
 }
 

@@ -93,7 +93,8 @@ public actor ControlServerDouble: WardenControl {
             footprintBytes: snapshot.footprint, band: snapshot.band.map(AppInfo.Band.init),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
-            hasPreservedState: snapshot.hasPreservedState)
+            hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,
+            backgroundCPUPercent: snapshot.backgroundCPUPercent)
     }
 
     public func journal(_ query: JournalQuery) async throws -> [JournalEntry] {

@@ -16,7 +16,8 @@ struct JSONValueDecodableTests {
             pids: [412, 9], footprintBytes: 96 << 20, swappedBytes: 12 << 20,
             band: .init(rawValue: "idle-background"), timeRemainingMillis: -5, nextWakeMillis: 1_800_000_000_000,
             openTasks: [TaskInfo(id: 1, name: "sync \"inbox\"\n"), TaskInfo(id: 2, name: "ünïcødé 🚀")],
-            heldResources: ["camera", "a/b\\c"], forceQuit: true, hasPreservedState: true),
+            heldResources: ["camera", "a/b\\c"], forceQuit: true, hasPreservedState: true, cpuClass: "background",
+            cpuTimeMillis: 61_250, backgroundCPUPercent: 95),
         AppInfo(name: "maps", state: .init(rawValue: "notRunning"), status: .init(rawValue: "unknown")),
         AppInfo(
             name: "from-a-newer-daemon", state: .init(rawValue: "hibernating"), status: .init(rawValue: "dozing"),
