@@ -106,13 +106,13 @@ extension WardenDaemon {
         case .system(.pressureChanged(let from, let to, let figures)):
             let measured =
                 figures.map {
-                    ": \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)) (warning below \(size($0.warningBytes)), critical below \(size($0.criticalBytes)))"
+                    ": \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)); \(Explanation.thresholdsClause($0))"
                 } ?? ""
             return "Memory pressure \(from.rawValue) → \(to.rawValue)\(measured)."
         case .memoryKill(let report):
             let measured =
                 report.figures.map {
-                    "; \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)), critical below \(size($0.criticalBytes))"
+                    "; \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)), \(Explanation.criticalClause($0))"
                 } ?? ""
             return
                 "Killed app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(Explanation.givenBack(report))\(measured)."
