@@ -213,20 +213,28 @@ extension MemoryFigures {
     var properties: [String: String] {
         var properties = [
             "availableBytes": String(availableBytes), "totalBytes": String(totalBytes),
-            "warningBytes": String(warningBytes), "criticalBytes": String(criticalBytes),
+            "warningEnterBytes": String(warningEnterBytes), "criticalEnterBytes": String(criticalEnterBytes),
         ]
+        if let warningExitBytes { properties["warningExitBytes"] = String(warningExitBytes) }
+        if let criticalExitBytes { properties["criticalExitBytes"] = String(criticalExitBytes) }
         if let swapHeadroomBytes { properties["swapHeadroomBytes"] = String(swapHeadroomBytes) }
         if let stallPercent { properties["stallPercent"] = String(stallPercent) }
         return properties
     }
 
+    /// Reads the figures; those of earlier daemons (`warningBytes`, `criticalBytes`: one threshold
+    /// per level, the one in force) are read as enter thresholds without exit thresholds.
     init?(_ reader: PropertyReader) {
         guard let available = reader.integer("availableBytes"), let total = reader.integer("totalBytes"),
-            let warning = reader.integer("warningBytes"), let critical = reader.integer("criticalBytes")
+            let warning = reader.integer("warningEnterBytes", legacy: "warningBytes"),
+            let critical = reader.integer("criticalEnterBytes", legacy: "criticalBytes")
         else { return nil }
         self.init(
-            availableBytes: available, totalBytes: total, warningBytes: warning, criticalBytes: critical,
-            swapHeadroomBytes: reader.integer("swapHeadroomBytes"), stallPercent: reader.number("stallPercent"))
+            availableBytes: available, totalBytes: total, warningEnterBytes: warning,
+            warningExitBytes: reader.integer("warningExitBytes"), criticalEnterBytes: critical,
+            criticalExitBytes: reader.integer("criticalExitBytes"),
+            swapHeadroomBytes: reader.integer("swapHeadroomBytes"),
+            stallPercent: reader.number("stallPercent"))
     }
 }
 

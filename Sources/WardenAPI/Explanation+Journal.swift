@@ -61,7 +61,7 @@ extension Explanation {
         var sentences: [String]
         if let figures = report.figures {
             sentences = [
-                "Killed for memory at level \(report.level.rawValue): \(size(figures.availableBytes)) available of \(size(figures.totalBytes))\(swapClause(figures)), below the critical threshold of \(size(figures.criticalBytes)) in force."
+                "Killed for memory at level \(report.level.rawValue): \(size(figures.availableBytes)) available of \(size(figures.totalBytes))\(swapClause(figures)); \(criticalClause(figures))."
             ]
         } else {
             sentences = [
@@ -93,6 +93,33 @@ extension Explanation {
         let size = DurationFormat.sizeString(report.footprint)
         guard report.swapped > 0 else { return size }
         return "\(size) (\(DurationFormat.sizeString(report.swapped)) of it in swap)"
+    }
+
+    /// "warning below 256MiB (ends at 320MiB), critical below 128MiB (ends at 192MiB)": each
+    /// level's enter threshold and, where known, its exit threshold, as `top`, the log and
+    /// `explain` word them.
+    public static func thresholdsClause(
+        warningEnter: Int64, warningExit: Int64?, criticalEnter: Int64, criticalExit: Int64?
+    ) -> String {
+        "\(levelClause("warning", enter: warningEnter, exit: warningExit)), "
+            + levelClause("critical", enter: criticalEnter, exit: criticalExit)
+    }
+
+    /// The thresholds of `figures` in the words of `thresholdsClause`.
+    public static func thresholdsClause(_ figures: MemoryFigures) -> String {
+        thresholdsClause(
+            warningEnter: figures.warningEnterBytes, warningExit: figures.warningExitBytes,
+            criticalEnter: figures.criticalEnterBytes, criticalExit: figures.criticalExitBytes)
+    }
+
+    /// "critical below 128MiB (ends at 192MiB)", the critical part of `thresholdsClause`.
+    public static func criticalClause(_ figures: MemoryFigures) -> String {
+        levelClause("critical", enter: figures.criticalEnterBytes, exit: figures.criticalExitBytes)
+    }
+
+    private static func levelClause(_ level: String, enter: Int64, exit: Int64?) -> String {
+        let size = DurationFormat.sizeString
+        return "\(level) below \(size(enter))" + (exit.map { " (ends at \(size($0)))" } ?? "")
     }
 
     /// ", and swap could still free 200MiB (stall 12.5%)" where the device has swap.

@@ -10,7 +10,10 @@ import WardenCore
 /// from the start. A policy reload or a restart of the daemon after the first input ends the
 /// export there, and the file says so. What a replay cannot reproduce (a kernel OOM kill inside
 /// an app's group, a failed launch, a resource held through a path, an app already running at
-/// the start) is named in a comment, and the expectations it would make wrong are left out.
+/// the start) is named in a comment, and the expectations it would make wrong are left out: with
+/// an app already running at the start (a window that begins at a restart which re-adopted it),
+/// every one, since the replay starts with no app running and so neither has it nor ranks the
+/// others beside it; an export passes its own replay.
 public struct ScenarioExport: Sendable {
     /// Where the window begins, milliseconds since the Unix epoch; nil for the daemon's last start.
     public var since: Int64?
@@ -92,7 +95,11 @@ public struct ScenarioExport: Sendable {
                 "already running at the start, which the replay cannot reproduce: \(running.joined(separator: ", "))")
         }
         if !notes.isEmpty {
-            lines.append("# Not reproduced by the simulator, so terminations, analytics and status are not expected:")
+            lines.append(
+                running.isEmpty
+                    ? "# Not reproduced by the simulator, so terminations, analytics and status are not expected:"
+                    : "# Not reproduced by the simulator, so nothing is expected (the replay starts with no app running):"
+            )
             for note in notes {
                 lines.append("#   \(note)")
             }
@@ -114,7 +121,9 @@ public struct ScenarioExport: Sendable {
         lines += Self.inline(policy: policy.text, facts: Self.appFacts)
         lines.append("")
         lines.append("[expect]")
-        lines.append("kill_order = \(Self.array(window.killOrder))")
+        if running.isEmpty {
+            lines.append("kill_order = \(Self.array(window.killOrder))")
+        }
         if notes.isEmpty {
             lines.append("terminations = \(Self.array(window.terminations))")
             lines.append("analytics = \(Self.array(window.analytics))")

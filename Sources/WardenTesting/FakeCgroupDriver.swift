@@ -213,6 +213,18 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         memoryChanged()
     }
 
+    /// Puts process `pid`, which an earlier daemon left running, into group `name`, made if need
+    /// be, frozen when `frozen`.
+    func takeOver(_ pid: Int32, in name: String, frozen: Bool) {
+        state.withLock { state in
+            if state.groups[name] == nil { state.groups[name] = Group() }
+            state.groups[name]?.pids.append(pid)
+            state.groups[name]?.isFrozen = frozen
+            state.memoryChanges += 1
+        }
+        memoryChanged()
+    }
+
     /// Takes an ended process out of whatever group holds it.
     func processEnded(_ pid: Int32) {
         let changed = state.withLock { state -> Bool in

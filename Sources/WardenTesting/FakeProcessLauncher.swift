@@ -121,6 +121,23 @@ public final class FakeProcessLauncher: ProcessLauncher, Sendable {
     /// Whether a simulated process of `app` runs.
     public func isRunning(_ app: String) -> Bool { pid(of: app) != nil }
 
+    /// Takes over the simulated processes that `earlier` still runs, the apps a stopped daemon
+    /// left running: the same pids and launches, in groups of the same names in this launcher's
+    /// driver, frozen as they were in `earlier`'s driver, for a restarted daemon to re-adopt.
+    public func takeOver(from earlier: FakeProcessLauncher) {
+        let left = earlier.state.withLock { $0.processes }.sorted { $0.key < $1.key }
+        state.withLock { state in
+            for (pid, process) in left {
+                state.processes[pid] = Process(
+                    app: process.app, launch: process.launch, isWatched: false, isRunning: process.isRunning)
+                state.nextPID = max(state.nextPID, pid)
+            }
+        }
+        for (pid, process) in left {
+            driver?.takeOver(pid, in: process.app, frozen: earlier.driver?.isFrozen(process.app) ?? false)
+        }
+    }
+
     /// Makes app `app`'s processes keep the files at `paths` open (found when it is frozen).
     public func setHeldPaths(_ paths: Set<String>, app: String) {
         state.withLock { $0.heldPaths[app] = paths }

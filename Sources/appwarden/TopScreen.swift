@@ -98,12 +98,10 @@ enum TopScreen {
         }
         var lines = [Line(memory + "   level " + level)]
         if let limits = device.thresholds {
-            lines.append(
-                Line(
-                    "Thresholds: warning below \(DurationFormat.sizeString(limits.warningEnterBytes)) "
-                        + "(ends at \(DurationFormat.sizeString(limits.warningExitBytes))), critical below "
-                        + "\(DurationFormat.sizeString(limits.criticalEnterBytes)) "
-                        + "(ends at \(DurationFormat.sizeString(limits.criticalExitBytes)))"))
+            let thresholds = Explanation.thresholdsClause(
+                warningEnter: limits.warningEnterBytes, warningExit: limits.warningExitBytes,
+                criticalEnter: limits.criticalEnterBytes, criticalExit: limits.criticalExitBytes)
+            lines.append(Line("Thresholds: " + thresholds))
         }
         return lines
     }

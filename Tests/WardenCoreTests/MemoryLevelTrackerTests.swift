@@ -148,7 +148,8 @@ import WardenCore
         spent.stallPercent = 19
         var tracker = MemoryLevelTracker(settings: MemorySettings())
         #expect(tracker.update(available: 40 * Self.mib, total: Self.gib, swap: spent) == .warning)
-        #expect(tracker.figures(available: 40 * Self.mib, total: Self.gib, swap: spent).criticalBytes == Self.gib / 80)
+        #expect(
+            tracker.figures(available: 40 * Self.mib, total: Self.gib, swap: spent).criticalEnterBytes == Self.gib / 80)
         #expect(tracker.update(available: 25 * Self.mib, total: Self.gib, swap: spent) == .warning)
         #expect(tracker.update(available: 13 * Self.mib, total: Self.gib, swap: spent) == .warning)
         #expect(tracker.update(available: 12 * Self.mib, total: Self.gib, swap: spent) == .critical)

@@ -71,7 +71,10 @@ import WardenRuntime
     @Test func everyEventReadsBackFromItsFields() {
         let report = MemoryKillReport(
             level: .critical,
-            figures: MemoryFigures(availableBytes: 10, totalBytes: 100, warningBytes: 20, criticalBytes: 15),
+            figures: MemoryFigures(
+                availableBytes: 10, totalBytes: 100, warningEnterBytes: 20, warningExitBytes: 25,
+                criticalEnterBytes: 15,
+                criticalExitBytes: 18),
             band: .suspended, footprint: 400,
             others: [PassedOver(app: "maps", band: .foreground, footprint: 900, reason: "foreground")])
         var crowded = report
@@ -113,6 +116,23 @@ import WardenRuntime
         #expect(
             AppEvent(kind: "analytics", name: "$AppEnd", properties: ["duration_ms": "70"])
                 == .analytics(.appEnd(foregroundDuration: .milliseconds(70))))
+    }
+
+    /// The figures of an older daemon, one threshold per level (`warningBytes`, `criticalBytes`),
+    /// read as enter thresholds without exit thresholds.
+    @Test func olderFiguresWithOneThresholdPerLevelStillRead() {
+        let properties = [
+            "from": "normal", "to": "warning", "availableBytes": "10", "totalBytes": "100", "warningBytes": "20",
+            "criticalBytes": "5",
+        ]
+        #expect(
+            AppEvent(kind: "system", name: "pressureChanged", properties: properties)
+                == .system(
+                    .pressureChanged(
+                        from: .normal, to: .warning,
+                        figures: MemoryFigures(
+                            availableBytes: 10, totalBytes: 100, warningEnterBytes: 20, warningExitBytes: nil,
+                            criticalEnterBytes: 5, criticalExitBytes: nil))))
     }
 
     /// A record this version does not know is kept as it was, and written back unchanged.

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Synchronization
 import Testing
 import WardenAPI
 import WardenCore
@@ -43,7 +45,8 @@ import WardenTesting
         let text = explanation.sentences.joined(separator: "\n")
         #expect(
             text.contains(
-                "Killed for memory at level critical: 10MiB available of 1GiB, below the critical threshold of"))
+                "Killed for memory at level critical: 10MiB available of 1GiB; critical below 51.2MiB (ends at 102.4MiB)."
+            ))
         #expect(text.contains("It was in the idle-background band and gave back 400MiB"))
         #expect(
             text.contains(
@@ -58,10 +61,76 @@ import WardenTesting
         let settings = MemorySettings()
         let figures = MemoryFigures(
             availableBytes: 10 * Self.mebibyte, totalBytes: total,
-            warningBytes: settings.warningEnter.bytes(ofTotal: total),
-            criticalBytes: settings.criticalEnter.bytes(ofTotal: total))
+            warningEnterBytes: settings.warningEnter.bytes(ofTotal: total),
+            warningExitBytes: settings.warningExit.bytes(ofTotal: total),
+            criticalEnterBytes: settings.criticalEnter.bytes(ofTotal: total),
+            criticalExitBytes: settings.criticalExit.bytes(ofTotal: total))
         #expect(
             device.contains { $0.event == .system(.pressureChanged(from: .normal, to: .critical, figures: figures)) })
+        await bed.stop()
+    }
+
+    /// The thresholds read the same in the log, the journal and explain, as in `top`: each level
+    /// below its enter threshold, ending at its exit threshold, also while a level holds (a change
+    /// from warning to critical gives warning_enter as the warning threshold, not warning_exit).
+    @Test func theThresholdsReadTheSameInTheLogTheJournalAndExplain() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "appwarden") { label in
+            WardenLogHandler(label: label) { line in lines.withLock { $0.append(line) } }
+        }
+        let policy = try PolicyLoader.parse(
+            """
+            [memory]
+            warning_enter = "256MiB"
+            warning_exit = "320MiB"
+            critical_enter = "128MiB"
+            critical_exit = "192MiB"
+            [apps.mail]
+            command = "/bin/mail"
+            [apps.maps]
+            command = "/bin/maps"
+            """, file: "policy.toml")
+        let bed = await WardenTestBed.start(policy: policy, logger: logger)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        _ = try await bed.daemon.perform(.open(app: "maps"))
+        _ = try await bed.daemon.perform(.footprint(app: "mail", bytes: 96 * Self.mebibyte))
+        let total = 1024 * Self.mebibyte
+        _ = try await bed.daemon.perform(.memorySample(available: 200 * Self.mebibyte, total: total))
+        _ = try await bed.daemon.perform(.memorySample(available: 100 * Self.mebibyte, total: total))
+        await bed.settle()
+        #expect(try await bed.daemon.terminationReasons(of: "mail") == ["memoryPressure"])
+
+        let thresholds = "warning below 256MiB (ends at 320MiB), critical below 128MiB (ends at 192MiB)"
+        let log = lines.withLock { $0 }
+        #expect(
+            log.contains { $0.contains("Memory pressure normal → warning: 200MiB available of 1GiB; \(thresholds).") })
+        #expect(
+            log.contains {
+                $0.contains("Memory pressure warning → critical: 100MiB available of 1GiB; \(thresholds).")
+            },
+            "\(log)")
+        #expect(
+            log.contains {
+                $0.contains("Killed app \"mail\" for memory pressure: idle-background band, gives back 96MiB; ")
+                    && $0.contains("100MiB available of 1GiB, critical below 128MiB (ends at 192MiB)")
+            })
+        let changes = bed.journal.entries(JournalQuery(app: JournalEntry.systemApp)).filter {
+            $0.name == "pressureChanged"
+        }
+        #expect(changes.count >= 2)
+        for change in changes.prefix(2) {
+            #expect(change.properties["warningEnterBytes"] == String(256 * Self.mebibyte))
+            #expect(change.properties["warningExitBytes"] == String(320 * Self.mebibyte))
+            #expect(change.properties["criticalEnterBytes"] == String(128 * Self.mebibyte))
+            #expect(change.properties["criticalExitBytes"] == String(192 * Self.mebibyte))
+        }
+        let explanation = try await bed.daemon.explain(app: "mail")
+        #expect(
+            explanation.sentences.contains(
+                "Killed for memory at level critical: 100MiB available of 1GiB; critical below 128MiB (ends at 192MiB)."
+            ),
+            "\(explanation.sentences)")
         await bed.stop()
     }
 

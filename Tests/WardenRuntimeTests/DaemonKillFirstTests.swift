@@ -48,4 +48,40 @@ struct DaemonKillFirstTests {
         #expect(written.contains { $0.line.contains("Killed app \"idle\" for memory pressure: suspended band") })
         #expect(written.allSatisfy { $0.afterKill }, "\(written)")
     }
+
+    /// A kill for memory is logged once, after the change of level that led to it, with the
+    /// major page faults the kill cost the daemon in the same line.
+    @Test func aKillForMemoryIsLoggedOnceAfterTheLevelChange() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "appwarden") { label in
+            WardenLogHandler(label: label) { line in lines.withLock { $0.append(line) } }
+        }
+        let policy = try PolicyLoader.parse(
+            """
+            [apps.idle]
+            command = "/bin/idle"
+            [apps.front]
+            command = "/bin/front"
+            """, file: "policy.toml")
+        let bed = await WardenTestBed.start(policy: policy, logger: logger)
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "idle"))
+        _ = try await bed.daemon.perform(.open(app: "front"))
+        await bed.advance(by: .seconds(10))
+        _ = try await bed.daemon.perform(.pressure(.critical))
+        await bed.settle()
+        #expect(await bed.daemon.app(named: "idle")?.state == .notRunning)
+        await bed.stop()
+        let log = lines.withLock { $0 }
+        let kills = log.indices.filter { log[$0].contains("Killed app \"idle\"") }
+        let change = try #require(log.firstIndex { $0.contains("Memory pressure normal → critical") })
+        #expect(kills.count == 1, "\(log)")
+        #expect(kills.allSatisfy { $0 > change }, "\(log)")
+        #expect(
+            kills.allSatisfy {
+                log[$0].contains("for memory pressure: suspended band")
+                    && log[$0].contains("; the daemon took ")
+                    && log[$0].contains(" since the measurement that chose it.")
+            }, "\(log)")
+    }
 }

@@ -123,7 +123,7 @@ import WardenTesting
         // A kill for memory says what the daemon itself waited for storage meanwhile.
         #expect(
             logged.contains {
-                $0.contains("Killed app \"mail\" (memoryPressure); the daemon took ")
+                $0.contains("Killed app \"mail\" for memory pressure: ") && $0.contains("; the daemon took ")
                     && $0.contains(" since the measurement that chose it.")
             })
         await bed.stop()

@@ -70,18 +70,18 @@ public struct MemoryLevelTracker: Sendable, Equatable {
         return settings.makingRoomFloor(ofTotal: total)
     }
 
-    /// Available memory and the thresholds the next sample is compared with, on a device with
-    /// `total` bytes: while a level holds, its exit threshold (the one that ends it); otherwise
-    /// its enter threshold (for critical, a quarter of it while the kernel still makes room).
+    /// Available memory and the thresholds on a device with `total` bytes: each level's enter
+    /// threshold (for critical, a quarter of it while the kernel still makes room) and its exit
+    /// threshold (never below the enter one). While a level holds, the next sample is compared
+    /// with its exit threshold; otherwise with its enter threshold.
     public func figures(available: Int64, total: Int64, swap: SwapFigures? = nil) -> MemoryFigures {
         let criticalEnter = criticalEnterBytes(total: total, swap: swap)
         let warningEnter = settings.warningEnter.bytes(ofTotal: total)
-        let critical =
-            level == .critical ? max(settings.criticalExit.bytes(ofTotal: total), criticalEnter) : criticalEnter
-        let warning =
-            level >= .warning ? max(settings.warningExit.bytes(ofTotal: total), warningEnter) : warningEnter
         return MemoryFigures(
-            availableBytes: available, totalBytes: total, warningBytes: warning, criticalBytes: critical,
+            availableBytes: available, totalBytes: total, warningEnterBytes: warningEnter,
+            warningExitBytes: max(settings.warningExit.bytes(ofTotal: total), warningEnter),
+            criticalEnterBytes: criticalEnter,
+            criticalExitBytes: max(settings.criticalExit.bytes(ofTotal: total), criticalEnter),
             swapHeadroomBytes: swap?.headroom, stallPercent: swap?.stallPercent)
     }
 

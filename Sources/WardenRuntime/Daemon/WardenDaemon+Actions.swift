@@ -20,6 +20,8 @@ extension WardenDaemon {
     func execute(_ actions: [LifecycleAction], followUps: inout [LifecycleEvent]) async -> Reply? {
         var reply: Reply?
         var killedForMemory = false
+        // The major page faults each kill for memory cost the daemon, for the kill's log line.
+        var faultsByVictim: [String: Int] = [:]
         metrics.count(actions, at: now())
         for action in Self.inCarryingOutOrder(actions) {
             switch action {
@@ -37,7 +39,7 @@ extension WardenDaemon {
                 await terminate(app, reason: reason)
             case .kill(let app, let reason):
                 rememberKill(app, reason: reason)
-                await kill(app, reason: reason)
+                faultsByVictim[app] = await kill(app, reason: reason)
                 killedForMemory = killedForMemory || reason == .memoryPressure
             case .setOOMScore(let app, _, let score):
                 await setOOMScore(app, score: score)
@@ -60,7 +62,7 @@ extension WardenDaemon {
             case .scan(let app):
                 followUps.append(.scanResult(app: app, outcome: await scan(app)))
             case .journal(let journalRecord):
-                logMemoryDecision(journalRecord)
+                logMemoryDecision(journalRecord, faults: faultsByVictim[journalRecord.app])
                 journal.append(
                     NewJournalEntry(
                         app: journalRecord.app, event: AppEvent(journalRecord.kind),
@@ -94,28 +96,36 @@ extension WardenDaemon {
     }
 
     /// Logs a change of the pressure level and a kill for memory with the figures that decided
-    /// them: what was available, the thresholds, what the victim gives back.
-    func logMemoryDecision(_ record: JournalRecord) {
-        if let line = memoryDecisionLine(record) { logger.notice("\(line)") }
+    /// them: what was available, the thresholds, what the victim gives back. A kill is carried
+    /// out before its records (`inCarryingOutOrder`) but logged here, in the core's order: after
+    /// the change of level that led to it, in one line with the major page `faults` it cost.
+    func logMemoryDecision(_ record: JournalRecord, faults: Int? = nil) {
+        if let line = memoryDecisionLine(record, faults: faults) { logger.notice("\(line)") }
     }
 
     /// The log line of a change of the pressure level or a kill for memory; nil for other records.
-    func memoryDecisionLine(_ record: JournalRecord) -> String? {
+    /// A kill's line ends with the major page `faults` the daemon took from the measurement that
+    /// chose the victim to its kill, where counted.
+    func memoryDecisionLine(_ record: JournalRecord, faults: Int? = nil) -> String? {
         let size = DurationFormat.sizeString
         switch record.kind {
         case .system(.pressureChanged(let from, let to, let figures)):
             let measured =
                 figures.map {
-                    ": \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)) (warning below \(size($0.warningBytes)), critical below \(size($0.criticalBytes)))"
+                    ": \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)); \(Explanation.thresholdsClause($0))"
                 } ?? ""
             return "Memory pressure \(from.rawValue) → \(to.rawValue)\(measured)."
         case .memoryKill(let report):
             let measured =
                 report.figures.map {
-                    "; \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)), critical below \(size($0.criticalBytes))"
+                    "; \(size($0.availableBytes)) available of \(size($0.totalBytes))\(Explanation.swapClause($0)), \(Explanation.criticalClause($0))"
+                } ?? ""
+            let waited =
+                faults.map {
+                    "; the daemon took \($0) major page fault\($0 == 1 ? "" : "s") since the measurement that chose it"
                 } ?? ""
             return
-                "Killed app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(Explanation.givenBack(report))\(measured)."
+                "Killed app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(Explanation.givenBack(report))\(measured)\(waited)."
         default:
             return nil
         }
@@ -337,12 +347,16 @@ extension WardenDaemon {
     /// else. A kill for memory has handed the victim's memory back with `process_mrelease` by then.
     static let killWaitOnLoop: Duration = .milliseconds(100)
 
-    func kill(_ app: String, reason: TerminationReason) async {
+    /// Kills the app's whole group. For a kill for memory, returns the major page faults the
+    /// daemon took from the measurement that chose the victim to its kill (its own waits for
+    /// storage; its memory is locked so that there are none), for the log line that explains
+    /// the kill (`memoryDecisionLine`); other kills are logged here.
+    func kill(_ app: String, reason: TerminationReason) async -> Int? {
         processes.frozenProcessLists[app] = nil
         processes.signalsSent[app, default: []].insert(SIGKILL)
         if options.dryRun {
             logger.notice("Dry run: would kill app \"\(app)\" (\(reason.rawValue)).")
-            return
+            return nil
         }
         if driver == nil || processes.groups[app] == nil, let main = processes.running[app] {
             parts.launcher.send(SIGKILL, to: main.pid)
@@ -352,14 +366,9 @@ extension WardenDaemon {
         await releaseGroup(app, killing: releasingMemory ? .releasingMemory : .signalOnly)
         guard reason == .memoryPressure else {
             logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
-            return
+            return nil
         }
-        // The killer's own waits for storage, from the measurement that chose the victim to its
-        // end: the daemon's memory is locked so that there are none.
-        let faults = DaemonMemory.majorFaults() - faultsBefore
-        logger.info(
-            "Killed app \"\(app)\" (\(reason.rawValue)); the daemon took \(faults) major page fault\(faults == 1 ? "" : "s") since the measurement that chose it."
-        )
+        return DaemonMemory.majorFaults() - faultsBefore
     }
 
     /// How `releaseGroup` treats what is still in the group.

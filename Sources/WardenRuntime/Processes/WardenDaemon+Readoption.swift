@@ -119,15 +119,22 @@ extension WardenDaemon {
     }
 
     /// Kills processes found in the groups of apps that the model does not run: apps of the
-    /// policy, and apps of the last checkpoint that the policy no longer declares.
+    /// policy, and apps of the last checkpoint that the policy no longer declares (which the
+    /// previous daemon ran, suspended ones included), each with a log line that says which.
     private func killStrays(registered: [String]) async {
         guard let driver else { return }
-        var names = policy.apps.map(\.name)
-        names += registered.filter { !names.contains($0) }
-        for app in names where processes.groups[app] == nil {
+        let declared = policy.apps.map(\.name)
+        let undeclared = registered.filter { !declared.contains($0) }
+        for app in declared + undeclared where processes.groups[app] == nil {
             let group = driver.group(named: app)
             guard let pids = try? await driver.processes(in: group), !pids.isEmpty else { continue }
-            logger.warning("Killing processes \(pids) left in the group of app \"\(app)\", which is not running.")
+            if declared.contains(app) {
+                logger.warning("Killing processes \(pids) left in the group of app \"\(app)\", which is not running.")
+            } else {
+                logger.warning(
+                    "Killing processes \(pids) of app \"\(app)\", which was running under the previous policy: the policy no longer declares it."
+                )
+            }
             if !options.dryRun {
                 try? await driver.kill(group)
                 try? await driver.remove(group)
