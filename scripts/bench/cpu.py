@@ -114,31 +114,50 @@ class Bench:
             except subprocess.TimeoutExpired:
                 os.killpg(self.daemon.pid, signal.SIGKILL)
                 self.daemon.wait()
-        # The daemon stops every app when it stops; anything left goes now.
-        for base in sorted(os.listdir("/sys/fs/cgroup")) + [""]:
-            root = os.path.join("/sys/fs/cgroup", base, self.root)
-            if not os.path.isdir(root):
-                continue
+        # The daemon leaves its apps running when it stops (for the next start): kill them in
+        # every hierarchy first, then remove the groups, deepest first.
+        roots = [os.path.join("/sys/fs/cgroup", base, self.root)
+                 for base in sorted(os.listdir("/sys/fs/cgroup")) + [""]]
+        roots = [root for root in roots if os.path.isdir(root)]
+        for root in roots:
             for name in os.listdir(root):
                 group = os.path.join(root, name)
-                if os.path.isdir(group):
-                    for control, value in (("cgroup.freeze", "0"), ("freezer.state", "THAWED"), ("cgroup.kill", "1")):
-                        try:
-                            with open(os.path.join(group, control), "w") as file:
-                                file.write(value)
-                        except OSError:
-                            pass
-            for _ in range(50):
-                for name in os.listdir(root):
+                if not os.path.isdir(group):
+                    continue
+                for control, value in (("cgroup.freeze", "0"), ("freezer.state", "THAWED"), ("cgroup.kill", "1")):
                     try:
-                        os.rmdir(os.path.join(root, name))
+                        with open(os.path.join(group, control), "w") as file:
+                            file.write(value)
                     except OSError:
                         pass
                 try:
-                    os.rmdir(root)
-                    break
+                    with open(os.path.join(group, "cgroup.procs")) as file:
+                        for pid in file.read().split():
+                            try:
+                                os.kill(int(pid), signal.SIGKILL)
+                            except ProcessLookupError:
+                                pass
                 except OSError:
-                    time.sleep(0.1)
+                    pass
+        for _ in range(100):
+            left = []
+            for root in roots:
+                if not os.path.isdir(root):
+                    continue
+                for name in os.listdir(root):
+                    group = os.path.join(root, name)
+                    if os.path.isdir(group):
+                        try:
+                            os.rmdir(group)
+                        except OSError:
+                            left.append(group)
+                try:
+                    os.rmdir(root)
+                except OSError:
+                    left.append(root)
+            if not left:
+                break
+            time.sleep(0.1)
         for name in os.listdir(self.directory):
             if name.endswith(".out"):
                 os.remove(os.path.join(self.directory, name))
