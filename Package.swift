@@ -35,11 +35,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "WardenCore"),
+        .target(name: "WardenPlatform"),
         .target(
             name: "WardenPolicy",
             dependencies: ["WardenCore", .product(name: "TOMLKit", package: "TOMLKit")]
         ),
-        .target(name: "WardenSimulator", dependencies: ["WardenCore", "WardenPolicy"]),
+        .target(name: "WardenSimulator", dependencies: ["WardenCore", "WardenPolicy", "WardenPlatform"]),
         .systemLibrary(
             name: "CLibcgroup",
             pkgConfig: "libcgroup",
@@ -49,16 +50,16 @@ let package = Package(
         .target(
             name: "WardenCgroup",
             dependencies: [
-                "CLibcgroup", "CWardenSpawn",
+                "CLibcgroup", "CWardenSpawn", "WardenPlatform",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "WardenAPI", dependencies: ["WardenCore"]),
-        .target(name: "WardenClient", dependencies: ["WardenAPI"]),
+        .target(name: "WardenClient", dependencies: ["WardenAPI", "WardenPlatform"]),
         .target(
             name: "WardenRuntime",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI",
+                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenPlatform",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -79,7 +80,7 @@ let package = Package(
             name: "appwarden",
             dependencies: [
                 "WardenCore", "WardenPolicy", "WardenSimulator", "WardenRuntime", "WardenClient", "WardenAPI",
-                "WardenCgroup",
+                "WardenCgroup", "WardenPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -105,6 +106,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WardenPolicyTests", dependencies: ["WardenPolicy", "WardenCore"]),
+        .testTarget(name: "WardenPlatformTests", dependencies: ["WardenPlatform"]),
         .testTarget(name: "AppwardenCommandTests", dependencies: ["appwarden", "WardenAPI", "WardenCore"]),
         .testTarget(
             name: "WardenSimulatorTests",

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import WardenCore
 
 /// The wire and journal form of an event: kind, name and string properties. The one place

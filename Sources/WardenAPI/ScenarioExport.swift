@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WardenCore
 
 /// A window of the journal written as a scenario file (`appwarden export`): the policy in force

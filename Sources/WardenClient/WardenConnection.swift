@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 public import WardenAPI
+import WardenCore
+import WardenPlatform
 
 /// A connection to the appwarden daemon's control socket: HTTP/1.1 over a Unix-domain socket,
 /// one request per connection, and server-sent event streams.
@@ -152,7 +154,7 @@ public struct WardenConnection: Sendable {
                     case .head(let code, let headers):
                         status = code
                         retryAfter = headers.first { $0.0.lowercased() == "retry-after" }
-                            .flatMap { Int($0.1.trimmingCharacters(in: .whitespaces)) }.map { .seconds(max(0, $0)) }
+                            .flatMap { Int($0.1.trimmingWhitespace()) }.map { .seconds(max(0, $0)) }
                     case .body(let chunk): received += chunk
                     case .end: return (status: status, body: received, retryAfter: retryAfter)
                     }
@@ -233,28 +235,30 @@ public struct WardenConnection: Sendable {
         if let lastEventID { extra.append(("Last-Event-ID", String(lastEventID))) }
         let message = Self.requestBytes(
             method: "GET", path: path, body: nil, accept: "text/event-stream", extraHeaders: extra)
-        let thread = Thread {
-            do {
-                let socket: UnixSocket
-                do throws(UnixSocket.ConnectFailure) {
-                    socket = try UnixSocket(connectingTo: socketPath)
+        do {
+            try DetachedThread.start(name: "appwarden-events") {
+                do {
+                    let socket: UnixSocket
+                    do throws(UnixSocket.ConnectFailure) {
+                        socket = try UnixSocket(connectingTo: socketPath)
+                    } catch {
+                        throw StreamFailure(cause: error.error, mayRetry: error.isTransient)
+                    }
+                    guard holder.adopt(socket) else { return finish(nil) }
+                    do throws(WardenClientError) {
+                        try socket.writeAll(message)
+                    } catch {
+                        throw StreamFailure(cause: error, mayRetry: true)
+                    }
+                    try Self.pump(socket, path: path, yield: yield)
+                    finish(nil)
                 } catch {
-                    throw StreamFailure(cause: error.error, mayRetry: error.isTransient)
+                    finish(holder.isCancelled ? nil : error)
                 }
-                guard holder.adopt(socket) else { return finish(nil) }
-                do throws(WardenClientError) {
-                    try socket.writeAll(message)
-                } catch {
-                    throw StreamFailure(cause: error, mayRetry: true)
-                }
-                try Self.pump(socket, path: path, yield: yield)
-                finish(nil)
-            } catch {
-                finish(holder.isCancelled ? nil : error)
             }
+        } catch {
+            finish(error)
         }
-        thread.name = "appwarden-events"
-        thread.start()
     }
 
     /// Reads the streaming response and yields each entry as its event completes.
@@ -336,9 +340,13 @@ public struct WardenConnection: Sendable {
     /// Runs blocking work on a thread of its own and resumes the caller with its result.
     private static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try work() }) }
-            thread.name = "appwarden-request"
-            thread.start()
+            do {
+                try DetachedThread.start(name: "appwarden-request") {
+                    continuation.resume(with: Result { try work() })
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import TOMLKit
+import WardenCore
 
 /// A TOML document whose every value knows its file and line (for policies and scenarios).
 ///
@@ -51,7 +51,7 @@ public struct LocatedDocument: Sendable, Equatable {
             table = try TOMLTable(string: scanner.sanitizedText)
         } catch let error as TOMLParseError {
             let line = error.source.begin.line
-            var reason = error.description.trimmingCharacters(in: .whitespacesAndNewlines)
+            var reason = error.description.trimmingWhitespace()
             if let last = reason.last, ".!?".contains(last) { reason.removeLast() }
             if reason.hasPrefix("Error while") { reason = "error while" + reason.dropFirst("Error while".count) }
             let syntax = PolicyDiagnostic(

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import WardenCore
+import WardenPlatform
 import WardenPolicy
 
 /// Reads scenario files (DESIGN §3): `[scenario]`, `[policy.*]` overrides, `[apps.NAME]`
@@ -65,8 +66,7 @@ public enum ScenarioLoader {
     /// Where `policy` points: relative paths start at the scenario file's directory.
     static func policyPath(_ path: String, scenarioFile: String) -> String {
         guard !path.hasPrefix("/") else { return path }
-        let directory = (scenarioFile as NSString).deletingLastPathComponent
-        return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+        return PathText.joining(PathText.directory(of: scenarioFile), path)
     }
 }
 

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import WardenCore
+import WardenPlatform
 import WardenPolicy
 
 /// Turns a scenario document into a `Scenario`, collecting every problem on the way.
@@ -161,8 +162,7 @@ struct ScenarioReader {
     }
 
     private func defaultName() -> String {
-        let base = (file as NSString).lastPathComponent
-        return (base as NSString).deletingPathExtension
+        PathText.deletingExtension(of: PathText.lastComponent(of: file))
     }
 
     // MARK: Values

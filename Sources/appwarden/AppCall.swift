@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import WardenAPI
 import WardenCore
 
@@ -71,7 +72,7 @@ enum AppCall: Equatable {
         case .timeRemaining:
             let answer = try client.callNow(ControlAPI.timeRemaining, arguments)
             client.output(
-                answer, text: answer.remainingMillis.map { String(format: "%.3f", Double($0) / 1000) } ?? "unlimited")
+                answer, text: answer.remainingMillis.map { DurationFormat.secondsString(millis: $0) } ?? "unlimited")
         case .completeFetch(let result): try call(ControlAPI.completeFetch, ControlRequests.Completion(result: result))
         case .completePush(let result): try call(ControlAPI.completePush, ControlRequests.Completion(result: result))
         case .setFetchInterval(let interval):

@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import WardenAPI
+import WardenPlatform
 
 extension Appwarden {
     /// Runs the command with exit codes that scripts can rely on: 0 success, 1 refused by the
@@ -34,22 +36,22 @@ extension Appwarden {
             if JSONOutput.requested {
                 print(JSONOutput.text(failure.body))
             } else {
-                FileHandle.standardError.write(Data("appwarden: \(failure)\n".utf8))
+                StandardStream.error.write("appwarden: \(failure)\n")
             }
-            Foundation.exit(failure.exitCode)
+            Glibc.exit(failure.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
                 if JSONOutput.requested {
                     print(JSONOutput.text(APIErrorBody(error: "usage", message: fullMessage(for: error))))
                 } else {
-                    FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                    StandardStream.error.write(fullMessage(for: error) + "\n")
                 }
-                Foundation.exit(2)
+                Glibc.exit(2)
             }
             if JSONOutput.requested, code != .success, !(error is ExitCode) {
                 print(JSONOutput.text(APIErrorBody(error: "failed", message: fullMessage(for: error))))
-                Foundation.exit(code.rawValue)
+                Glibc.exit(code.rawValue)
             }
             exit(withError: error)
         }

@@ -1,8 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import WardenAPI
 import WardenClient
 import WardenCore
+import WardenPlatform
 
 /// `appwarden status`: a table of the apps.
 struct StatusCommand: AsyncParsableCommand {
@@ -203,7 +204,7 @@ struct EventsCommand: AsyncParsableCommand {
                 "appwarden: these are the newest \(shown), the most the daemon answers at once; older events "
                 + "may have matched too. Narrow them with --since, --app or --kind.\n"
         }
-        if let notice { FileHandle.standardError.write(Data(notice.utf8)) }
+        if let notice { StandardStream.error.write(notice) }
         client.output(entries, text: entries.map { EntryLine.text($0, full: full) }.joined(separator: "\n"))
     }
 }
@@ -258,8 +259,8 @@ func follow(_ client: ClientOptions, _ query: JournalQuery, full: Bool = false) 
         throw ClientExit.unreachable(socket, WardenClientError(.connection, other))
     }
     if (try? await WardenConnection(socketPath: socket, retry: .once).call(ControlAPI.health)) == nil {
-        FileHandle.standardError.write(
-            Data("appwarden: no daemon answers at \(socket) yet; waiting up to 10 seconds for one.\n".utf8))
+        StandardStream.error.write(
+            "appwarden: no daemon answers at \(socket) yet; waiting up to 10 seconds for one.\n")
     }
     let stream = WardenConnection(socketPath: socket).events(query) { change in
         let line: String
@@ -271,12 +272,12 @@ func follow(_ client: ClientOptions, _ query: JournalQuery, full: Bool = false) 
                 "appwarden: connected to the daemon at \(socket) again; following "
                 + (after.map { "from after event #\($0)." } ?? "from where it stopped.")
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStream.error.write(line + "\n")
     }
     do {
         for try await entry in stream {
             let line = client.json ? JSONOutput.text(entry) : EntryLine.text(entry, full: full)
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            StandardStream.output.write(line + "\n")
         }
     } catch let error as WardenClientError where error.code == .refused {
         throw ClientExit.refused(reason: error.reason ?? "refused", error.message)

@@ -1,8 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import WardenAPI
 import WardenClient
 import WardenCore
+import WardenPlatform
 
 /// `appwarden open APP`: the user taps the app's icon.
 struct OpenCommand: AsyncParsableCommand {
@@ -229,7 +230,7 @@ struct PushCommand: AsyncParsableCommand {
     func run() async throws {
         let text =
             payload == "-"
-            ? Self.withoutFinalNewline(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
+            ? Self.withoutFinalNewline(String(decoding: StandardStream.readInput(), as: UTF8.self))
             : payload
         let answer = try await client.call(
             token ? ControlAPI.pushToken : ControlAPI.push, [target], body: RawJSON(text),

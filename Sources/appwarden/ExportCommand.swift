@@ -1,7 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import WardenAPI
 import WardenCore
+import WardenPlatform
 import WardenRuntime
 
 /// `appwarden export [--since TIME|DURATION] [--until TIME] [-o FILE] [--state-dir DIR]`: a
@@ -60,10 +61,10 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if let output {
             do {
-                try text.write(toFile: output, atomically: true, encoding: .utf8)
+                try FileText.writeAtomically(text, to: output)
             } catch {
                 throw ClientExit.refused(
-                    reason: "failed", "Could not write \"\(output)\": \(error.localizedDescription)")
+                    reason: "failed", "Could not write \"\(output)\": \(error)")
             }
         } else {
             print(text, terminator: "")

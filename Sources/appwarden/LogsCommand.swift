@@ -1,7 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import WardenAPI
 import WardenClient
+import WardenPlatform
 
 /// `appwarden logs APP [--follow]`: the app's output, as its log relay wrote it.
 struct LogsCommand: AsyncParsableCommand {
@@ -45,28 +47,27 @@ struct LogsCommand: AsyncParsableCommand {
 /// rotated (another inode, or shorter than what was read) is read again from its start.
 struct LogFileReader {
     let path: String
-    private var handle: FileHandle?
-    private var inode: Int?
-    private var offset: UInt64 = 0
+    private var descriptor: Int32 = -1
+    private var inode: ino_t?
+    private var offset: off_t = 0
 
     init(path: String) {
         self.path = path
     }
 
     /// Whether the file exists now.
-    var exists: Bool { FileManager.default.fileExists(atPath: path) }
+    var exists: Bool { access(path, F_OK) == 0 }
 
     /// Writes every byte added since the last call, opening the file again after a rotation.
     mutating func copyNewBytes() {
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
-            let number = (attributes[.systemFileNumber] as? NSNumber)?.intValue
-            let size = (attributes[.size] as? NSNumber)?.uint64Value ?? 0
-            if handle == nil || number != inode || size < offset {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            if descriptor < 0 || status.st_ino != inode || status.st_size < offset {
                 // The old file may still hold lines written before the rotation.
                 drain()
-                try? handle?.close()
-                handle = FileHandle(forReadingAtPath: path)
-                inode = number
+                if descriptor >= 0 { close(descriptor) }
+                descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                inode = status.st_ino
                 offset = 0
             }
         }
@@ -74,13 +75,14 @@ struct LogFileReader {
     }
 
     private mutating func drain() {
-        guard let handle else { return }
+        guard descriptor >= 0 else { return }
+        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.read(upToCount: 65536),
-                !data.isEmpty
-            else { return }
-            offset += UInt64(data.count)
-            FileHandle.standardOutput.write(data)
+            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            offset += off_t(count)
+            StandardStream.output.write(Array(chunk[..<count]))
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A client command line read without the argument parser, whose look through every command's
 /// declarations is most of the start-up of a command that runs for a few milliseconds: its words

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import WardenSimulator
 
 /// `appwarden simulate FILE FILE…`: many scenarios, replayed side by side.

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import WardenPlatform
 import WardenSimulator
 
 /// `appwarden simulate FILE…`: replays scenarios in virtual time and checks their expectations.
@@ -132,11 +133,11 @@ struct SimulateCommand: AsyncParsableCommand {
     /// Writes `report` to `path`, or says why it cannot and exits 2.
     static func write(_ report: JUnitReport, to path: String) throws {
         do {
-            try report.xml.write(toFile: path, atomically: true, encoding: .utf8)
+            try FileText.writeAtomically(report.xml, to: path)
         } catch {
             var standardError = StandardError()
             print(
-                "appwarden: cannot write the JUnit report \"\(path)\": \(error.localizedDescription)",
+                "appwarden: cannot write the JUnit report \"\(path)\": \(error)",
                 to: &standardError)
             throw ExitCode(2)
         }
@@ -146,6 +147,6 @@ struct SimulateCommand: AsyncParsableCommand {
 /// Standard error as a `TextOutputStream`.
 struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
+        StandardStream.error.write(string)
     }
 }

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Synchronization
 import WardenAPI
 import WardenClient
+import WardenPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -73,12 +75,11 @@ struct TopCommand: AsyncParsableCommand {
 /// SIGINT, SIGTERM and SIGHUP (caught, turned into a quit request).
 final class TopTerminal: @unchecked Sendable {
     private var saved = termios()
-    private var restored = false
+    private let restored = Atomic<Bool>(false)
     /// A pipe written to by the signal handlers and the resize handler, to wake the wait.
     private let wake: (read: Int32, write: Int32)
     private var sources: [any DispatchSourceSignal] = []
-    private let lock = NSLock()
-    private var quit = false
+    private let quit = Atomic<Bool>(false)
 
     init() throws {
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
@@ -108,16 +109,12 @@ final class TopTerminal: @unchecked Sendable {
     }
 
     var quitRequested: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return quit
+        quit.load(ordering: .relaxed)
     }
 
     private func signalled(_ number: Int32) {
         if number != SIGWINCH {
-            lock.lock()
-            quit = true
-            lock.unlock()
+            quit.store(true, ordering: .relaxed)
         }
         var byte: UInt8 = 1
         _ = Glibc.write(wake.write, &byte, 1)
@@ -142,44 +139,44 @@ final class TopTerminal: @unchecked Sendable {
     func waitForQuit(upTo milliseconds: Int32) async -> Bool {
         let wakeRead = wake.read
         let quitKey: Bool = await withCheckedContinuation { continuation in
-            let thread = Thread {
-                var fds = [
-                    pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                ]
-                _ = poll(&fds, 2, milliseconds)
-                var quit = false
-                if fds[1].revents != 0 {
-                    var drain = [UInt8](repeating: 0, count: 64)
-                    _ = read(wakeRead, &drain, drain.count)
-                }
-                if fds[0].revents & Int16(POLLIN) != 0 {
-                    var keys = [UInt8](repeating: 0, count: 64)
-                    let count = read(STDIN_FILENO, &keys, keys.count)
-                    if count <= 0 {
-                        quit = true
-                    } else {
-                        quit = keys.prefix(count).contains {
-                            $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") || $0 == 3 || $0 == 4
-                        }
+            do {
+                try DetachedThread.start(name: "appwarden-top-keys") {
+                    var fds = [
+                        pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                    ]
+                    _ = poll(&fds, 2, milliseconds)
+                    var quit = false
+                    if fds[1].revents != 0 {
+                        var drain = [UInt8](repeating: 0, count: 64)
+                        _ = read(wakeRead, &drain, drain.count)
                     }
-                } else if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
-                    quit = true
+                    if fds[0].revents & Int16(POLLIN) != 0 {
+                        var keys = [UInt8](repeating: 0, count: 64)
+                        let count = read(STDIN_FILENO, &keys, keys.count)
+                        if count <= 0 {
+                            quit = true
+                        } else {
+                            quit = keys.prefix(count).contains {
+                                $0 == UInt8(ascii: "q") || $0 == UInt8(ascii: "Q") || $0 == 3 || $0 == 4
+                            }
+                        }
+                    } else if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
+                        quit = true
+                    }
+                    continuation.resume(returning: quit)
                 }
-                continuation.resume(returning: quit)
+            } catch {
+                continuation.resume(returning: true)
             }
-            thread.name = "appwarden-top-keys"
-            thread.start()
         }
         return quitKey || quitRequested
     }
 
     /// Leaves the alternate screen, shows the cursor and puts the terminal's settings back.
     func restore() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !restored else { return }
-        restored = true
+        guard restored.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
         write("\u{1B}[?25h\u{1B}[?1049l")
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
         for source in sources { source.cancel() }
@@ -188,15 +185,6 @@ final class TopTerminal: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-            }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
+        StandardStream.output.write(text)
     }
 }

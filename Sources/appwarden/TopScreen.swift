@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import WardenAPI
 import WardenCore
 
@@ -140,11 +141,11 @@ enum TopScreen {
 
     /// `HH:MM:SS` in the local time zone.
     static func clockString(_ millis: Int64) -> String {
-        let date = Date(timeIntervalSince1970: Double(millis) / 1000)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
-        let parts = calendar.dateComponents([.hour, .minute, .second], from: date)
-        return String(format: "%02d:%02d:%02d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        var seconds = time_t(millis / 1000)
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return "--:--:--" }
+        func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec))"
     }
 
     /// A line of text that may hold ANSI colour sequences (which take no columns).

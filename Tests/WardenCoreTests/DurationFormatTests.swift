@@ -45,4 +45,19 @@ struct DurationFormatTests {
     func sentenceDurationsAreRoundedUpToWholeSeconds(millis: Int64, text: String) {
         #expect(DurationFormat.roundedUp(.milliseconds(millis)) == text)
     }
+
+    /// `app time-remaining` prints seconds with three decimals, as shell scripts compare them.
+    @Test(
+        arguments: [
+            (593_000, "593.000"), (1_234, "1.234"), (7, "0.007"), (0, "0.000"), (-250, "-0.250"),
+        ] as [(Int64, String)])
+    func secondsHaveThreeDecimals(millis: Int64, text: String) {
+        #expect(DurationFormat.secondsString(millis: millis) == text)
+    }
+
+    @Test func trimmingRemovesWhitespaceAndNewlinesAtBothEnds() {
+        #expect(" \t max\n".trimmingWhitespace() == "max")
+        #expect("a b".trimmingWhitespace() == "a b")
+        #expect(" \n ".trimmingWhitespace() == "")
+    }
 }

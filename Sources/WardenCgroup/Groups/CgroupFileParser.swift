@@ -56,4 +56,12 @@ extension StringProtocol {
         while let last = view.last, set.contains(last) { view = view.dropLast() }
         return String(view)
     }
+
+    /// The text without leading and trailing whitespace and newlines.
+    func trimmingWhitespace() -> String {
+        var view = Substring(self)
+        while let first = view.first, first.isWhitespace { view = view.dropFirst() }
+        while let last = view.last, last.isWhitespace { view = view.dropLast() }
+        return String(view)
+    }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a group's memory files say about OOM kills in it: how many of its processes the kernel's
 /// OOM killer has killed, whether the group reached its own limit, the limit and the most it held.
 ///
@@ -34,11 +32,11 @@ public struct GroupOOMState: Sendable, Hashable {
         -> GroupOOMState
     {
         let values = try CgroupFileParser.keyedValues(events, path: path + "/memory.events")
-        let limitText = max.trimmingCharacters(in: .whitespacesAndNewlines)
+        let limitText = max.trimmingWhitespace()
         return GroupOOMState(
             kills: values["oom_kill"] ?? 0, limitHits: values["oom"] ?? 0,
             limit: limitText == "max" ? nil : UInt64(limitText),
-            peak: peak.flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            peak: peak.flatMap { UInt64($0.trimmingWhitespace()) })
     }
 
     /// Parses a v1 group's `memory.oom_control`, `memory.failcnt`, `memory.limit_in_bytes` and
@@ -47,12 +45,12 @@ public struct GroupOOMState: Sendable, Hashable {
         oomControl: String, failcnt: String, limit: String, maxUsage: String?, path: String
     ) throws(CgroupError) -> GroupOOMState {
         let values = try CgroupFileParser.keyedValues(oomControl, path: path + "/memory.oom_control")
-        let limit = UInt64(limit.trimmingCharacters(in: .whitespacesAndNewlines))
+        let limit = UInt64(limit.trimmingWhitespace())
         return GroupOOMState(
             kills: values["oom_kill"] ?? 0,
-            limitHits: UInt64(failcnt.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0,
+            limitHits: UInt64(failcnt.trimmingWhitespace()) ?? 0,
             limit: limit.flatMap { $0 >= v1Unlimited ? nil : $0 },
-            peak: maxUsage.flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            peak: maxUsage.flatMap { UInt64($0.trimmingWhitespace()) })
     }
 
     /// Reads the state of the group whose memory directory is `directory`: v1 when `isV1`,
@@ -60,7 +58,7 @@ public struct GroupOOMState: Sendable, Hashable {
     /// predates the counters).
     public static func read(directory: String, isV1: Bool) -> GroupOOMState? {
         func text(_ name: String) -> String? {
-            try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+            try? Syscalls.readText(directory + "/" + name).get()
         }
         if isV1 {
             guard let control = text("memory.oom_control"), let failcnt = text("memory.failcnt"),

@@ -205,12 +205,3 @@ public actor Libcgroup {
         }
     }
 }
-
-extension String {
-    fileprivate func trimmingWhitespace() -> String {
-        var view = Substring(self)
-        while let last = view.last, last.isWhitespace { view = view.dropLast() }
-        while let first = view.first, first.isWhitespace { view = view.dropFirst() }
-        return String(view)
-    }
-}

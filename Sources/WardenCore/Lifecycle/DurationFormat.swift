@@ -80,7 +80,16 @@ public enum DurationFormat {
         return string(.seconds((millis + 999) / 1000))
     }
 
+    /// Milliseconds as seconds with three decimals, such as `12.345` or `-0.250`.
+    public static func secondsString(millis: Int64) -> String {
+        let magnitude = millis.magnitude
+        let fraction = String(magnitude % 1000)
+        let padded = String(repeating: "0", count: 3 - fraction.count) + fraction
+        return (millis < 0 ? "-" : "") + "\(magnitude / 1000).\(padded)"
+    }
+
     /// Parses a size such as `"512MiB"` into bytes; returns `nil` when the text is not one.
+
     public static func parseSize(_ text: String) -> Int64? {
         let trimmed = text.trimmingWhitespace()
         let units: [(String, Int64)] = [
@@ -114,13 +123,4 @@ public enum DurationFormat {
     private static let sizeUnits: [(String, Int64)] = [
         ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10),
     ]
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
-    }
 }

@@ -1,8 +1,9 @@
-import Foundation
+import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import WardenAPI
+import WardenCore
 
 extension ControlServer {
     /// `GET /v1/events/stream`: server-sent events, one per journal entry (`id: N`,
@@ -77,7 +78,7 @@ extension ControlServer {
         else {
             return query
         }
-        guard let id = Int64(text.trimmingCharacters(in: .whitespaces)), id >= 0 else {
+        guard let id = Int64(text.trimmingWhitespace()), id >= 0 else {
             throw .invalid("The Last-Event-ID header must be an event id of at least 0, not \"\(text)\".")
         }
         var resumed = query

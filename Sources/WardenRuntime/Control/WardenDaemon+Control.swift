@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 public import WardenAPI
 import WardenCgroup
@@ -40,8 +40,8 @@ extension WardenDaemon: WardenControl {
         if peer.uid == 0 || peer.uid == geteuid() {
             return .operator
         }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: socketPath)
-        if let owner = (attributes?[.groupOwnerAccountID] as? NSNumber)?.uint32Value,
+        var socketStatus = stat()
+        if stat(socketPath, &socketStatus) == 0, case let owner = socketStatus.st_gid,
             owner == peer.gid || ProcessGroups.supplementary(of: peer.pid, procRoot: procRoot).contains(owner)
         {
             return .operator
@@ -196,7 +196,7 @@ extension WardenDaemon: WardenControl {
                     + error.description)
             let problems = error.diagnostics.map(\.description).joined(separator: " ")
             _ = await onLoop { daemon in
-                daemon.logger.warning("\(refusal.message.replacingOccurrences(of: "\n", with: " "))")
+                daemon.logger.warning("\(refusal.message.replacing("\n", with: " "))")
                 daemon.record(
                     app: JournalEntry.systemApp,
                     .decision("Policy reload refused; the running policy stays in force: \(problems)"))

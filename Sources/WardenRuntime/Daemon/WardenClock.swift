@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 import WardenCgroup
 import WardenCore
@@ -120,7 +120,7 @@ public struct WardenClock: Sendable {
         guard let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else {
             return nil
         }
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = text.trimmingWhitespace()
         return id.isEmpty ? nil : id
     }()
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import WardenAPI
 import WardenCgroup
@@ -571,7 +571,7 @@ extension WardenDaemon {
         let owner = user?.ids.map { (uid: uid_t($0.uid), gid: gid_t($0.gid)) } ?? (geteuid(), getegid())
         do {
             // The folder of all the apps' folders stays open for each app's user to pass through.
-            let apps = (folder.path as NSString).deletingLastPathComponent
+            let apps = String(folder.path[..<(folder.path.lastIndex(of: "/") ?? folder.path.endIndex)])
             try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
             try folder.prepare(owner: owner)
         } catch {

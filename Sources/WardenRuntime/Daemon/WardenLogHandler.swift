@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import Logging
 
 #if canImport(Glibc)
@@ -101,7 +101,7 @@ public struct WardenLogHandler: LogHandler {
             metadata.isEmpty
             ? "" : " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let source = label == "appwarden" ? "" : "\(label): "
-        let text = message.replacingOccurrences(of: "\n", with: " ")
+        let text = message.replacing("\n", with: " ")
         return "<\(priority(of: level))>\(source)\(text)\(details)\n"
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import Logging
 public import WardenCgroup
 public import WardenCore
@@ -143,7 +143,7 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
     /// The number a cgroup file holds; nil when it is missing or says "max".
     static func readNumber(_ path: String) -> Int64? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int64(text.trimmingWhitespace())
     }
 
     /// The directory that holds `path`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import WardenCore
 
 /// Metrics at scrape time and the environment of hooks.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GRDB
 public import WardenAPI
 public import WardenCore

@@ -1,6 +1,6 @@
 import CoreMetrics
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 import WardenCgroup

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -65,7 +65,7 @@ final class PressureEndpoints: Sendable {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         } catch {
-            throw PressureEndpointError("could not make the folder \"\(directory)\": \(error.localizedDescription)")
+            throw PressureEndpointError("could not make the folder \"\(directory)\": \(error)")
         }
         unlink(path)
         let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue)

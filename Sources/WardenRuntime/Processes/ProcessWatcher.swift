@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 public import WardenCgroup
+import WardenPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -72,9 +73,11 @@ public final class ProcessWatcher: Sendable {
     public init(ended: @escaping @Sendable (Exit) -> Void) {
         self.ended = ended
         poll = try? EventPoll()
-        let thread = Thread { [self] in self.run() }
-        thread.name = "appwarden-process-watcher"
-        thread.start()
+        do {
+            try DetachedThread.start(name: "appwarden-process-watcher") { [self] in self.run() }
+        } catch {
+            fatalError("The process watcher's thread: \(error)")
+        }
     }
 
     /// Watches `process`, launch `launch` of `app`, until it ends.
