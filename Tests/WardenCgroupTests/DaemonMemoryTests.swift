@@ -69,6 +69,43 @@ struct DaemonMemoryFiguresTests {
         #expect(abs(trimmed.after - after.resident) < 4 << 20, "\(trimmed) against \(after)")
     }
 
+    /// Only private, read-only file mappings with pages resident and none of the process's own
+    /// are let go of: not relocated read-only data, not writable data, not anonymous memory, not
+    /// a mapping already locked.
+    @Test func onlyCleanReadOnlyFileMappingsAreShed() {
+        func mapping(_ head: String, rss: Int, anonymous: Int = 0, locked: Int = 0) -> String {
+            "\(head)\nSize: 64 kB\nRss: \(rss) kB\nPss: \(rss) kB\nAnonymous: \(anonymous) kB\nLocked: \(locked) kB\n"
+        }
+        let smaps = [
+            mapping("00400000-00500000 r--p 00000000 08:01 1234   /usr/bin/appwarden", rss: 400),
+            mapping("00500000-00900000 r-xp 00100000 08:01 1234   /usr/bin/appwarden", rss: 9000),
+            mapping("00900000-00a00000 r--p 00500000 08:01 1234   /usr/bin/appwarden", rss: 800, anonymous: 800),
+            mapping("00a00000-00a10000 rw-p 00600000 08:01 1234   /usr/bin/appwarden", rss: 60, anonymous: 60),
+            mapping("00a10000-00b00000 rw-p 00000000 00:00 0      [heap]", rss: 300, anonymous: 300),
+            mapping("7f0000000000-7f0000100000 r-xp 00000000 08:01 99 /usr/lib/x86_64-linux-gnu/libc.so.6", rss: 0),
+            mapping("7f0000100000-7f0000200000 r-xp 00100000 08:01 99 /usr/lib/libsqlite3.so.0", rss: 500, locked: 500),
+            mapping("7f0000200000-7f0000300000 r--s 00000000 08:01 77 /usr/share/zoneinfo/UTC", rss: 4),
+            mapping("7ffc00000000-7ffc00001000 r-xp 00000000 00:00 0      [vdso]", rss: 4),
+        ].joined()
+        #expect(
+            DaemonMemory.sheddableMappings(smaps: smaps) == [
+                .init(start: 0x40_0000, end: 0x50_0000), .init(start: 0x50_0000, end: 0x90_0000),
+            ])
+    }
+
+    /// In a real process (this one): letting go of the start-up pages shrinks the file pages
+    /// mapped, and the code runs on, its pages coming back as it runs.
+    @Test func shedPagesComeBackAsTheCodeRuns() throws {
+        let before = try #require(DaemonMemory.figures())
+        let shed = try #require(DaemonMemory.shedStartUpPages())
+        let after = try #require(DaemonMemory.figures())
+        #expect(shed.mappings > 0)
+        #expect(after.file < before.file, "no file page was let go: \(before) → \(after)")
+        // The process still runs: relocated data was kept, code comes back on use.
+        #expect(DaemonMemory.parse(statm: "1 2", pageSize: 4096) == 8192)
+        #expect("\([1, 2, 3].map { $0 * 2 })" == "[2, 4, 6]")
+    }
+
     /// `statm`'s second field is the resident memory in pages; a text without it is no figure.
     @Test func statmGivesTheResidentPages() {
         #expect(DaemonMemory.parse(statm: "9000 1234 300 20 0 800 0\n", pageSize: 4096) == 1234 * 4096)

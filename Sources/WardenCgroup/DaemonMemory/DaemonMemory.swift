@@ -35,6 +35,84 @@ public enum DaemonMemory {
         return .failure(.current)
     }
 
+    /// What `shedStartUpPages()` did: the file mappings it let go of, and the resident memory
+    /// before and after, in bytes.
+    public struct Shed: Sendable, Equatable {
+        public var mappings: Int
+        public var residentBefore: Int
+        public var residentAfter: Int
+    }
+
+    /// Lets go of the file pages start-up mapped (code and read-only data of the executable and
+    /// its libraries, `madvise(MADV_DONTNEED)`: they stay in the page cache and come back on
+    /// first use) and asks the kernel to map only the page a later fault needs in those mappings
+    /// (`MADV_RANDOM`: no 64 KiB fault-around, no read-ahead), so that the lock that follows
+    /// keeps what the daemon runs from then on, not everything start-up touched.
+    ///
+    /// Only mappings that are private, not writable and hold no page of their own
+    /// (`Anonymous: 0` in `/proc/self/smaps`) are let go of: a relocated read-only page (RELRO)
+    /// is the process's own copy, and dropping it would bring back the unrelocated file page.
+    /// Call it before `lock()`; nil where `/proc/self/smaps` cannot be read.
+    public static func shedStartUpPages() -> Shed? {
+        guard let before = residentBytes(),
+            case .success(let smaps) = Syscalls.readText("/proc/self/smaps")
+        else { return nil }
+        var count = 0
+        for mapping in sheddableMappings(smaps: smaps) {
+            guard let start = UnsafeMutableRawPointer(bitPattern: UInt(mapping.start)) else { continue }
+            let length = Int(mapping.end - mapping.start)
+            _ = madvise(start, length, Int32(MADV_RANDOM))
+            if madvise(start, length, Int32(MADV_DONTNEED)) == 0 { count += 1 }
+        }
+        return Shed(mappings: count, residentBefore: before, residentAfter: residentBytes() ?? before)
+    }
+
+    /// An address range of `/proc/self/smaps`.
+    public struct MappingRange: Sendable, Equatable {
+        public var start: UInt64
+        public var end: UInt64
+    }
+
+    /// The mappings of a `/proc/PID/smaps` text that `shedStartUpPages()` lets go of: backed by
+    /// a file, private, readable but not writable, with some page resident and none of the
+    /// process's own (`Anonymous: 0`), and not locked already.
+    public static func sheddableMappings(smaps text: String) -> [MappingRange] {
+        var result: [MappingRange] = []
+        var current: (range: MappingRange, eligible: Bool, resident: Bool, anonymous: Bool, locked: Bool)?
+        func finish() {
+            if let current, current.eligible, current.resident, !current.anonymous, !current.locked {
+                result.append(current.range)
+            }
+        }
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let first = fields.first else { continue }
+            if first.last != ":", fields.count >= 5, let dash = first.firstIndex(of: "-"),
+                let start = UInt64(first[..<dash], radix: 16),
+                let end = UInt64(first[first.index(after: dash)...], radix: 16)
+            {
+                finish()
+                let permissions = fields[1]
+                let inode = fields[4]
+                let path = fields.count >= 6 ? fields[5] : ""
+                let eligible =
+                    inode != "0" && path.hasPrefix("/") && permissions.hasPrefix("r")
+                    && permissions.dropFirst().first == "-" && permissions.last == "p"
+                current = (MappingRange(start: start, end: end), eligible, false, false, false)
+                continue
+            }
+            guard current != nil, fields.count >= 2, let kilobytes = Int(fields[1]) else { continue }
+            switch first {
+            case "Rss:": current?.resident = kilobytes > 0
+            case "Anonymous:": current?.anonymous = kilobytes > 0
+            case "Locked:": current?.locked = kilobytes > 0
+            default: break
+            }
+        }
+        finish()
+        return result
+    }
+
     /// The major page faults this process has taken so far (`getrusage(RUSAGE_SELF)`,
     /// `ru_majflt`): each one a wait for a page read back from storage.
     public static func majorFaults() -> Int {

@@ -196,6 +196,7 @@ public actor WardenDaemon: Service {
         phase = .running(lock)
         parts.launcher.report { [inbox] report in inbox.post(.process(report)) }
         parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
+        if options.locksMemory { shedStartUpPages() }
         await boot()
         saveCheckpointIfDue()
         if options.locksMemory {
@@ -283,6 +284,16 @@ public actor WardenDaemon: Service {
         if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
             logger.debug("Open-file limit raised from \(before) to \(limit.rlim_max).")
         }
+    }
+
+    /// Lets go of the pages only start-up ran (reading the policy and the options, opening the
+    /// journal, making the servers), before the boot, the rehearsal and the lock touch what the
+    /// daemon runs from then on.
+    private func shedStartUpPages() {
+        guard let shed = DaemonMemory.shedStartUpPages() else { return }
+        logger.debug(
+            "Start-up pages let go of: \(shed.mappings) file mappings, resident \(shed.residentBefore >> 20) MiB → \(shed.residentAfter >> 20) MiB."
+        )
     }
 
     /// Locks the daemon's pages in RAM once start-up is done (the peers' way); a refusal is said
