@@ -53,6 +53,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The SQLite layer under the journal: Swift over the C library, without Foundation.
+        .target(name: "WardenSQLite", dependencies: ["CSQLite"]),
         .target(name: "WardenAPI", dependencies: ["WardenCore"]),
         .target(name: "WardenClient", dependencies: ["WardenAPI"]),
         .target(
@@ -104,6 +111,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        .testTarget(name: "WardenSQLiteTests", dependencies: ["WardenSQLite"]),
         .testTarget(name: "WardenPolicyTests", dependencies: ["WardenPolicy", "WardenCore"]),
         .testTarget(name: "AppwardenCommandTests", dependencies: ["appwarden", "WardenAPI", "WardenCore"]),
         .testTarget(
