@@ -24,7 +24,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -65,8 +64,7 @@ let package = Package(
         .target(
             name: "WardenRuntime",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -107,7 +105,7 @@ let package = Package(
             name: "WardenRuntimeTests",
             dependencies: [
                 "WardenRuntime", "WardenClient", "WardenAPI", "WardenCore", "WardenCgroup", "WardenTesting",
-                "WardenSimulator", "WardenPolicy",
+                "WardenSimulator", "WardenPolicy", "WardenSQLite",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
