@@ -96,23 +96,25 @@ public final class SQLiteStatement {
         try check(sqlite3_bind_double(try prepared(), Int32(index + 1), value))
     }
 
-    /// Binds text to parameter `index` (`sqlite3_bind_text`, SQLite taking a copy); the empty
+    /// Binds text to parameter `index` (`sqlite3_bind_text64`, SQLite taking a copy); the empty
     /// string is text, not null, and text holding NUL characters is kept whole.
     public func bind(_ value: String, at index: Int) throws(SQLiteError) {
         let statement = try prepared()
         var text = value
         let code = text.withUTF8 { bytes in
             guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                return sqlite3_bind_text(statement, Int32(index + 1), "", 0, csqlite_transient())
+                return sqlite3_bind_text64(statement, Int32(index + 1), "", 0, csqlite_transient(), UInt8(SQLITE_UTF8))
             }
             return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { characters in
-                sqlite3_bind_text(statement, Int32(index + 1), characters, Int32(bytes.count), csqlite_transient())
+                sqlite3_bind_text64(
+                    statement, Int32(index + 1), characters, UInt64(bytes.count), csqlite_transient(),
+                    UInt8(SQLITE_UTF8))
             }
         }
         try check(code)
     }
 
-    /// Binds a blob to parameter `index` (`sqlite3_bind_blob`, SQLite taking a copy); an empty
+    /// Binds a blob to parameter `index` (`sqlite3_bind_blob64`, SQLite taking a copy); an empty
     /// blob is a blob of length 0, not null.
     public func bind(blob value: [UInt8], at index: Int) throws(SQLiteError) {
         let statement = try prepared()
@@ -120,7 +122,8 @@ public final class SQLiteStatement {
             guard let base = bytes.baseAddress, !bytes.isEmpty else {
                 return sqlite3_bind_zeroblob(statement, Int32(index + 1), 0)
             }
-            return sqlite3_bind_blob(statement, Int32(index + 1), base, Int32(bytes.count), csqlite_transient())
+            return sqlite3_bind_blob64(
+                statement, Int32(index + 1), base, UInt64(bytes.count), csqlite_transient())
         }
         try check(code)
     }

@@ -12,9 +12,4 @@ extension SQLiteValue {
     public init(_ value: Int) {
         self = .integer(Int64(value))
     }
-
-    /// `value` as text, or null when it is nil.
-    public init(_ value: String?) {
-        self = value.map { .text($0) } ?? .null
-    }
 }
