@@ -24,7 +24,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -54,13 +53,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The SQLite layer under the journal: Swift over the C library, without Foundation.
+        .target(name: "WardenSQLite", dependencies: ["CSQLite"]),
         .target(name: "WardenAPI", dependencies: ["WardenCore"]),
         .target(name: "WardenClient", dependencies: ["WardenAPI", "WardenPlatform"]),
         .target(
             name: "WardenRuntime",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenPlatform",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenPlatform", "WardenSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -101,10 +106,11 @@ let package = Package(
             name: "WardenRuntimeTests",
             dependencies: [
                 "WardenRuntime", "WardenClient", "WardenAPI", "WardenCore", "WardenCgroup", "WardenTesting",
-                "WardenSimulator", "WardenPolicy",
+                "WardenSimulator", "WardenPolicy", "WardenSQLite",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        .testTarget(name: "WardenSQLiteTests", dependencies: ["WardenSQLite"]),
         .testTarget(name: "WardenPolicyTests", dependencies: ["WardenPolicy", "WardenCore"]),
         .testTarget(name: "WardenPlatformTests", dependencies: ["WardenPlatform"]),
         .testTarget(name: "AppwardenCommandTests", dependencies: ["appwarden", "WardenAPI", "WardenCore"]),

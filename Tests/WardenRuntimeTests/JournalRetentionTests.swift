@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
 import Testing
 import WardenAPI
 import WardenCore
+import WardenSQLite
 
 @testable import WardenRuntime
 
@@ -69,7 +69,7 @@ import WardenCore
         #expect(deleted == 4)
         #expect(try store.entries(JournalQuery()) == [entries.last!])
         #expect(throws: (any Error).self) {
-            try store.pool.write { db in try db.execute(sql: "DELETE FROM journal") }
+            try store.database.write { db in try db.execute("DELETE FROM journal") }
         }
         let next = try store.append(app: "mail", kind: "status", name: "after", properties: [:], wallTimeMillis: 1)
         #expect(next.id == entries.last!.id + 1)

@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
 import Testing
 import WardenAPI
 import WardenCore
+import WardenSQLite
 
 @testable import WardenRuntime
 
@@ -151,12 +151,12 @@ struct JournalTestDirectory {
         let entry = try store.append(
             app: "mail", kind: "status", name: "foreground", properties: [:], wallTimeMillis: 1)
         #expect(throws: (any Error).self) {
-            try store.pool.write { db in
-                try db.execute(sql: "UPDATE journal SET name = 'background' WHERE id = ?", arguments: [entry.id])
+            try store.database.write { db in
+                try db.execute("UPDATE journal SET name = 'background' WHERE id = ?", [.integer(entry.id)])
             }
         }
         #expect(throws: (any Error).self) {
-            try store.pool.write { db in try db.execute(sql: "DELETE FROM journal") }
+            try store.database.write { db in try db.execute("DELETE FROM journal") }
         }
         #expect(try store.entries(JournalQuery()) == [entry])
     }

@@ -1,5 +1,5 @@
-import GRDB
 public import WardenCore
+import WardenSQLite
 
 extension JournalStore {
     /// Deletes journal entries that `retention` no longer keeps, oldest first, in batches.
@@ -32,23 +32,25 @@ extension JournalStore {
     /// The lowest id that stays: everything below it goes. 0 when nothing goes.
     private func pruneCutoff(_ retention: JournalRetention, nowMillis: Int64) throws -> Int64 {
         try run("find the journal entries to prune") {
-            try pool.read { db in
-                let newest = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM journal") ?? 0
+            try database.read { db in
+                let newest = try db.row("SELECT COALESCE(MAX(id), 0) FROM journal") { $0.int64(at: 0) } ?? 0
                 guard newest > 0 else { return 0 }
                 var cutoff: Int64 = 0
                 if let keep = retention.keep {
                     let oldest = nowMillis - keep.components.seconds * 1000
+                    // MIN(id) of no row is null: then every entry is too old.
                     let firstKept =
-                        try Int64.fetchOne(
-                            db, sql: "SELECT MIN(id) FROM journal WHERE wall_time_millis >= ?", arguments: [oldest])
-                        ?? newest
+                        try db.row("SELECT MIN(id) FROM journal WHERE wall_time_millis >= ?", [.integer(oldest)]) {
+                            $0.isNull(at: 0) ? newest : $0.int64(at: 0)
+                        } ?? newest
                     cutoff = max(cutoff, firstKept)
                 }
                 if let maxEntries = retention.maxEntries {
                     let firstKept =
-                        try Int64.fetchOne(
-                            db, sql: "SELECT id FROM journal ORDER BY id DESC LIMIT 1 OFFSET ?",
-                            arguments: [max(1, maxEntries) - 1]) ?? 0
+                        try db.row(
+                            "SELECT id FROM journal ORDER BY id DESC LIMIT 1 OFFSET ?",
+                            [SQLiteValue(max(1, maxEntries) - 1)]
+                        ) { $0.int64(at: 0) } ?? 0
                     cutoff = max(cutoff, firstKept)
                 }
                 return min(cutoff, newest)
@@ -59,26 +61,23 @@ extension JournalStore {
     /// Deletes up to `limit` of the oldest entries with ids below `id`; returns how many went.
     private func pruneBatch(belowID id: Int64, limit: Int) throws -> Int {
         try run("prune the journal") {
-            try pool.write { db in
+            try database.write { db in
                 try db.execute(
-                    sql: "DELETE FROM journal WHERE id IN (SELECT id FROM journal WHERE id < ? ORDER BY id LIMIT ?)",
-                    arguments: [id, limit])
-                return db.changesCount
+                    "DELETE FROM journal WHERE id IN (SELECT id FROM journal WHERE id < ? ORDER BY id LIMIT ?)",
+                    [.integer(id), SQLiteValue(limit)])
+                return db.changes
             }
         }
     }
 
     /// The migration that lets retention delete old entries: the journal stays append-only for
     /// updates, and its newest entry can never be deleted.
-    static func registerRetentionMigration(in migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("journal-retention") { db in
-            try db.execute(
-                sql: """
-                    DROP TRIGGER journal_no_delete;
-                    CREATE TRIGGER journal_keeps_newest BEFORE DELETE ON journal
-                    WHEN OLD.id >= (SELECT MAX(id) FROM journal)
-                    BEGIN SELECT RAISE(ABORT, 'the journal keeps its newest entry'); END;
-                    """)
-        }
-    }
+    static let retentionMigration = Migration(
+        identifier: "journal-retention",
+        sql: """
+            DROP TRIGGER journal_no_delete;
+            CREATE TRIGGER journal_keeps_newest BEFORE DELETE ON journal
+            WHEN OLD.id >= (SELECT MAX(id) FROM journal)
+            BEGIN SELECT RAISE(ABORT, 'the journal keeps its newest entry'); END;
+            """)
 }
