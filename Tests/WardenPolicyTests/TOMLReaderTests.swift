@@ -267,7 +267,8 @@ import Testing
         let table = try LocatedDocument(lenientText: text, file: "t.toml", label: "Policy").root
         #expect(table["a"]?.table?.keys == ["b", "c"])
         #expect(table["a"]?.table?["b"]?.integer == 1)
-        _ = document
+        #expect(table["a"]?.table?["c"]?.table?["d"]?.integer == 1)
+        #expect(document.root.keys == ["a"])
     }
 
     // MARK: - Refusals
