@@ -22,7 +22,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
@@ -35,10 +34,7 @@ let package = Package(
     targets: [
         .target(name: "WardenCore"),
         .target(name: "WardenPlatform"),
-        .target(
-            name: "WardenPolicy",
-            dependencies: ["WardenCore", .product(name: "TOMLKit", package: "TOMLKit")]
-        ),
+        .target(name: "WardenPolicy", dependencies: ["WardenCore"]),
         .target(name: "WardenSimulator", dependencies: ["WardenCore", "WardenPolicy", "WardenPlatform"]),
         .systemLibrary(
             name: "CLibcgroup",

@@ -8,16 +8,15 @@
 #   bash scripts/fuzz.sh [--smoke] FuzzPolicy ...   # only the named targets (FuzzPolicy,
 #                                                    # FuzzScenario, FuzzSimulation, FuzzPushPayload)
 #
-# Builds the Fuzz/ package in release mode with -sanitize=fuzzer into .build-fuzz (TOMLKit's
-# C++ is instrumented too). Seeds come from policies/, Tests/Policies, scenarios/,
+# Builds the Fuzz/ package in release mode with -sanitize=fuzzer into .build-fuzz. Seeds come
+# from policies/, Tests/Policies, scenarios/,
 # Tests/Scenarios, Fuzz/Corpus/toml (inputs that once crashed) and Fuzz/Corpus/push; the TOML
 # targets use Fuzz/toml.dict. A crashing,
 # hanging (-timeout) or memory-exhausting (-rss_limit_mb) input is written to
 # .build-fuzz/artifacts/TARGET/ and the script exits 1.
 #
-# TOMLKit never frees a parsed document (LebJe/TOMLKit#26), so one process that parses
-# millions of inputs grows until it hits the memory limit. The timed runs of the TOML targets
-# therefore use libFuzzer's fork mode, whose short-lived children start afresh; an
+# The timed runs of the TOML targets use libFuzzer's fork mode, whose short-lived children
+# start afresh (needed while the TOML library of the time leaked every parsed document); an
 # out-of-memory input in a child still stops the run (-ignore_ooms=0).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,27 +4,31 @@ import ArgumentParser
     import Glibc
 #endif
 
-/// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|cgroup|daemon|pressure|export|all]`.
+/// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|policy|cgroup|daemon|pressure|export|all]`.
 ///
 /// `daemon serve [RUNS]` takes only the served daemon's figures, `pressure [ROUNDS]` only the
 /// pressure → kill figures, `pressure [ROUNDS] crowd [N]` those beside N more suspended apps,
-/// `export [RUNS]` a week's journal exported and replayed. `spawn-runs COUNT PROGRAM [ARGUMENTS…]`
+/// `export [RUNS]` a week's journal exported and replayed, `policy [RUNS]` a policy of 1,000 apps read. `spawn-runs COUNT PROGRAM [ARGUMENTS…]`
 /// is how the crowd benchmark starts `appwarden status` from a process of its own.
 @main
 struct BenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "WardenBenchmarks",
         abstract: "Release-mode benchmarks of appwarden, printed as figures.",
-        subcommands: [All.self, Core.self, Cgroup.self, Daemon.self, Pressure.self, Export.self, SpawnRuns.self],
+        subcommands: [
+            All.self, Core.self, PolicyReading.self, Cgroup.self, Daemon.self, Pressure.self, Export.self,
+            SpawnRuns.self,
+        ],
         defaultSubcommand: All.self)
 
     /// Every benchmark but the pressure ones.
     struct All: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "all", abstract: "The core, cgroup, daemon and export benchmarks.")
+            commandName: "all", abstract: "The core, policy, cgroup, daemon and export benchmarks.")
 
         func run() async throws {
             CoreBenchmarks.run()
+            PolicyBenchmarks.run(runs: 20)
             try await CgroupBenchmarks.run()
             try await DaemonBenchmarks.run(only: nil, runs: 3)
             try ExportBenchmarks.run(runs: 3)
@@ -36,6 +40,19 @@ struct BenchmarkCommand: AsyncParsableCommand {
             abstract: "Ranking, a critical sample beside 1,000 apps, core and simulator throughput, a simulated day.")
 
         func run() { CoreBenchmarks.run() }
+    }
+
+    struct PolicyReading: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "policy", abstract: "A policy of 1,000 apps parsed and validated.")
+
+        @Argument(help: "How many runs.") var runs: Int = 20
+
+        func validate() throws {
+            if runs < 1 { throw ValidationError("RUNS must be at least 1, not \(runs).") }
+        }
+
+        func run() { PolicyBenchmarks.run(runs: runs) }
     }
 
     struct Cgroup: AsyncParsableCommand {

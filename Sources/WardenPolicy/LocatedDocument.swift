@@ -1,10 +1,7 @@
-import TOMLKit
-import WardenCore
-
 /// A TOML document whose every value knows its file and line (for policies and scenarios).
 ///
-/// TOMLKit parses the text; a `TOMLLineScanner` pass over the same text supplies the line
-/// of each key, table and array element and the order in which the file writes them.
+/// `TOMLReader` reads the text (TOML 1.0) and notes the line of each key, table and array
+/// element and the order in which the file writes them.
 public struct LocatedDocument: Sendable, Equatable {
     /// The document's root table, keys in file order.
     public var root: LocatedTable
@@ -36,36 +33,19 @@ public struct LocatedDocument: Sendable, Equatable {
     init(lenientText text: String, file: String, label: String) throws(PolicyError) {
         self.file = file
         self.label = label
-        let scanner = TOMLLineScanner(text: text)
-        for duplicate in scanner.duplicates {
-            readingDiagnostics.append(Self.diagnostic(for: duplicate, file: file, label: label))
-        }
-        if let syntaxError = scanner.syntaxError {
-            let syntax = PolicyDiagnostic(
-                file: file, line: syntaxError.line, key: nil,
-                message: "the file is not valid TOML: \(syntaxError.message).", label: label)
-            throw PolicyError(diagnostics: readingDiagnostics + [syntax])
-        }
-        let table: TOMLTable
+        var reader = TOMLReader(text: text)
+        let document: TOMLDocument
         do {
-            table = try TOMLTable(string: scanner.sanitizedText)
-        } catch let error as TOMLParseError {
-            let line = error.source.begin.line
-            var reason = error.description.trimmingWhitespace()
-            if let last = reason.last, ".!?".contains(last) { reason.removeLast() }
-            if reason.hasPrefix("Error while") { reason = "error while" + reason.dropFirst("Error while".count) }
-            let syntax = PolicyDiagnostic(
-                file: file, line: line > 0 ? line : nil, key: nil,
-                message: "the file is not valid TOML: \(reason).", label: label)
-            throw PolicyError(diagnostics: readingDiagnostics + [syntax])
+            document = try reader.read()
         } catch {
-            throw PolicyError(diagnostics: [
-                PolicyDiagnostic(
-                    file: file, line: nil, key: nil, message: "the file is not valid TOML: \(error).", label: label)
-            ])
+            let syntax = PolicyDiagnostic(
+                file: file, line: error.line, key: nil, message: "the file is not valid TOML: \(error.reason).",
+                label: label)
+            throw PolicyError(
+                diagnostics: Self.diagnostics(for: reader.duplicates, file: file, label: label) + [syntax])
         }
-        let builder = LocatedTreeBuilder(scanner: scanner, file: file)
-        root = builder.table(from: table, path: [], keyPath: [], line: 1)
+        readingDiagnostics = Self.diagnostics(for: reader.duplicates, file: file, label: label)
+        root = LocatedTreeBuilder(document: document, file: file).root()
     }
 
     /// Reads a UTF-8 text file, turning every failure into a sentence (`TextFile`).
@@ -83,24 +63,23 @@ public struct LocatedDocument: Sendable, Equatable {
         }
     }
 
-    private static func diagnostic(
-        for duplicate: TOMLLineScanner.Duplicate, file: String, label: String
-    ) -> PolicyDiagnostic {
-        let keys = duplicate.path.compactMap { component -> String? in
-            if case .key(let key) = component { return key }
-            return nil
+    private static func diagnostics(
+        for duplicates: [TOMLReader.Duplicate], file: String, label: String
+    ) -> [PolicyDiagnostic] {
+        duplicates.map { duplicate in
+            let keys = duplicate.keyPath
+            let dotted = LocatedValue.dotted(keys)
+            let message: String
+            if duplicate.isTableHeader, keys.count == 2, keys[0] == "apps" {
+                message = "app \"\(keys[1])\" is declared twice (first at line \(duplicate.firstLine))."
+            } else if duplicate.isTableHeader, keys.count == 2, keys[0] == "resources" {
+                message = "resource \"\(keys[1])\" is declared twice (first at line \(duplicate.firstLine))."
+            } else if duplicate.isTableHeader {
+                message = "table [\(dotted)] is declared twice (first at line \(duplicate.firstLine))."
+            } else {
+                message = "key \"\(dotted)\" is set twice (first at line \(duplicate.firstLine))."
+            }
+            return PolicyDiagnostic(file: file, line: duplicate.line, key: dotted, message: message, label: label)
         }
-        let dotted = LocatedValue.dotted(keys)
-        let message: String
-        if duplicate.isTableHeader, keys.count == 2, keys[0] == "apps" {
-            message = "app \"\(keys[1])\" is declared twice (first at line \(duplicate.firstLine))."
-        } else if duplicate.isTableHeader, keys.count == 2, keys[0] == "resources" {
-            message = "resource \"\(keys[1])\" is declared twice (first at line \(duplicate.firstLine))."
-        } else if duplicate.isTableHeader {
-            message = "table [\(dotted)] is declared twice (first at line \(duplicate.firstLine))."
-        } else {
-            message = "key \"\(dotted)\" is set twice (first at line \(duplicate.firstLine))."
-        }
-        return PolicyDiagnostic(file: file, line: duplicate.line, key: dotted, message: message, label: label)
     }
 }

@@ -1,55 +1,41 @@
-import TOMLKit
-
-/// Turns TOMLKit's tables into located tables, taking lines and key order from a scanner.
+/// Turns a `TOMLDocument` into located tables: each value with its file, line and key path,
+/// keys in the order the text writes them.
 struct LocatedTreeBuilder {
-    var scanner: TOMLLineScanner
+    var document: TOMLDocument
     var file: String
 
-    func table(
-        from table: TOMLTable, path: [TOMLLineScanner.Component], keyPath: [String], line: Int
-    ) -> LocatedTable {
-        var located = LocatedTable(file: file, line: line, keyPath: keyPath)
-        let keys = table.keys
-            .filter { !$0.hasPrefix(TOMLLineScanner.hiddenKeyPrefix) }
-            .sorted { lhs, rhs in
-                let left = scanner.order[path + [.key(lhs)]] ?? Int.max
-                let right = scanner.order[path + [.key(rhs)]] ?? Int.max
-                return left != right ? left < right : lhs < rhs
-            }
-        for key in keys {
-            guard let value = table[key]?.tomlValue else { continue }
-            let childPath = path + [.key(key)]
-            let childLine = scanner.lines[childPath] ?? line
-            located[key] = self.value(from: value, path: childPath, keyPath: keyPath + [key], line: childLine)
+    /// The document's root table.
+    func root() -> LocatedTable {
+        table(TOMLDocument.rootIndex, keyPath: [])
+    }
+
+    private func table(_ index: Int, keyPath: [String]) -> LocatedTable {
+        let source = document.tables[index]
+        var located = LocatedTable(file: file, line: source.line, keyPath: keyPath)
+        for key in source.keys {
+            guard let entry = source[key] else { continue }
+            located[key] = value(entry, keyPath: keyPath + [key])
         }
         return located
     }
 
-    func value(
-        from value: TOMLValue, path: [TOMLLineScanner.Component], keyPath: [String], line: Int
-    ) -> LocatedValue {
+    private func value(_ entry: TOMLEntry, keyPath: [String]) -> LocatedValue {
         let kind: LocatedValue.Kind
-        switch value.type {
-        case .string: kind = .string(value.string ?? "")
-        case .int: kind = .integer(value.int ?? 0)
-        case .double: kind = .float(value.double ?? 0)
-        case .bool: kind = .bool(value.bool ?? false)
-        case .date, .time, .dateTime: kind = .date(value.debugDescription)
-        case .table:
-            kind = .table(table(from: value.table ?? TOMLTable(), path: path, keyPath: keyPath, line: line))
-        case .array:
-            var elements: [LocatedValue] = []
-            if let array = value.array {
-                for index in 0..<array.count {
-                    let elementPath = path + [.index(index)]
-                    let elementLine = scanner.lines[elementPath] ?? line
-                    elements.append(
-                        self.value(from: array[index].tomlValue, path: elementPath, keyPath: keyPath, line: elementLine)
-                    )
-                }
-            }
-            kind = .array(elements)
+        switch entry.value {
+        case .string(let text): kind = .string(text)
+        case .integer(let number): kind = .integer(number)
+        case .float(let number): kind = .float(number)
+        case .bool(let flag): kind = .bool(flag)
+        case .dateTime(let dateTime): kind = .date(dateTime.text)
+        case .array(let elements): kind = .array(elements.map { value($0, keyPath: keyPath) })
+        case .table(let index): kind = .table(table(index, keyPath: keyPath))
+        case .tableArray(let elements):
+            kind = .array(
+                elements.map { index in
+                    let element = table(index, keyPath: keyPath)
+                    return LocatedValue(value: .table(element), file: file, line: element.line, keyPath: keyPath)
+                })
         }
-        return LocatedValue(value: kind, file: file, line: line, keyPath: keyPath)
+        return LocatedValue(value: kind, file: file, line: entry.line, keyPath: keyPath)
     }
 }

@@ -95,7 +95,7 @@ import WardenPolicy
             ])
     }
 
-    /// A TOML syntax error is reported with the line TOMLKit gives.
+    /// A TOML syntax error is reported with its line and no key.
     @Test func syntaxErrorsCarryTheirLine() throws {
         let diagnostics = PolicyFixtures.diagnostics(
             parsing: try PolicyFixtures.text(ofBrokenPolicy: "syntax-error.toml"), file: "syntax-error.toml")

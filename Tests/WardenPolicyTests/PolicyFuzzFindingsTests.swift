@@ -3,7 +3,8 @@ import Testing
 import WardenPolicy
 
 /// Inputs that fuzzing the policy parser (scripts/fuzz.sh FuzzPolicy) found; each once aborted
-/// the process inside TOMLKit and is now refused with a located sentence.
+/// the process inside TOMLKit (toml++), the TOML library the policy reader used then, and is
+/// refused with a located sentence.
 @Suite struct PolicyFuzzFindingsTests {
     /// The error sentences for `text`, or nil when it parses.
     private func messages(_ text: String) -> [String]? {
@@ -17,7 +18,7 @@ import WardenPolicy
 
     /// A date whose "T" is not followed by the hour (the fuzzer's input, as found and minimized),
     /// or whose space is followed by a one-digit hour, is refused naming the line, instead of
-    /// failing one of toml++'s assertions and aborting.
+    /// failing one of toml++'s assertions and aborting as it once did.
     @Test func dateTimeWithoutTwoDigitHourIsRefused() throws {
         let found = "----=1979-05-27Td0:3expec\u{0}\u{0}\u{0}.0.499999-07:00-%i"
         let texts = [
@@ -33,7 +34,7 @@ import WardenPolicy
         }
     }
 
-    /// A value that toml++ takes for a date by its shape (ten characters, the fifth and eighth
+    /// A value that toml++ took for a date by its shape (ten characters, the fifth and eighth
     /// dashes) but whose day is damaged, followed by a space and a one-digit hour — the
     /// fuzzer's input, as found and minimized — is refused naming the line, instead of failing
     /// the assertion that the hour does not end the value.

@@ -69,8 +69,7 @@ import WardenPolicy
 
     /// Hundreds of randomly damaged copies of the shipped policies are each either accepted
     /// or refused with diagnostics whose lines lie inside the file and whose messages are
-    /// sentences; none traps (TOMLKit's parser asserts on some damaged text, which must
-    /// therefore never reach it).
+    /// sentences; none traps.
     @Test func damagedPoliciesAreRefusedWithLocatedSentences() throws {
         var generator = SplitMix(state: 42)
         var refused = 0
@@ -107,7 +106,7 @@ import WardenPolicy
         #expect(refused > 100)
     }
 
-    /// Headers and values that TOMLKit's parser would assert on are refused with a sentence.
+    /// Damaged headers and missing values are refused with a sentence naming the line.
     @Test(arguments: [
         ("[\nx]\n", 1, "expected a table header, such as [apps.mail], found the end of the line"),
         ("[]\n", 1, "a table header must hold a key, such as [apps.mail]"),

@@ -5,7 +5,7 @@ import WardenSimulator
 /// Inputs that fuzzing the scenario parser (scripts/fuzz.sh FuzzScenario) found.
 @Suite struct ScenarioFuzzFindingsTests {
     /// A scenario with a date whose "T" is not followed by the hour, which once aborted the
-    /// process inside TOMLKit, is refused naming the line.
+    /// process inside TOMLKit (the TOML library the reader used then), is refused naming the line.
     @Test func dateTimeWithoutHourAfterTIsRefused() throws {
         let text = """
             [scenario]
