@@ -23,7 +23,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Without the default traits: no full Foundation (and its ICU data), no swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),

@@ -143,3 +143,14 @@ int warden_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return ENOSYS;
 #endif
 }
+
+int warden_mlock_on_fault(void *address, size_t length) {
+#ifndef SYS_mlock2
+#define SYS_mlock2 325
+#endif
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 0x01
+#endif
+    if (syscall(SYS_mlock2, address, length, MLOCK_ONFAULT) == 0) return 0;
+    return errno;
+}

@@ -93,6 +93,40 @@ struct DaemonMemoryFiguresTests {
             ])
     }
 
+    /// The pages locked are the runs of mapped pages, joined across gaps no longer than the
+    /// limit, so that a mapping is cut in few pieces.
+    @Test func lockRunsJoinShortGaps() {
+        let present: [Bool] = [false, true, true, false, false, true, false, false, false, false, true, false]
+        #expect(DaemonMemory.lockRuns(present: present, gapPages: 2) == [1..<6, 10..<11])
+        #expect(DaemonMemory.lockRuns(present: present, gapPages: 0) == [1..<3, 5..<6, 10..<11])
+        #expect(DaemonMemory.lockRuns(present: present, gapPages: 4) == [1..<11])
+        #expect(DaemonMemory.lockRuns(present: [false, false], gapPages: 8).isEmpty)
+    }
+
+    /// Clean read-only file mappings are locked where mapped; writable, anonymous and relocated
+    /// mappings as they are touched; shared, kernel and unreadable mappings not at all.
+    @Test func lockableMappingsTellCodeFromData() {
+        func mapping(_ head: String, rss: Int, anonymous: Int = 0) -> String {
+            "\(head)\nRss: \(rss) kB\nAnonymous: \(anonymous) kB\nLocked: 0 kB\n"
+        }
+        let smaps = [
+            mapping("00400000-00500000 r-xp 00000000 08:01 1234   /usr/bin/appwarden", rss: 0),
+            mapping("00500000-00600000 r--p 00100000 08:01 1234   /usr/bin/appwarden", rss: 8, anonymous: 8),
+            mapping("00600000-00610000 rw-p 00200000 08:01 1234   /usr/bin/appwarden", rss: 4, anonymous: 4),
+            mapping("00610000-00620000 ---p 00000000 00:00 0", rss: 0),
+            mapping("00620000-00630000 rw-p 00000000 00:00 0      [heap]", rss: 4, anonymous: 4),
+            mapping("7f0000000000-7f0000010000 rw-s 00000000 08:01 55 /var/lib/appwarden/appwarden.sqlite-shm", rss: 4),
+            mapping("7ffc00000000-7ffc00001000 r-xp 00000000 00:00 0      [vdso]", rss: 4),
+        ].joined()
+        #expect(
+            DaemonMemory.lockableMappings(smaps: smaps) == [
+                .init(range: .init(start: 0x40_0000, end: 0x50_0000), writable: false),
+                .init(range: .init(start: 0x50_0000, end: 0x60_0000), writable: true),
+                .init(range: .init(start: 0x60_0000, end: 0x61_0000), writable: true),
+                .init(range: .init(start: 0x62_0000, end: 0x63_0000), writable: true),
+            ])
+    }
+
     /// In a real process (this one): letting go of the start-up pages shrinks the file pages
     /// mapped, and the code runs on, its pages coming back as it runs.
     @Test func shedPagesComeBackAsTheCodeRuns() throws {

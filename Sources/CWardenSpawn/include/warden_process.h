@@ -71,6 +71,10 @@ unsigned int warden_dev_minor(dev_t device);
 /// has no such call.
 int warden_malloc_trim(void);
 
+/// Locks the pages of [address, address + length) that are resident and every page faulted in
+/// there later (mlock2 with MLOCK_ONFAULT, Linux 4.4+); returns 0, or an error number.
+int warden_mlock_on_fault(void *address, size_t length);
+
 /// Adds to `actions` the closing of every descriptor from `from` up (glibc's
 /// posix_spawn_file_actions_addclosefrom_np, 2.34 and later); returns 0, or an error number
 /// (ENOSYS where the C library has no such action).

@@ -7,9 +7,10 @@ import CWardenSpawn
 #endif
 
 /// The daemon's own memory, kept where the killer needs it, as earlyoom, nohang and lmkd keep
-/// theirs: locked in RAM (`mlockall`), so that measuring and killing never wait for the
-/// daemon's own code or data to be read back from slow flash at the worst moment, and small by
-/// giving free heap back (`malloc_trim`), never by unmapping code.
+/// theirs: locked in RAM (`mlock`), so that measuring and killing never wait for the
+/// daemon's own code or data to be read back from slow flash at the worst moment; and small by
+/// locking only what it runs (`lockTouchedPages`) and giving back free heap (`malloc_trim`)
+/// and the code it does not run.
 public enum DaemonMemory {
     /// The figures of `/proc/self/status` (and `/proc/self/smaps_rollup`) that say what the
     /// daemon holds, in bytes.
@@ -26,13 +27,148 @@ public enum DaemonMemory {
         public var file: Int
     }
 
-    /// Locks every page the daemon has and will have (`mlockall(MCL_CURRENT | MCL_FUTURE |
-    /// MCL_ONFAULT)`): pages are locked as they are first touched, so nothing that was never
-    /// used is pulled in. Needs `CAP_IPC_LOCK` or a large enough `RLIMIT_MEMLOCK`.
-    public static func lock() -> Result<Void, Errno> {
-        let onFault: Int32 = 4  // MCL_ONFAULT, Linux 4.4+
-        if mlockall(MCL_CURRENT | MCL_FUTURE | onFault) == 0 { return .success(()) }
-        return .failure(.current)
+    /// What `lockTouchedPages()` locked, and the ranges of code and read-only data it left
+    /// unlocked, which `shed(_:)` lets go of when the daemon is idle.
+    public struct LockedPages: Sendable, Equatable {
+        /// Bytes of code and read-only data locked: the pages touched so far.
+        public var fileBytes: Int
+        /// Writable and anonymous mappings locked as they are touched (heap, stacks, data).
+        public var writableMappings: Int
+        /// The unlocked parts of the clean, read-only file mappings.
+        public var unlocked: [MappingRange]
+    }
+
+    /// Locks what the daemon has run so far and its writable memory, and nothing else: in each
+    /// clean read-only file mapping (code and read-only data of the executable and its
+    /// libraries), the pages mapped now (`/proc/self/pagemap`), with gaps of up to
+    /// `gapPages` pages between them locked too, so that the mapping is cut in few pieces; every
+    /// writable or anonymous mapping (heap, stacks, data) as its pages are touched
+    /// (`mlock2(MLOCK_ONFAULT)`). Called after the boot and the rehearsed kill, it keeps in RAM
+    /// what measuring and killing run, and lets the kernel have back the code only start-up or
+    /// a rare request ran. Mappings made later (a new thread's stack, a new heap arena) are not
+    /// locked.
+    public static func lockTouchedPages(gapPages: Int = 8) -> Result<LockedPages, Errno> {
+        guard case .success(let smaps) = Syscalls.readText("/proc/self/smaps") else { return .failure(.current) }
+        let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        guard pagemap >= 0 else { return .failure(.current) }
+        defer { close(pagemap) }
+        let pageSize = UInt64(sysconf(Int32(_SC_PAGESIZE)))
+        var locked = LockedPages(fileBytes: 0, writableMappings: 0, unlocked: [])
+        var firstError: Errno?
+        for mapping in lockableMappings(smaps: smaps) {
+            let length = Int(mapping.range.end - mapping.range.start)
+            guard let start = UnsafeMutableRawPointer(bitPattern: UInt(mapping.range.start)) else { continue }
+            if mapping.writable {
+                let status = warden_mlock_on_fault(start, length)
+                if status == 0 {
+                    locked.writableMappings += 1
+                } else {
+                    firstError = firstError ?? Errno(rawValue: status)
+                }
+                continue
+            }
+            let present = presentPages(of: mapping.range, pagemap: pagemap, pageSize: pageSize)
+            let runs = lockRuns(present: present, gapPages: gapPages)
+            var cursor = mapping.range.start
+            for run in runs {
+                let runStart = mapping.range.start + UInt64(run.lowerBound) * pageSize
+                let runEnd = mapping.range.start + UInt64(run.upperBound) * pageSize
+                if runStart > cursor { locked.unlocked.append(MappingRange(start: cursor, end: runStart)) }
+                cursor = runEnd
+                if mlock(UnsafeRawPointer(bitPattern: UInt(runStart)), Int(runEnd - runStart)) == 0 {
+                    locked.fileBytes += Int(runEnd - runStart)
+                } else {
+                    firstError = firstError ?? .current
+                }
+            }
+            if cursor < mapping.range.end {
+                locked.unlocked.append(MappingRange(start: cursor, end: mapping.range.end))
+            }
+        }
+        if let firstError, locked.fileBytes == 0, locked.writableMappings == 0 { return .failure(firstError) }
+        return .success(locked)
+    }
+
+    /// Lets go of the pages mapped in `ranges` (`madvise(MADV_DONTNEED)`): the unlocked parts of
+    /// clean read-only file mappings, as `lockTouchedPages()` gives them. Their pages stay in
+    /// the page cache and come back on first use. Returns the resident bytes before and after.
+    public static func shed(_ ranges: [MappingRange]) -> (before: Int, after: Int)? {
+        guard let before = residentBytes() else { return nil }
+        for range in ranges {
+            guard let start = UnsafeMutableRawPointer(bitPattern: UInt(range.start)) else { continue }
+            _ = madvise(start, Int(range.end - range.start), Int32(MADV_DONTNEED))
+        }
+        return (before, residentBytes() ?? before)
+    }
+
+    /// A mapping `lockTouchedPages()` locks: a clean read-only file mapping (locked where it is
+    /// mapped), or a writable or anonymous one (locked as it is touched).
+    public struct LockableMapping: Sendable, Equatable {
+        public var range: MappingRange
+        public var writable: Bool
+    }
+
+    /// The mappings of a `/proc/PID/smaps` text that `lockTouchedPages()` locks: every readable
+    /// mapping but shared ones, device and kernel ones (`[vvar]`, `[vdso]`, `[vsyscall]`) and
+    /// files mapped by a library for itself (the journal's shared memory); the clean
+    /// read-only file mappings (`sheddableMappings`) among them marked as not writable.
+    public static func lockableMappings(smaps text: String) -> [LockableMapping] {
+        let clean = Set(sheddableMappings(smaps: text, includingUnmapped: true).map(\.start))
+        var result: [LockableMapping] = []
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let first = fields.first, first.last != ":", fields.count >= 5,
+                let dash = first.firstIndex(of: "-"), let start = UInt64(first[..<dash], radix: 16),
+                let end = UInt64(first[first.index(after: dash)...], radix: 16)
+            else { continue }
+            let permissions = fields[1]
+            let path = fields.count >= 6 ? fields[5] : ""
+            guard permissions.hasPrefix("r"), permissions.last == "p",
+                path.isEmpty || path.hasPrefix("/") || path == "[heap]" || path.hasPrefix("[stack")
+            else { continue }
+            let isClean = clean.contains(start)
+            if !isClean, path.hasPrefix("/"), permissions.dropFirst().first == "-" {
+                // A read-only file mapping with pages of its own (relocated data): locked whole
+                // as touched, like writable data.
+                result.append(LockableMapping(range: MappingRange(start: start, end: end), writable: true))
+                continue
+            }
+            result.append(LockableMapping(range: MappingRange(start: start, end: end), writable: !isClean))
+        }
+        return result
+    }
+
+    /// Which pages of `range` are mapped (present or swapped) in this process, from
+    /// `/proc/self/pagemap`.
+    private static func presentPages(of range: MappingRange, pagemap: Int32, pageSize: UInt64) -> [Bool] {
+        let count = Int((range.end - range.start) / pageSize)
+        var entries = [UInt64](repeating: 0, count: count)
+        let offset = off_t(range.start / pageSize * 8)
+        let read = entries.withUnsafeMutableBytes { pread(pagemap, $0.baseAddress, $0.count, offset) }
+        guard read == count * 8 else { return [] }
+        return entries.map { $0 & (3 << 62) != 0 }
+    }
+
+    /// The runs of page indexes to lock, given which pages are mapped: each run of mapped pages,
+    /// joined with the next when no more than `gapPages` unmapped pages lie between them.
+    public static func lockRuns(present: [Bool], gapPages: Int) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var index = 0
+        while index < present.count {
+            guard present[index] else {
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < present.count, present[end] { end += 1 }
+            if let last = runs.last, index - last.upperBound <= gapPages {
+                runs[runs.count - 1] = last.lowerBound..<end
+            } else {
+                runs.append(index..<end)
+            }
+            index = end
+        }
+        return runs
     }
 
     /// What `shedStartUpPages()` did: the file mappings it let go of, and the resident memory
@@ -45,14 +181,13 @@ public enum DaemonMemory {
 
     /// Lets go of the file pages start-up mapped (code and read-only data of the executable and
     /// its libraries, `madvise(MADV_DONTNEED)`: they stay in the page cache and come back on
-    /// first use) and asks the kernel to map only the page a later fault needs in those mappings
-    /// (`MADV_RANDOM`: no 64 KiB fault-around, no read-ahead), so that the lock that follows
-    /// keeps what the daemon runs from then on, not everything start-up touched.
+    /// first use), so that the lock that follows (`lockTouchedPages()`) keeps what the daemon
+    /// runs from then on, not everything start-up touched.
     ///
     /// Only mappings that are private, not writable and hold no page of their own
     /// (`Anonymous: 0` in `/proc/self/smaps`) are let go of: a relocated read-only page (RELRO)
     /// is the process's own copy, and dropping it would bring back the unrelocated file page.
-    /// Call it before `lock()`; nil where `/proc/self/smaps` cannot be read.
+    /// Call it before `lockTouchedPages()`; nil where `/proc/self/smaps` cannot be read.
     public static func shedStartUpPages() -> Shed? {
         guard let before = residentBytes(),
             case .success(let smaps) = Syscalls.readText("/proc/self/smaps")
@@ -61,7 +196,6 @@ public enum DaemonMemory {
         for mapping in sheddableMappings(smaps: smaps) {
             guard let start = UnsafeMutableRawPointer(bitPattern: UInt(mapping.start)) else { continue }
             let length = Int(mapping.end - mapping.start)
-            _ = madvise(start, length, Int32(MADV_RANDOM))
             if madvise(start, length, Int32(MADV_DONTNEED)) == 0 { count += 1 }
         }
         return Shed(mappings: count, residentBefore: before, residentAfter: residentBytes() ?? before)
@@ -76,11 +210,13 @@ public enum DaemonMemory {
     /// The mappings of a `/proc/PID/smaps` text that `shedStartUpPages()` lets go of: backed by
     /// a file, private, readable but not writable, with some page resident and none of the
     /// process's own (`Anonymous: 0`), and not locked already.
-    public static func sheddableMappings(smaps text: String) -> [MappingRange] {
+    public static func sheddableMappings(smaps text: String, includingUnmapped: Bool = false) -> [MappingRange] {
         var result: [MappingRange] = []
         var current: (range: MappingRange, eligible: Bool, resident: Bool, anonymous: Bool, locked: Bool)?
         func finish() {
-            if let current, current.eligible, current.resident, !current.anonymous, !current.locked {
+            if let current, current.eligible, current.resident || includingUnmapped, !current.anonymous,
+                !current.locked
+            {
                 result.append(current.range)
             }
         }

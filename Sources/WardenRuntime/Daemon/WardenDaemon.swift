@@ -299,11 +299,12 @@ public actor WardenDaemon: Service {
     /// Locks the daemon's pages in RAM once start-up is done (the peers' way); a refusal is said
     /// once in the log, and the daemon goes on unlocked.
     private func lockMemory() {
-        switch DaemonMemory.lock() {
-        case .success:
+        switch DaemonMemory.lockTouchedPages() {
+        case .success(let locked):
+            memoryWatch.unlockedCode = locked.unlocked
             let figures = DaemonMemory.figures()
             logger.info(
-                "Memory locked in RAM: \((figures?.locked ?? 0) >> 20) MiB resident and locked, \((figures?.anonymous ?? 0) >> 20) MiB anonymous."
+                "Memory locked in RAM: \((figures?.locked ?? 0) >> 20) MiB resident and locked (the code and data the boot and the rehearsed kill ran, \(locked.fileBytes >> 20) MiB, and the daemon's writable memory as it is touched), \((figures?.anonymous ?? 0) >> 20) MiB anonymous."
             )
         case .failure(let error):
             logger.warning(

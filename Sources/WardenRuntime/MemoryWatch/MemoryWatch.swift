@@ -1,3 +1,4 @@
+import WardenCgroup
 import WardenCore
 
 /// What the memory watch keeps between measurements: when it measures next, when the sweeps of
@@ -23,6 +24,9 @@ struct MemoryWatch {
     var lastEvent: Duration = .zero
     /// Whether the daemon's heap was trimmed since that event (`DaemonMemory.trimHeap`).
     var trimmed = false
+    /// The parts of the daemon's code and read-only data left unlocked at start
+    /// (`DaemonMemory.lockTouchedPages`), let go of with the trim.
+    var unlockedCode: [DaemonMemory.MappingRange] = []
     /// The v1 usage thresholds armed: the group and the usage marks.
     var thresholds: (group: String, marks: [UInt64])?
     /// The daemon's major page faults when the last measurement began (`DaemonMemory.majorFaults`):

@@ -206,11 +206,13 @@ extension WardenDaemon {
     /// back the memory it does not use.
     static let idleBeforeTrim = Duration.seconds(5)
 
-    /// Gives back free heap, once per quiet spell (`DaemonMemory.trimHeap`); the code stays
-    /// mapped (and locked, in `serve`), for the next kill.
+    /// Gives back free heap, once per quiet spell (`DaemonMemory.trimHeap`), and the code and
+    /// read-only data left unlocked at start, which the quiet spell's own work mapped again
+    /// (`DaemonMemory.shed`); what measuring and killing run stays locked (in `serve`).
     private func trimResidentMemory() {
         memoryWatch.trimmed = true
         guard let outcome = DaemonMemory.trimHeap() else { return }
-        logger.debug("Idle: resident memory \(outcome.before >> 20) MiB → \(outcome.after >> 20) MiB.")
+        let after = DaemonMemory.shed(memoryWatch.unlockedCode)?.after ?? outcome.after
+        logger.debug("Idle: resident memory \(outcome.before >> 20) MiB → \(after >> 20) MiB.")
     }
 }
