@@ -401,8 +401,9 @@ import WardenTesting
         for _ in 0..<2000 where bed.driver.heldRemovals == 0 { try await Task.sleep(for: .milliseconds(1)) }
         #expect(bed.driver.heldRemovals == 1)
         let reopen = Task { try await daemon.perform(.open(app: "big")) }
-        // Time for the process's end to be reported and for a second release to start.
-        try await Task.sleep(for: .milliseconds(100))
+        // The open and the process's end wait behind the kill; no second release has started.
+        for _ in 0..<2000 where daemon.pendingJobs < 3 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(daemon.pendingJobs == 3)
         #expect(bed.driver.heldRemovals == 1)
         bed.driver.releaseRemoval()
         _ = try await kill.value

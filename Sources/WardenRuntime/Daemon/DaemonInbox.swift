@@ -85,6 +85,9 @@ final class DaemonInbox: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// How many jobs are queued or being carried out.
+    var pendingJobs: Int { state.withLock { $0.pending } }
+
     /// Whether the inbox takes jobs.
     var isOpen: Bool { state.withLock { !$0.isClosed } }
 }

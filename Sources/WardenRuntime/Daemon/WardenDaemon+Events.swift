@@ -42,6 +42,12 @@ extension WardenDaemon {
         await inbox.whenIdle()
     }
 
+    /// How many jobs are queued or being carried out (for tests that must know a job is
+    /// waiting behind one that is held).
+    public nonisolated var pendingJobs: Int {
+        inbox.pendingJobs
+    }
+
     /// Wakes the daemon as its alarm would: the timers and the memory watch due by now run.
     /// A test that drives virtual time calls it at each deadline the alarm was set to.
     public nonisolated func wake() {
