@@ -19,7 +19,7 @@ public enum DaemonMemory {
         public var resident: Int
         /// Resident and locked in RAM: `Locked` of `smaps_rollup` (Linux 4.14+). Where the rollup
         /// is missing, `VmLck` of `status`, which counts every locked mapping whole, touched or
-        /// not (with `MCL_ONFAULT` that includes untouched heap arenas and the whole executable).
+        /// not (with `MLOCK_ONFAULT` that includes untouched heap arenas).
         public var locked: Int
         /// `RssAnon`: anonymous memory resident (heap, stacks): what the daemon costs the device.
         public var anonymous: Int

@@ -308,7 +308,7 @@ public actor WardenDaemon: Service {
             )
         case .failure(let error):
             logger.warning(
-                "Could not lock the daemon's memory in RAM (mlockall): \(error); it may be swapped or evicted.")
+                "Could not lock the daemon's memory in RAM (mlock): \(error); it may be swapped or evicted.")
         }
     }
 

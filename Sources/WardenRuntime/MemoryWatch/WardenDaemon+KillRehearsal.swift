@@ -12,7 +12,7 @@ import WardenCore
 
 /// A rehearsal of the kill for memory at start, before the daemon's memory is locked.
 ///
-/// The lock (`mlockall` with `MCL_ONFAULT`) keeps only pages that have been touched: code that
+/// The lock (`DaemonMemory.lockTouchedPages`) keeps the code that has run by then: code that
 /// first runs at the first real kill is read from flash then, while the device is short of
 /// memory and its page cache is being thrown out. earlyoom rehearses its kill at start for the
 /// same reason. The rehearsal kills nothing of the apps' and journals nothing.
