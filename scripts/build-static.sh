@@ -4,7 +4,7 @@
 # the C libraries (libc, libstdc++, libcgroup, SQLite) stay shared. Prints the folder holding them
 # on its last line.
 #
-#   bash scripts/build-static.sh                   # appwarden
+#   bash scripts/build-static.sh                   # appwarden (and appwarden-relay)
 #   bash scripts/build-static.sh appwarden ballast
 #
 # The build goes to .build-release (APPWARDEN_RELEASE_BUILD), apart from the debug build in .build:
@@ -28,6 +28,11 @@ flags=(
 )
 products=("$@")
 [ "${#products[@]}" -gt 0 ] || products=(appwarden)
+# The daemon runs each app's log relay from the program beside it (else in a fork of itself, which
+# shares its pages and so hides part of its memory in the figures that divide shared pages).
+if [[ " ${products[*]} " == *" appwarden "* && " ${products[*]} " != *" appwarden-relay "* ]]; then
+  products+=(appwarden-relay)
+fi
 for product in "${products[@]}"; do
   echo "== static release build of $product (in $scratch)" >&2
   nice -n 10 swift build "${flags[@]}" --product "$product" >&2

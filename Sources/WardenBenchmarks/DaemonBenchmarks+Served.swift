@@ -56,6 +56,16 @@ extension DaemonBenchmarks {
                     + "(build it with `swift build -c release --product appwarden`)")
             return
         }
+        // Without its relay program the daemon runs each app's log relay in a fork of itself; the
+        // forks share its pages, and the figures that divide shared pages (`Locked`) would hide
+        // a part of its memory that the package, which ships the program, does not share.
+        let relay = (appwarden as NSString).deletingLastPathComponent + "/appwarden-relay"
+        guard access(relay, X_OK) == 0 else {
+            print(
+                "served daemon skipped: no appwarden-relay beside \(appwarden) (the package ships one; build both "
+                    + "with `bash scripts/build-static.sh appwarden`)")
+            return
+        }
         var size = stat()
         if stat(appwarden, &size) == 0 {
             print("appwarden executable: \(format(Double(size.st_size) / 1_048_576, digits: 1)) MiB (\(appwarden))")
