@@ -4,7 +4,7 @@ extension PolicyValidator {
     /// The keys of `[cpu]` and `[apps.NAME.cpu]`.
     static let cpuKeys = [
         "foreground_weight", "background_weight", "background_idle", "background_max", "background_limit",
-        "background_limit_window",
+        "background_limit_window", "foreground_io_weight", "background_io_weight",
     ]
 
     /// `[cpu]` in `table` (the root, or an app's table under the key `cpu`), over `base`: the
@@ -13,6 +13,7 @@ extension PolicyValidator {
         var settings = base
         guard let cpu = section("cpu", in: table, example: "background_weight = 1") else { return settings }
         var weights: [LocatedValue] = []
+        var ioWeights: [LocatedValue] = []
         for (key, entry) in cpu.pairs {
             switch key {
             case "foreground_weight":
@@ -33,6 +34,16 @@ extension PolicyValidator {
             case "background_limit":
                 settings.backgroundLimitPercent = cpuShare(
                     entry, otherwise: settings.backgroundLimitPercent, example: "80%")
+            case "foreground_io_weight":
+                if let weight = cpuWeight(entry, example: "1000") {
+                    settings.foregroundIOWeight = weight
+                    ioWeights.append(entry)
+                }
+            case "background_io_weight":
+                if let weight = cpuWeight(entry, example: "10") {
+                    settings.backgroundIOWeight = weight
+                    ioWeights.append(entry)
+                }
             case "background_limit_window":
                 settings.backgroundLimitWindow =
                     positiveDuration(entry, example: .seconds(60)) ?? settings.backgroundLimitWindow
@@ -46,10 +57,16 @@ extension PolicyValidator {
                 "background_weight (\(settings.backgroundWeight)) must be at most foreground_weight (\(settings.foregroundWeight)): the foreground is served first."
             )
         }
+        if settings.backgroundIOWeight > settings.foregroundIOWeight, let value = ioWeights.last {
+            report(
+                value,
+                "background_io_weight (\(settings.backgroundIOWeight)) must be at most foreground_io_weight (\(settings.foregroundIOWeight)): the foreground is served first."
+            )
+        }
         return settings
     }
 
-    /// A CPU weight: a whole number from 1 to 10000, cgroup v2's range.
+    /// A CPU or I/O weight: a whole number from 1 to 10000, cgroup v2's range.
     private mutating func cpuWeight(_ value: LocatedValue, example: String) -> Int? {
         if let weight = value.integer, (1...CPUSettings.largestWeight).contains(weight) { return weight }
         report(

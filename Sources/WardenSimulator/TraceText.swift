@@ -200,7 +200,8 @@ public enum TraceText {
         case .setCPU(let app, let cpuClass, let control):
             let idle = control.idle ? ", idle" : ""
             let cap = control.maxPercent.map { ", at most \($0)% of a CPU" } ?? ""
-            return (app, "CPU class \(cpuClass) (weight \(control.weight)\(idle)\(cap))")
+            let io = control.ioWeight.map { ", I/O weight \($0)" } ?? ""
+            return (app, "CPU class \(cpuClass) (weight \(control.weight)\(idle)\(cap)\(io))")
         }
     }
 

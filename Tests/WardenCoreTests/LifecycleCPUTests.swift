@@ -26,7 +26,7 @@ import WardenSimulator
         var harness = Self.harness()
         let actions = try harness.send(.open(app: "player"), at: 0)
         let cpu = actions.firstIndex(
-            of: .setCPU(app: "player", cpuClass: .foreground, control: CPUControl(weight: 10_000)))
+            of: .setCPU(app: "player", cpuClass: .foreground, control: CPUControl(weight: 10_000, ioWeight: 1000)))
         let spawn = actions.firstIndex { if case .spawn = $0 { true } else { false } }
         #expect(cpu != nil && spawn != nil && cpu! < spawn!)
         #expect(Self.cpuClasses(actions, of: "player") == [.foreground])
@@ -40,7 +40,9 @@ import WardenSimulator
         let home = try harness.send(.home, at: 1)
         #expect(
             home.contains(
-                .setCPU(app: "player", cpuClass: .background, control: CPUControl(weight: 2, maxPercent: 50))))
+                .setCPU(
+                    app: "player", cpuClass: .background, control: CPUControl(weight: 2, maxPercent: 50, ioWeight: 10)))
+        )
         harness.advance(to: 10)
         #expect(harness.state("player") == .suspended)
         let open = try harness.send(.open(app: "player"), at: 20)
@@ -88,13 +90,13 @@ import WardenSimulator
         try harness.send(.open(app: "player"), at: 0)
         #expect(
             harness.core.outlook(of: "player", at: harness.now)?.first
-                == "It runs in the foreground CPU class (weight 10000).")
+                == "It runs in the foreground CPU class (weight 10000, I/O weight 1000).")
         try harness.send(.beginTask(app: "player", name: "encode"), at: 1)
         try harness.send(.open(app: "maps"), at: 1)
         harness.useCPU(95, "player")
         harness.advance(to: 61)
         let outlook = try #require(harness.core.outlook(of: "player", at: harness.now))
-        #expect(outlook.contains("It runs in the background CPU class (weight 1)."))
+        #expect(outlook.contains("It runs in the background CPU class (weight 1, I/O weight 10)."))
         #expect(
             outlook.contains(
                 "It used 95% of a CPU over its last 1m in background, against a budget of 80%, and was warned: another such window terminates it."
@@ -157,7 +159,28 @@ import WardenSimulator
         var policy = harness.core.policy
         policy.apps[0].cpu.backgroundWeight = 5
         let actions = try harness.send(.policyChanged(policy), at: 2)
-        #expect(actions.contains(.setCPU(app: "player", cpuClass: .background, control: CPUControl(weight: 5))))
+        #expect(
+            actions.contains(
+                .setCPU(app: "player", cpuClass: .background, control: CPUControl(weight: 5, ioWeight: 10))))
         #expect(!actions.contains { if case .setCPU("maps", _, _) = $0 { true } else { false } })
+    }
+
+    /// The I/O weights follow the same classes, and a reload that changes one hands the running
+    /// app its new control at once.
+    @Test func theIOWeightFollowsTheClass() throws {
+        var harness = Self.harness(CPUSettings(foregroundIOWeight: 800, backgroundIOWeight: 3))
+        let open = try harness.send(.open(app: "player"), at: 0)
+        #expect(
+            open.contains(
+                .setCPU(app: "player", cpuClass: .foreground, control: CPUControl(weight: 10_000, ioWeight: 800))))
+        try harness.send(.beginTask(app: "player", name: "encode"), at: 1)
+        let home = try harness.send(.home, at: 1)
+        #expect(
+            home.contains(.setCPU(app: "player", cpuClass: .background, control: CPUControl(weight: 1, ioWeight: 3))))
+        var policy = harness.core.policy
+        policy.apps[0].cpu.backgroundIOWeight = 7
+        let reload = try harness.send(.policyChanged(policy), at: 2)
+        #expect(
+            reload.contains(.setCPU(app: "player", cpuClass: .background, control: CPUControl(weight: 1, ioWeight: 7))))
     }
 }

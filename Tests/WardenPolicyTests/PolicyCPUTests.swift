@@ -10,7 +10,8 @@ struct PolicyCPUTests {
         let policy = try PolicyLoader.parse("[apps.mail]\ncommand = \"/usr/bin/mail\"\n", file: "cpu.toml")
         let expected = CPUSettings(
             foregroundWeight: 10_000, backgroundWeight: 1, backgroundIdle: false, backgroundMaxPercent: nil,
-            backgroundLimitPercent: 80, backgroundLimitWindow: .seconds(60))
+            backgroundLimitPercent: 80, backgroundLimitWindow: .seconds(60), foregroundIOWeight: 1000,
+            backgroundIOWeight: 10)
         #expect(policy.cpu == expected)
         #expect(policy.app(named: "mail")?.cpu == expected)
     }
@@ -53,5 +54,36 @@ struct PolicyCPUTests {
         #expect(
             diagnostics.last?.message
                 == "background_weight (20) must be at most foreground_weight (10): the foreground is served first.")
+    }
+
+    /// The I/O weights are read globally and per app, and refused out of range or when the
+    /// background would outweigh the foreground.
+    @Test func ioWeightsAreReadAndChecked() throws {
+        let good = """
+            [cpu]
+            background_io_weight = 2
+            [apps.mail]
+            command = "/usr/bin/mail"
+            cpu = { foreground_io_weight = 500 }
+            """
+        let policy = try PolicyLoader.parse(good, file: "cpu.toml")
+        #expect(policy.cpu.backgroundIOWeight == 2 && policy.cpu.foregroundIOWeight == 1000)
+        let mail = try #require(policy.app(named: "mail")?.cpu)
+        #expect(mail.foregroundIOWeight == 500 && mail.backgroundIOWeight == 2)
+        let bad = """
+            [cpu]
+            foreground_io_weight = 10001
+            [apps.mail]
+            command = "/usr/bin/mail"
+            cpu = { foreground_io_weight = 5, background_io_weight = 6 }
+            """
+        let diagnostics = PolicyFixtures.diagnostics(parsing: bad, file: "cpu.toml")
+        #expect(diagnostics.map(\.line) == [2, 5])
+        #expect(
+            diagnostics.first?.message
+                == "key \"cpu.foreground_io_weight\" must be a whole number from 1 to 10000, such as 1000.")
+        #expect(
+            diagnostics.last?.message
+                == "background_io_weight (6) must be at most foreground_io_weight (5): the foreground is served first.")
     }
 }

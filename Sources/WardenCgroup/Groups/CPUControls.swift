@@ -1,5 +1,5 @@
 /// What an app's group is given of the processors (rule 13): a weight against the other app
-/// groups, optionally an idle group, optionally a hard cap.
+/// groups, optionally an idle group, optionally a hard cap; and its I/O weight.
 public struct CPUControls: Sendable, Hashable {
     /// The weight, on cgroup v2's scale (1...10000, 100 by default).
     public var weight: Int
@@ -7,11 +7,14 @@ public struct CPUControls: Sendable, Hashable {
     public var idle: Bool
     /// The most the group may use, in percent of one CPU; nil for no cap.
     public var maxPercent: Int?
+    /// The I/O weight, on cgroup v2's scale (1...10000, 100 by default); nil leaves it as it is.
+    public var ioWeight: Int?
 
-    public init(weight: Int, idle: Bool = false, maxPercent: Int? = nil) {
+    public init(weight: Int, idle: Bool = false, maxPercent: Int? = nil, ioWeight: Int? = nil) {
         self.weight = weight
         self.idle = idle
         self.maxPercent = maxPercent
+        self.ioWeight = ioWeight
     }
 
     /// The period the cap is written with (`cpu.max`, `cpu.cfs_period_us`), in microseconds.

@@ -155,7 +155,8 @@ public struct HybridDriver: CgroupDriver {
     }
 
     /// Writes `cpu.shares` and the CFS quota in the v1 cpu hierarchy (v1 has no idle groups, so
-    /// `idle` is left out there), else the cgroup2 files. A group made before the v1 cpu
+    /// `idle` is left out there) and the I/O weight in cgroup2 where it offers the io controller,
+    /// else the cgroup2 files. A group made before the v1 cpu
     /// hierarchy was used (an app re-adopted from an older daemon) is made and joined first.
     public func setCPU(_ controls: CPUControls, of group: AppGroup) async throws(CgroupError) {
         guard cpuFromV1 else {
@@ -185,6 +186,9 @@ public struct HybridDriver: CgroupDriver {
                 }
             }
             try await libcgroup.setValues(values, controller: "cpu", in: v1Path(group.name))
+        }
+        if let weight = controls.ioWeight, let unified, group.unifiedPath != nil {
+            try unified.setIOWeight(weight, of: group)
         }
     }
 

@@ -60,7 +60,7 @@ public struct UnifiedDriver: CgroupDriver {
     }
 
     /// The controllers appwarden enables for its app groups where the hierarchy offers them.
-    static let wantedControllers = ["memory", "pids", "cpu"]
+    static let wantedControllers = ["memory", "pids", "cpu", "io"]
 
     public func prepare() async throws(CgroupError) {
         if placement == .systemdScope {
@@ -147,6 +147,12 @@ public struct UnifiedDriver: CgroupDriver {
 
     public func cpuUsage(of group: AppGroup) async throws(CgroupError) -> Duration? {
         try files.cpuUsage(of: try directory(of: group))
+    }
+
+    /// Writes the group's I/O weight where the hierarchy offers the io controller; else nothing.
+    func setIOWeight(_ weight: Int, of group: AppGroup) throws(CgroupError) {
+        guard layout.unifiedControllers.contains("io") else { return }
+        try files.setIOWeight(weight, in: try directory(of: group))
     }
 
     public func freeze(_ group: AppGroup) async throws(CgroupError) {

@@ -153,12 +153,12 @@ struct UnifiedHierarchy: Sendable {
         try pressure("memory.pressure", of: directory)
     }
 
-    /// How long the group's tasks waited on memory or for a CPU, in total: the `some` totals of
-    /// `memory.pressure` and `cpu.pressure`; nil when the kernel has no PSI for the group.
-    /// Writes `cpu.weight`, `cpu.max` and, where it matters, `cpu.idle` of the group in `directory`.
+    /// Writes `cpu.weight`, `cpu.max`, the I/O weight (`setIOWeight`) and, where it matters,
+    /// `cpu.idle` of the group in `directory`.
     func setCPU(_ controls: CPUControls, in directory: String) throws(CgroupError) {
         try write(String(controls.v2Weight), to: directory + "/cpu.weight", "set the CPU weight in")
         try write(controls.v2Max, to: directory + "/cpu.max", "set the CPU cap in")
+        if let weight = controls.ioWeight { try setIOWeight(weight, in: directory) }
         let idlePath = directory + "/cpu.idle"
         switch Syscalls.writeText(controls.idle ? "1" : "0", to: idlePath) {
         case .success: return
@@ -185,6 +185,23 @@ struct UnifiedHierarchy: Sendable {
         }
     }
 
+    /// Writes the group's I/O weight to each file the kernel has for it: `io.weight` (the io
+    /// controller's, 1...10000, honoured where a drive has `io.cost` on) and `io.bfq.weight` (BFQ's,
+    /// 1...1000, honoured on a drive whose scheduler is BFQ). A file the kernel lacks is skipped.
+    func setIOWeight(_ weight: Int, in directory: String) throws(CgroupError) {
+        let files = [("io.weight", min(10_000, max(1, weight))), ("io.bfq.weight", min(1000, max(1, weight)))]
+        for (file, value) in files {
+            let path = directory + "/" + file
+            switch Syscalls.writeText(String(value), to: path) {
+            case .success: continue
+            case .failure(let error) where error.meansVanished: continue
+            case .failure(let error): throw .from(error, "set the I/O weight in", path: path)
+            }
+        }
+    }
+
+    /// How long the group's tasks waited on memory or for a CPU, in total: the `some` totals of
+    /// `memory.pressure` and `cpu.pressure`; nil when the kernel has no PSI for the group.
     func stall(of directory: String) throws(CgroupError) -> Duration? {
         guard let memory = try pressure("memory.pressure", of: directory) else { return nil }
         let cpu = try pressure("cpu.pressure", of: directory)

@@ -4,7 +4,8 @@
 /// 10,000 times a background app's, so a busy foreground app keeps more than 90 % of a core beside
 /// up to a thousand busy background apps, and background apps get every cycle it leaves (no cap).
 /// The budget is iOS's: a background app that keeps above 80 % of one CPU over 60 s is warned, and
-/// terminated (`cpuLimit`) if it goes on for another window.
+/// terminated (`cpuLimit`) if it goes on for another window. The I/O weights follow the same
+/// classes where the kernel honours them (a drive under BFQ or `io.cost`): 1,000 against 10.
 public struct CPUSettings: Sendable, Equatable {
     /// The weight of foreground apps (`foreground_weight`, 10000; 1...10000).
     public var foregroundWeight: Int
@@ -18,6 +19,10 @@ public struct CPUSettings: Sendable, Equatable {
     public var backgroundLimitPercent: Int?
     /// The window the budget is measured over (`background_limit_window`, 60 s).
     public var backgroundLimitWindow: Duration
+    /// The I/O weight of foreground apps (`foreground_io_weight`, 1000; 1...10000).
+    public var foregroundIOWeight: Int
+    /// The I/O weight of background apps (`background_io_weight`, 10; 1...10000).
+    public var backgroundIOWeight: Int
 
     /// The most weight, as cgroup v2's `cpu.weight` allows.
     public static let largestWeight = 10_000
@@ -28,7 +33,9 @@ public struct CPUSettings: Sendable, Equatable {
         backgroundIdle: Bool = false,
         backgroundMaxPercent: Int? = nil,
         backgroundLimitPercent: Int? = 80,
-        backgroundLimitWindow: Duration = .seconds(60)
+        backgroundLimitWindow: Duration = .seconds(60),
+        foregroundIOWeight: Int = 1000,
+        backgroundIOWeight: Int = 10
     ) {
         self.foregroundWeight = foregroundWeight
         self.backgroundWeight = backgroundWeight
@@ -36,14 +43,18 @@ public struct CPUSettings: Sendable, Equatable {
         self.backgroundMaxPercent = backgroundMaxPercent
         self.backgroundLimitPercent = backgroundLimitPercent
         self.backgroundLimitWindow = backgroundLimitWindow
+        self.foregroundIOWeight = foregroundIOWeight
+        self.backgroundIOWeight = backgroundIOWeight
     }
 
     /// What the group of an app in `cpuClass` is given.
     public func control(for cpuClass: CPUClass) -> CPUControl {
         switch cpuClass {
-        case .foreground: CPUControl(weight: foregroundWeight)
+        case .foreground: CPUControl(weight: foregroundWeight, ioWeight: foregroundIOWeight)
         case .background:
-            CPUControl(weight: backgroundWeight, idle: backgroundIdle, maxPercent: backgroundMaxPercent)
+            CPUControl(
+                weight: backgroundWeight, idle: backgroundIdle, maxPercent: backgroundMaxPercent,
+                ioWeight: backgroundIOWeight)
         }
     }
 }

@@ -30,7 +30,8 @@ extension Lifecycle {
         let settings = cpuSettings(of: index)
         let control = settings.control(for: cpuClass)
         let cap = control.maxPercent.map { ", capped at \($0)% of a CPU" } ?? ""
-        var sentences = ["It runs in the \(cpuClass) CPU class (weight \(control.weight)\(cap))."]
+        let io = control.ioWeight.map { ", I/O weight \($0)" } ?? ""
+        var sentences = ["It runs in the \(cpuClass) CPU class (weight \(control.weight)\(cap)\(io))."]
         guard cpuClass == .background, let limit = settings.backgroundLimitPercent else { return sentences }
         let window = DurationFormat.string(settings.backgroundLimitWindow)
         if let percent = record.cpuPercent {

@@ -491,7 +491,9 @@ extension WardenDaemon {
         guard let control = processes.cpu[app], driver.cpuController != .unavailable else { return }
         do {
             try await driver.setCPU(
-                CPUControls(weight: control.weight, idle: control.idle, maxPercent: control.maxPercent), of: group)
+                CPUControls(
+                    weight: control.weight, idle: control.idle, maxPercent: control.maxPercent,
+                    ioWeight: control.ioWeight), of: group)
         } catch {
             warnOnce(app, cause: "cpu controls", "Could not set the CPU controls of app \"\(app)\": \(error)")
         }

@@ -36,6 +36,13 @@ extension WardenDaemon {
                 + "\(layout.freezeSource.rawValue), \(cpu)); apps' groups under "
                 + "\(places.isEmpty ? "no hierarchy" : places.joined(separator: ", "))\(options.dryRun ? " (dry run)" : "")."
             logger.info("\(line)")
+            if layout.unifiedControllers.contains("io") {
+                logger.info("\(IOWeightReach.read(unifiedMount: layout.unifiedMountPoint).sentence)")
+            } else {
+                logger.info(
+                    "No I/O classes: the cgroup2 mount has no io controller, so every app shares the drives alike whatever its state."
+                )
+            }
         } else {
             logger.info("No cgroups: apps are neither frozen nor killed (dry run).")
         }
