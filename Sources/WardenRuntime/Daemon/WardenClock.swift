@@ -2,6 +2,7 @@ import FoundationEssentials
 import Synchronization
 import WardenCgroup
 import WardenCore
+import WardenPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -51,7 +52,14 @@ public struct WardenClock: Sendable {
         let origin = clock.now
         let elapsedNow: @Sendable () -> Duration = { origin.duration(to: clock.now) }
         self.elapsedNow = elapsedNow
-        self.sleeper = { elapsed in try await clock.sleep(until: origin.advanced(by: elapsed), tolerance: nil) }
+        if let origin = origin as? ContinuousClock.Instant {
+            // The daemon's own clock: its long sleeps (the alarm, the journal's pruning, the
+            // watchdog) on a thread parked until each ends, not on libdispatch's timers, which
+            // wake once a second while one is pending.
+            self.sleeper = { elapsed in try await TimerThread.shared.sleep(until: origin.advanced(by: elapsed)) }
+        } else {
+            self.sleeper = { elapsed in try await clock.sleep(until: origin.advanced(by: elapsed), tolerance: nil) }
+        }
         self.wallNow = wallNow ?? Self.wallMillisNow
         self.bootNow = bootNow
     }
