@@ -3,7 +3,8 @@ import WardenCore
 extension PolicyValidator {
     /// The keys of `[cpu]` and `[apps.NAME.cpu]`.
     static let cpuKeys = [
-        "foreground_weight", "background_weight", "background_idle", "background_max", "background_limit",
+        "foreground_weight", "background_weight", "activity_weight", "background_idle", "background_max",
+        "background_limit",
         "background_limit_window",
     ]
 
@@ -13,6 +14,7 @@ extension PolicyValidator {
         var settings = base
         guard let cpu = section("cpu", in: table, example: "background_weight = 1") else { return settings }
         var weights: [LocatedValue] = []
+        var activityWeight: LocatedValue?
         for (key, entry) in cpu.pairs {
             switch key {
             case "foreground_weight":
@@ -24,6 +26,11 @@ extension PolicyValidator {
                 if let weight = cpuWeight(entry, example: "1") {
                     settings.backgroundWeight = weight
                     weights.append(entry)
+                }
+            case "activity_weight":
+                if let weight = cpuWeight(entry, example: "100") {
+                    settings.activityWeight = weight
+                    activityWeight = entry
                 }
             case "background_idle":
                 settings.backgroundIdle = bool(entry) ?? settings.backgroundIdle
@@ -44,6 +51,17 @@ extension PolicyValidator {
             report(
                 value,
                 "background_weight (\(settings.backgroundWeight)) must be at most foreground_weight (\(settings.foregroundWeight)): the foreground is served first."
+            )
+        }
+        if settings.activityWeight > settings.foregroundWeight {
+            // An activity weight this table does not set yields to a lower foreground weight.
+            guard let value = activityWeight else {
+                settings.activityWeight = settings.foregroundWeight
+                return settings
+            }
+            report(
+                value,
+                "activity_weight (\(settings.activityWeight)) must be at most foreground_weight (\(settings.foregroundWeight)): the foreground is served first."
             )
         }
         return settings

@@ -10,6 +10,9 @@ public struct CPUSettings: Sendable, Equatable {
     public var foregroundWeight: Int
     /// The weight of background apps (`background_weight`, 1; 1...10000).
     public var backgroundWeight: Int
+    /// The weight of background apps holding an activity (`activity_weight`, 100; 1...10000).
+    /// Neither `background_idle` nor `background_max` applies to them.
+    public var activityWeight: Int
     /// Whether background apps run only on idle cycles (`background_idle`, false; cgroup v2 `cpu.idle`).
     public var backgroundIdle: Bool
     /// A hard cap on each background app, in percent of one CPU (`background_max`, none).
@@ -25,6 +28,7 @@ public struct CPUSettings: Sendable, Equatable {
     public init(
         foregroundWeight: Int = 10_000,
         backgroundWeight: Int = 1,
+        activityWeight: Int = 100,
         backgroundIdle: Bool = false,
         backgroundMaxPercent: Int? = nil,
         backgroundLimitPercent: Int? = 80,
@@ -32,6 +36,7 @@ public struct CPUSettings: Sendable, Equatable {
     ) {
         self.foregroundWeight = foregroundWeight
         self.backgroundWeight = backgroundWeight
+        self.activityWeight = activityWeight
         self.backgroundIdle = backgroundIdle
         self.backgroundMaxPercent = backgroundMaxPercent
         self.backgroundLimitPercent = backgroundLimitPercent
@@ -44,6 +49,7 @@ public struct CPUSettings: Sendable, Equatable {
         case .foreground: CPUControl(weight: foregroundWeight)
         case .background:
             CPUControl(weight: backgroundWeight, idle: backgroundIdle, maxPercent: backgroundMaxPercent)
+        case .activity: CPUControl(weight: activityWeight)
         }
     }
 }
