@@ -108,6 +108,23 @@ public final class WardenApplication: Sendable {
         _ = try await connection.call(ControlAPI.endTask, [app], body: ControlRequests.EndTask(id: identifier.rawValue))
     }
 
+    /// Begins continuous background work under one of the app's continuous background modes
+    /// (`audio`, `location`, `long-work`): until it ends, the app keeps running in background
+    /// with no task budget and is not suspended.
+    public func beginActivity(_ mode: String) async throws -> ActivityIdentifier {
+        let (connection, app) = try configured()
+        let begun = try await connection.call(
+            ControlAPI.beginActivity, [app], body: ControlRequests.BeginActivity(mode: mode))
+        return ActivityIdentifier(rawValue: begun.id)
+    }
+
+    /// Ends continuous background work begun with `beginActivity(_:)`.
+    public func endActivity(_ identifier: ActivityIdentifier) async throws {
+        let (connection, app) = try configured()
+        _ = try await connection.call(
+            ControlAPI.endActivity, [app], body: ControlRequests.EndActivity(id: identifier.rawValue))
+    }
+
     /// Seconds of background-task budget left; `.greatestFiniteMagnitude` in the foreground,
     /// where no budget runs (as UIKit's `backgroundTimeRemaining`).
     public var backgroundTimeRemaining: TimeInterval {
