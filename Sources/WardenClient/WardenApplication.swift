@@ -44,6 +44,7 @@ public final class WardenApplication: Sendable {
         var push: (@Sendable (String, @escaping @Sendable (CompletionResult) -> Void) -> Void)?
         var memoryWarning: (@Sendable () -> Void)?
         var cpuWarning: (@Sendable (_ percent: Int, _ limitPercent: Int) -> Void)?
+        var activitiesEnded: (@Sendable (_ activities: [ActivityIdentifier]) -> Void)?
         var saveState: (@Sendable () -> Void)?
         var expiration: [Int: @Sendable () -> Void] = [:]
         var observers: [any AppStatusObserver & Sendable] = []
@@ -199,6 +200,12 @@ public final class WardenApplication: Sendable {
             Void
     ) {
         handlers.withLock { $0.push = handler }
+    }
+
+    /// Sets the handler called when the system ends the app's activities: they ran unattended
+    /// for the policy's `activity_limit`, and the app is in background without one.
+    public func onActivitiesEnded(_ handler: @escaping @Sendable (_ activities: [ActivityIdentifier]) -> Void) {
+        handlers.withLock { $0.activitiesEnded = handler }
     }
 
     /// Sets the handler of memory warnings.

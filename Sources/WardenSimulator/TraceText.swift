@@ -159,6 +159,9 @@ public enum TraceText {
                 return (
                     app, "← CPU warning (\(percent)% of a CPU over \(DurationFormat.string(window)), limit \(limit)%)"
                 )
+            case .activitiesEnded(let ids, let after):
+                let list = ids.map(String.init).joined(separator: ", ")
+                return (app, "← activity \(list) ended (unattended for \(DurationFormat.string(after)))")
             case .saveState: return (app, "← save your state")
             }
         case .publishStatus(let app, let status): return (app, "status \(status)")

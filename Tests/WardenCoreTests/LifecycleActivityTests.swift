@@ -165,4 +165,30 @@ import WardenCore
         let begun = try harness.send(.beginActivity(app: "nav", mode: "location"), at: 4)
         #expect(begun.contains(.reply(.activityBegun(id: 1))))
     }
+
+    /// `activity_limit` ends the activities of an app left unattended in background that long:
+    /// a return to the foreground counts anew; the app is told, cannot begin another until it is
+    /// opened, and is suspended after the grace.
+    @Test func activityLimitEndsAnUnattendedActivity() throws {
+        var settings = TimingSettings()
+        settings.background.activityLimit = .seconds(3600)
+        let apps = [AppPolicy(name: "music", backgroundModes: [.audio], settings: settings)]
+        var harness = Harness(Policy(settings: settings, apps: apps))
+        try harness.send(.open(app: "music"), at: 0)
+        try harness.send(.beginActivity(app: "music", mode: "audio"), at: 0)
+        try harness.send(.home, at: 10)
+        #expect(harness.deadline("music", .activityLimit) == seconds(3610))
+        try harness.send(.open(app: "music"), at: 1000)
+        #expect(harness.deadline("music", .activityLimit) == nil)
+        try harness.send(.home, at: 2000)
+        harness.advance(to: 5599)
+        #expect(harness.core.snapshot(of: "music", at: seconds(5599))?.activities.count == 1)
+        harness.advance(to: 5600)
+        #expect(harness.messages(to: "music").contains(.activitiesEnded(activityIDs: [1], after: .seconds(3600))))
+        #expect(harness.core.snapshot(of: "music", at: seconds(5600))?.activities == [])
+        #expect(throws: LifecycleError.self) { try harness.send(.beginActivity(app: "music", mode: "audio"), at: 5601) }
+        harness.advance(to: 5605)
+        #expect(harness.state("music") == .suspended)
+        #expect(harness.terminations.isEmpty)
+    }
 }

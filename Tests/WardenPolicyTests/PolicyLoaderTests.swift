@@ -95,6 +95,7 @@ import WardenCore
         let text = """
             [background]
             max_activities = 2
+            activity_limit = "1h"
             [cpu]
             activity_weight = 200
             [apps.music]
@@ -106,19 +107,25 @@ import WardenCore
             command = "/bin/true"
             [apps.mail.background]
             max_activities = "none"
+            activity_limit = "none"
             """
         let policy = try PolicyLoader.parse(text, file: "activities.toml")
         #expect(policy.app(named: "music")?.backgroundModes == [.audio, .location, .longWork])
         #expect(policy.settings.background.maxActivities == 2)
         #expect(policy.app(named: "music")?.settings.background.maxActivities == 3)
         #expect(policy.app(named: "mail")?.settings.background.maxActivities == nil)
+        #expect(policy.settings.background.activityLimit == .seconds(3600))
+        #expect(policy.app(named: "music")?.settings.background.activityLimit == .seconds(3600))
+        #expect(policy.app(named: "mail")?.settings.background.activityLimit == nil)
         #expect(policy.cpu.activityWeight == 200)
         let refused = PolicyFixtures.diagnostics(
-            parsing: "[background]\nmax_activities = 0\n[cpu]\nactivity_weight = 10001\n", file: "bad.toml")
+            parsing: "[background]\nmax_activities = 0\nactivity_limit = \"soon\"\n[cpu]\nactivity_weight = 10001\n",
+            file: "bad.toml")
         #expect(
             refused.map(\.description) == [
                 #"Policy "bad.toml", line 2: key "background.max_activities" must be an integer of at least 1, such as 2, or "none"."#,
-                #"Policy "bad.toml", line 4: key "cpu.activity_weight" must be a whole number from 1 to 10000, such as 100."#,
+                #"Policy "bad.toml", line 3: key "background.activity_limit" must be a duration such as "1h", or "none"."#,
+                #"Policy "bad.toml", line 5: key "cpu.activity_weight" must be a whole number from 1 to 10000, such as 100."#,
             ])
     }
 

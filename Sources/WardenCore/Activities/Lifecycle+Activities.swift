@@ -7,7 +7,8 @@
 /// (as Android allows a foreground service to start only from a visible app, and iOS keeps
 /// playing only the audio that was playing when the app left the screen): a suspended app, or
 /// one that a fetch or push woke, cannot begin one. It ends when the app ends it, when the app
-/// stops running (exit, crash, any termination) and when the person force-quits the app.
+/// stops running (exit, crash, any termination), when the person force-quits the app, and when
+/// it has run unattended for the policy's `activity_limit`.
 extension Lifecycle {
     /// `begin-activity MODE`: refused without the mode in `background_modes`, in background
     /// without an activity held, and while `max_activities` other apps hold one.
@@ -74,9 +75,29 @@ extension Lifecycle {
         activitiesEndedInBackground(index, at: now, &out)
     }
 
+    /// The app's activities ran unattended — in background, the person not opening the app — for
+    /// the policy's `activity_limit`: they are ended, the app is told, and it is in background
+    /// without an activity, which it cannot begin again until the person opens it.
+    mutating func activityLimitFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard records[index].state == .background, records[index].terminating == nil, records[index].holdsActivity,
+            let limit = records[index].settings.background.activityLimit
+        else { return }
+        let ended = records[index].activities
+        records[index].activities = []
+        let names = ended.map { "\($0.id) (\($0.mode.rawValue))" }.joined(separator: ", ")
+        decide(
+            index,
+            "Ended \(ended.count == 1 ? "activity" : "activities") \(names): unattended in background for \(DurationFormat.string(limit)), the policy's activity_limit.",
+            at: now, &out)
+        out.append(
+            .deliver(app: records[index].name, message: .activitiesEnded(activityIDs: ended.map(\.id), after: limit)))
+        activitiesEndedInBackground(index, at: now, &out)
+    }
+
     /// The app holds no more activity in background: the background class, its band, a fresh
     /// task budget and whatever keeps it awake next, or the grace.
     mutating func activitiesEndedInBackground(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        cancel(index, .activityLimit, &out)
         setCPUClass(index, .background, &out)
         updateScore(index, force: false, &out)
         startBudget(index, at: now)

@@ -148,6 +148,7 @@ extension Lifecycle {
         cancel(index, .backgroundGrace, &out)
         cancel(index, .taskExpirationWarning, &out)
         cancel(index, .taskBudget, &out)
+        cancel(index, .activityLimit, &out)
         records[index].budgetSession = false
         records[index].foregroundSince = now
         records[index].lastUsed = now
@@ -217,6 +218,9 @@ extension Lifecycle {
             cancel(index, .backgroundGrace, &out)
             cancel(index, .taskExpirationWarning, &out)
             cancel(index, .taskBudget, &out)
+            if let limit = records[index].settings.background.activityLimit, !isArmed(index, .activityLimit) {
+                arm(index, .activityLimit, at: now + limit, &out)
+            }
         } else if !records[index].tasks.isEmpty {
             cancel(index, .backgroundGrace, &out)
             armBudgetTimers(index, at: now, &out)

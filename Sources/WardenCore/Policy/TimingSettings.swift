@@ -38,7 +38,7 @@ public struct TimingSettings: Sendable, Equatable {
     }
 }
 
-/// `[background]`: rules 1–3 and the cap of rule 14.
+/// `[background]`: rules 1–3 and the caps of rule 14.
 public struct BackgroundSettings: Sendable, Equatable {
     /// Time in background with nothing keeping the app awake before it is suspended (`grace`, 5 s).
     public var grace: Duration
@@ -52,16 +52,20 @@ public struct BackgroundSettings: Sendable, Equatable {
     /// The most apps that may hold a continuous activity at once (`max_activities`, no cap;
     /// rule 14): an app may begin one only while fewer other apps hold one.
     public var maxActivities: Int?
+    /// How long an activity may run unattended: in background without the person opening the
+    /// app (`activity_limit`, no limit; rule 14). Then it is ended.
+    public var activityLimit: Duration?
 
     public init(
         grace: Duration = .seconds(5), taskBudget: Duration = .seconds(600), expirationWarning: Duration = .seconds(5),
-        wakeAfterSystemTermination: Bool = false, maxActivities: Int? = nil
+        wakeAfterSystemTermination: Bool = false, maxActivities: Int? = nil, activityLimit: Duration? = nil
     ) {
         self.grace = grace
         self.taskBudget = taskBudget
         self.expirationWarning = expirationWarning
         self.wakeAfterSystemTermination = wakeAfterSystemTermination
         self.maxActivities = maxActivities
+        self.activityLimit = activityLimit
     }
 }
 

@@ -18,6 +18,11 @@ extension Lifecycle {
                 : ": in background it will run with no task budget and not be suspended until it ends"
             sentences.append("It holds activity \(activity.id) (\(activity.mode.rawValue))\(keeps).")
         }
+        if let end = record.timers[.activityLimit], let limit = record.settings.background.activityLimit {
+            sentences.append(
+                "Its activities end in \(DurationFormat.roundedUp(max(end - now, .zero))) unless the person opens it (activity_limit = \(DurationFormat.string(limit)) unattended)."
+            )
+        }
         for task in record.tasks {
             let left = record.budgetLeft(at: now).map { "\(DurationFormat.roundedUp($0)) of budget left" }
             sentences.append(
