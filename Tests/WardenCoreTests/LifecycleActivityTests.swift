@@ -32,6 +32,14 @@ import WardenCore
         try harness.send(.beginTask(app: "music", name: "download"), at: 1)
         try harness.send(.open(app: "mail"), at: 2)
         try harness.send(.home, at: 3)
+        #expect(
+            harness.journal.contains {
+                $0.app == "music"
+                    && $0.kind
+                        == .decision(
+                            "Keeps running in background: it holds activity 1 (audio), so no grace or task budget runs and it is not suspended."
+                        )
+            })
         #expect(harness.deadline("music", .backgroundGrace) == nil)
         #expect(harness.deadline("music", .taskBudget) == nil)
         #expect(try harness.send(.timeRemaining(app: "music"), at: 4) == [.reply(.timeRemaining(nil))])

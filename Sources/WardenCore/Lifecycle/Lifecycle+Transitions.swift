@@ -200,6 +200,13 @@ extension Lifecycle {
         // The background limit applies from now on; an app already above it is terminated.
         updateGroupLimits(index, at: now, &out)
         settleBackground(index, at: now, &out)
+        if records[index].holdsActivity && records[index].state == .background {
+            let held = records[index].activities.map { "\($0.id) (\($0.mode.rawValue))" }.joined(separator: ", ")
+            decide(
+                index,
+                "Keeps running in background: it holds activity \(held), so no grace or task budget runs and it is not suspended.",
+                at: now, &out)
+        }
     }
 
     /// Starts a fresh background session's task budget; paused while the screen is locked.
