@@ -199,4 +199,19 @@ import WardenCore
         #expect(harness.state("music") == .suspended)
         #expect(harness.terminations.isEmpty)
     }
+
+    /// A reload that takes the mode away ends the activity begun under it: the app is then
+    /// suspended after the grace.
+    @Test func aReloadWithoutTheModeEndsTheActivity() throws {
+        var harness = Harness(Self.policy())
+        try harness.send(.open(app: "music"), at: 0)
+        try harness.send(.beginActivity(app: "music", mode: "audio"), at: 0)
+        try harness.send(.home, at: 1)
+        var reloaded = Self.policy()
+        reloaded.apps[0].backgroundModes = []
+        try harness.send(.policyChanged(reloaded), at: 100)
+        #expect(harness.core.snapshot(of: "music", at: seconds(100))?.activities == [])
+        harness.advance(to: 105)
+        #expect(harness.state("music") == .suspended)
+    }
 }

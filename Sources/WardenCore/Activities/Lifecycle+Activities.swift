@@ -94,6 +94,23 @@ extension Lifecycle {
         activitiesEndedInBackground(index, at: now, &out)
     }
 
+    /// A reloaded policy no longer declares the mode of some of the app's activities: they end,
+    /// as if the app had ended them.
+    mutating func endUndeclaredActivities(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
+        guard records[index].holdsActivity, records[index].terminating == nil else { return }
+        let modes = records[index].continuousModes
+        let undeclared = records[index].activities.filter { !modes.contains($0.mode) }
+        guard !undeclared.isEmpty else { return }
+        records[index].activities.removeAll { !modes.contains($0.mode) }
+        let names = undeclared.map { "\($0.id) (\($0.mode.rawValue))" }.joined(separator: ", ")
+        decide(
+            index, "Ended activity \(names): the reloaded policy no longer declares its background mode.", at: now,
+            &out)
+        if !records[index].holdsActivity && records[index].state == .background {
+            activitiesEndedInBackground(index, at: now, &out)
+        }
+    }
+
     /// The app holds no more activity in background: the background class, its band, a fresh
     /// task budget and whatever keeps it awake next, or the grace.
     mutating func activitiesEndedInBackground(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
