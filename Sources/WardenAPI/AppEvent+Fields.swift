@@ -158,6 +158,7 @@ extension AppMessage {
         case .pushPayload: "pushPayload"
         case .memoryWarning: "memoryWarning"
         case .cpuWarning: "cpuWarning"
+        case .activitiesEnded: "activitiesEnded"
         case .saveState: "saveState"
         }
     }
@@ -179,6 +180,8 @@ extension AppMessage {
                 "percent": String(percent), "limitPercent": String(limitPercent),
                 "windowMillis": String(window.milliseconds),
             ]
+        case .activitiesEnded(let ids, let after):
+            ["activityIDs": ids.map(String.init).joined(separator: ","), "afterMillis": String(after.milliseconds)]
         case .memoryWarning, .saveState: [:]
         }
     }
@@ -203,6 +206,9 @@ extension AppMessage {
             self = .cpuWarning(
                 percent: Int(reader.integer("percent") ?? 0), limitPercent: Int(reader.integer("limitPercent") ?? 0),
                 window: .milliseconds(reader.integer("windowMillis") ?? 0))
+        case "activitiesEnded":
+            let ids = (reader.text("activityIDs") ?? "").split(separator: ",").compactMap { Int($0) }
+            self = .activitiesEnded(activityIDs: ids, after: .milliseconds(reader.integer("afterMillis") ?? 0))
         case "saveState": self = .saveState
         default: return nil
         }

@@ -84,7 +84,7 @@ extension AppInfo {
     /// A kill band on the wire: the core's `KillBand` by name (`idle-background`, …), or a
     /// name this version does not know, kept as it was sent.
     public enum Band: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
-        case overFairShare, suspended, idleBackground, backgroundWindow, backgroundTask, foreground
+        case overFairShare, suspended, idleBackground, backgroundWindow, backgroundTask, activity, foreground
         /// A band this version does not know.
         case other(String)
 
@@ -95,6 +95,7 @@ extension AppInfo {
             case .idleBackground: self = .idleBackground
             case .backgroundWindow: self = .backgroundWindow
             case .backgroundTask: self = .backgroundTask
+            case .activity: self = .activity
             case .foreground: self = .foreground
             }
         }
@@ -111,6 +112,7 @@ extension AppInfo {
             case .idleBackground: .idleBackground
             case .backgroundWindow: .backgroundWindow
             case .backgroundTask: .backgroundTask
+            case .activity: .activity
             case .foreground: .foreground
             case .other: nil
             }

@@ -18,10 +18,13 @@ public struct AppInfo: Codable, Sendable, Equatable {
     /// Next planned fetch wake, wall-clock ms since the epoch.
     public var nextWakeMillis: Int64?
     public var openTasks: [TaskInfo]
+    /// The continuous activities the app holds (rule 14), in the order begun.
+    public var activities: [ActivityInfo]
     public var heldResources: [String]
     public var forceQuit: Bool
     public var hasPreservedState: Bool
-    /// The app's CPU class while it runs (rule 13): `foreground` or `background`; nil when not running.
+    /// The app's CPU class while it runs (rule 13): `foreground`, `background` or `activity`; nil
+    /// when not running.
     public var cpuClass: String?
     /// The CPU time the running launch's processes have used, milliseconds; nil for an app not
     /// running or suspended (a frozen app uses none) and where the host cannot tell.
@@ -33,7 +36,8 @@ public struct AppInfo: Codable, Sendable, Equatable {
     public init(
         name: String, state: State, status: Status, pids: [Int32] = [], footprintBytes: Int64 = 0,
         swappedBytes: Int64 = 0, band: Band? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
-        openTasks: [TaskInfo] = [], heldResources: [String] = [], forceQuit: Bool = false,
+        openTasks: [TaskInfo] = [], activities: [ActivityInfo] = [], heldResources: [String] = [],
+        forceQuit: Bool = false,
         hasPreservedState: Bool = false, cpuClass: String? = nil, cpuTimeMillis: Int64? = nil,
         backgroundCPUPercent: Int? = nil
     ) {
@@ -47,6 +51,7 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.timeRemainingMillis = timeRemainingMillis
         self.nextWakeMillis = nextWakeMillis
         self.openTasks = openTasks
+        self.activities = activities
         self.heldResources = heldResources
         self.forceQuit = forceQuit
         self.hasPreservedState = hasPreservedState
@@ -59,11 +64,13 @@ public struct AppInfo: Codable, Sendable, Equatable {
 extension AppInfo {
     private enum CodingKeys: String, CodingKey {
         case name, state, status, pids, footprintBytes, swappedBytes, band, timeRemainingMillis, nextWakeMillis
-        case openTasks, heldResources, forceQuit, hasPreservedState, cpuClass, cpuTimeMillis, backgroundCPUPercent
+        case openTasks, activities, heldResources, forceQuit, hasPreservedState, cpuClass, cpuTimeMillis,
+            backgroundCPUPercent
     }
 
     /// Decodes an app; `swappedBytes`, which daemons before compression do not send, is 0 when
-    /// absent, and the CPU figures, which daemons before rule 13 do not send, are nil.
+    /// absent, the CPU figures, which daemons before rule 13 do not send, are nil, and the
+    /// activities, which daemons before rule 14 do not send, are none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -77,6 +84,7 @@ extension AppInfo {
             timeRemainingMillis: try container.decodeIfPresent(Int64.self, forKey: .timeRemainingMillis),
             nextWakeMillis: try container.decodeIfPresent(Int64.self, forKey: .nextWakeMillis),
             openTasks: try container.decode([TaskInfo].self, forKey: .openTasks),
+            activities: try container.decodeIfPresent([ActivityInfo].self, forKey: .activities) ?? [],
             heldResources: try container.decode([String].self, forKey: .heldResources),
             forceQuit: try container.decode(Bool.self, forKey: .forceQuit),
             hasPreservedState: try container.decode(Bool.self, forKey: .hasPreservedState),
@@ -94,6 +102,18 @@ public struct TaskInfo: Codable, Sendable, Equatable {
     public init(id: Int, name: String) {
         self.id = id
         self.name = name
+    }
+}
+
+/// A continuous activity an app holds (rule 14).
+public struct ActivityInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    /// The background mode it was begun under: `audio`, `location` or `long-work`.
+    public var mode: String
+
+    public init(id: Int, mode: String) {
+        self.id = id
+        self.mode = mode
     }
 }
 

@@ -9,6 +9,10 @@ public enum ControlAPI {
         .post, "/v1/apps/{app}/begin-task")
     public static let endTask = APIEndpoint<ControlRequests.EndTask, ControlReplies.Done>(
         .post, "/v1/apps/{app}/end-task")
+    public static let beginActivity = APIEndpoint<ControlRequests.BeginActivity, ControlReplies.ActivityBegun>(
+        .post, "/v1/apps/{app}/begin-activity")
+    public static let endActivity = APIEndpoint<ControlRequests.EndActivity, ControlReplies.Done>(
+        .post, "/v1/apps/{app}/end-activity")
     public static let timeRemaining = APIEndpoint<NoBody, ControlReplies.TimeRemaining>(
         .get, "/v1/apps/{app}/time-remaining")
     public static let completeFetch = APIEndpoint<ControlRequests.Completion, ControlReplies.Done>(
@@ -66,7 +70,8 @@ public enum ControlAPI {
     /// Every route of the table as `METHOD /path/{parameter}`, the form of `docs/openapi.yaml`.
     public static var routes: [String] {
         let appCalls: [any APIRoute] = [
-            ready, beginTask, endTask, timeRemaining, completeFetch, completePush, fetchInterval, registerPush,
+            ready, beginTask, endTask, beginActivity, endActivity, timeRemaining, completeFetch, completePush,
+            fetchInterval, registerPush,
             acquire, release, reportStatus,
         ]
         let verbs: [any APIRoute] = appVerbs + screenVerbs + [push, pushToken, reloadPolicy]

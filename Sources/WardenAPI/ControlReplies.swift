@@ -20,6 +20,12 @@ public enum ControlReplies {
         }
     }
 
+    /// `begin-activity`: the new activity's id.
+    public struct ActivityBegun: Codable, Sendable, Equatable {
+        public var id: Int
+        public init(id: Int) { self.id = id }
+    }
+
     /// `time-remaining`: the budget left, milliseconds (absent while in the foreground).
     public struct TimeRemaining: Codable, Sendable, Equatable {
         public var remainingMillis: Int64?

@@ -15,6 +15,18 @@ public enum ControlRequests {
         public init(id: Int) { self.id = id }
     }
 
+    /// `POST /v1/apps/NAME/begin-activity`: `{"mode": "audio"}` (`audio`, `location` or `long-work`).
+    public struct BeginActivity: Codable, Sendable, Equatable {
+        public var mode: String
+        public init(mode: String) { self.mode = mode }
+    }
+
+    /// `POST /v1/apps/NAME/end-activity`: `{"id": 1}`.
+    public struct EndActivity: Codable, Sendable, Equatable {
+        public var id: Int
+        public init(id: Int) { self.id = id }
+    }
+
     /// `POST /v1/apps/NAME/complete-fetch` and `/complete-push`: `{"result": "newData"}`
     /// (`newData`, `noData` or `failed`).
     public struct Completion: Codable, Sendable, Equatable {

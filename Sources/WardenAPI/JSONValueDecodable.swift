@@ -55,6 +55,7 @@ extension AppInfo: JSONValueDecodable {
         var timeRemaining: Int64?
         var nextWake: Int64?
         var tasks: [TaskInfo]?
+        var activities: [ActivityInfo]?
         var resources: [String]?
         var forceQuit: Bool?
         var preserved: Bool?
@@ -79,6 +80,8 @@ extension AppInfo: JSONValueDecodable {
             case "timeRemainingMillis": timeRemaining = try reader.skipNull() ? nil : reader.nextInteger()
             case "nextWakeMillis": nextWake = try reader.skipNull() ? nil : reader.nextInteger()
             case "openTasks": tasks = try reader.skipNull() ? nil : reader.nextArray(of: TaskInfo.init(reading:))
+            case "activities":
+                activities = try reader.skipNull() ? nil : reader.nextArray(of: ActivityInfo.init(reading:))
             case "heldResources":
                 resources =
                     try reader.skipNull()
@@ -100,7 +103,8 @@ extension AppInfo: JSONValueDecodable {
             status: Status(rawValue: try required(status, "status")), pids: try required(pids, "pids"),
             footprintBytes: try required(footprint, "footprintBytes"), swappedBytes: swapped ?? 0,
             band: band.map(Band.init(rawValue:)), timeRemainingMillis: timeRemaining, nextWakeMillis: nextWake,
-            openTasks: try required(tasks, "openTasks"), heldResources: try required(resources, "heldResources"),
+            openTasks: try required(tasks, "openTasks"), activities: activities ?? [],
+            heldResources: try required(resources, "heldResources"),
             forceQuit: try required(forceQuit, "forceQuit"),
             hasPreservedState: try required(preserved, "hasPreservedState"), cpuClass: cpuClass,
             cpuTimeMillis: cpuTime, backgroundCPUPercent: backgroundCPU.map { Int(clamping: $0) })
@@ -119,6 +123,21 @@ extension TaskInfo {
             }
         }
         self.init(id: try required(id, "id"), name: try required(name, "name"))
+    }
+}
+
+extension ActivityInfo {
+    init(reading reader: inout JSONReader) throws(JSONReader.Failure) {
+        var id: Int?
+        var mode: String?
+        try reader.nextObject { key, reader throws(JSONReader.Failure) in
+            switch key {
+            case "id": id = try reader.skipNull() ? nil : reader.nextInteger()
+            case "mode": mode = try reader.skipNull() ? nil : reader.nextString()
+            default: try reader.skipValue()
+            }
+        }
+        self.init(id: try required(id, "id"), mode: try required(mode, "mode"))
     }
 }
 

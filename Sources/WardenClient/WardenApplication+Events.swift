@@ -41,6 +41,8 @@ extension WardenApplication {
             handlers.withLock { $0.memoryWarning }?()
         case .message(.cpuWarning(let percent, let limitPercent, _)):
             handlers.withLock { $0.cpuWarning }?(percent, limitPercent)
+        case .message(.activitiesEnded(let ids, _)):
+            handlers.withLock { $0.activitiesEnded }?(ids.map(ActivityIdentifier.init(rawValue:)))
         case .message(.saveState):
             handlers.withLock { $0.saveState }?()
         case .analytics, .stateChange, .decision, .memoryKill, .system, .input, .unknown:

@@ -44,6 +44,7 @@ public final class WardenApplication: Sendable {
         var push: (@Sendable (String, @escaping @Sendable (CompletionResult) -> Void) -> Void)?
         var memoryWarning: (@Sendable () -> Void)?
         var cpuWarning: (@Sendable (_ percent: Int, _ limitPercent: Int) -> Void)?
+        var activitiesEnded: (@Sendable (_ activities: [ActivityIdentifier]) -> Void)?
         var saveState: (@Sendable () -> Void)?
         var expiration: [Int: @Sendable () -> Void] = [:]
         var observers: [any AppStatusObserver & Sendable] = []
@@ -106,6 +107,23 @@ public final class WardenApplication: Sendable {
         _ = handlers.withLock { $0.expiration.removeValue(forKey: identifier.rawValue) }
         let (connection, app) = try configured()
         _ = try await connection.call(ControlAPI.endTask, [app], body: ControlRequests.EndTask(id: identifier.rawValue))
+    }
+
+    /// Begins continuous background work under one of the app's continuous background modes
+    /// (`audio`, `location`, `long-work`): until it ends, the app keeps running in background
+    /// with no task budget and is not suspended.
+    public func beginActivity(_ mode: String) async throws -> ActivityIdentifier {
+        let (connection, app) = try configured()
+        let begun = try await connection.call(
+            ControlAPI.beginActivity, [app], body: ControlRequests.BeginActivity(mode: mode))
+        return ActivityIdentifier(rawValue: begun.id)
+    }
+
+    /// Ends continuous background work begun with `beginActivity(_:)`.
+    public func endActivity(_ identifier: ActivityIdentifier) async throws {
+        let (connection, app) = try configured()
+        _ = try await connection.call(
+            ControlAPI.endActivity, [app], body: ControlRequests.EndActivity(id: identifier.rawValue))
     }
 
     /// Seconds of background-task budget left; `.greatestFiniteMagnitude` in the foreground,
@@ -182,6 +200,12 @@ public final class WardenApplication: Sendable {
             Void
     ) {
         handlers.withLock { $0.push = handler }
+    }
+
+    /// Sets the handler called when the system ends the app's activities: they ran unattended
+    /// for the policy's `activity_limit`, and the app is in background without one.
+    public func onActivitiesEnded(_ handler: @escaping @Sendable (_ activities: [ActivityIdentifier]) -> Void) {
+        handlers.withLock { $0.activitiesEnded = handler }
     }
 
     /// Sets the handler of memory warnings.

@@ -3,8 +3,9 @@ import WardenCore
 extension PolicyValidator {
     /// The keys of `[cpu]` and `[apps.NAME.cpu]`.
     static let cpuKeys = [
-        "foreground_weight", "background_weight", "background_idle", "background_max", "background_limit",
-        "background_limit_window", "foreground_io_weight", "background_io_weight",
+        "foreground_weight", "background_weight", "activity_weight", "background_idle", "background_max",
+        "background_limit", "background_limit_window", "foreground_io_weight", "background_io_weight",
+        "activity_io_weight",
     ]
 
     /// `[cpu]` in `table` (the root, or an app's table under the key `cpu`), over `base`: the
@@ -14,6 +15,8 @@ extension PolicyValidator {
         guard let cpu = section("cpu", in: table, example: "background_weight = 1") else { return settings }
         var weights: [LocatedValue] = []
         var ioWeights: [LocatedValue] = []
+        var activityWeight: LocatedValue?
+        var activityIOWeight: LocatedValue?
         for (key, entry) in cpu.pairs {
             switch key {
             case "foreground_weight":
@@ -25,6 +28,11 @@ extension PolicyValidator {
                 if let weight = cpuWeight(entry, example: "1") {
                     settings.backgroundWeight = weight
                     weights.append(entry)
+                }
+            case "activity_weight":
+                if let weight = cpuWeight(entry, example: "100") {
+                    settings.activityWeight = weight
+                    activityWeight = entry
                 }
             case "background_idle":
                 settings.backgroundIdle = bool(entry) ?? settings.backgroundIdle
@@ -38,6 +46,11 @@ extension PolicyValidator {
                 if let weight = cpuWeight(entry, example: "1000") {
                     settings.foregroundIOWeight = weight
                     ioWeights.append(entry)
+                }
+            case "activity_io_weight":
+                if let weight = cpuWeight(entry, example: "100") {
+                    settings.activityIOWeight = weight
+                    activityIOWeight = entry
                 }
             case "background_io_weight":
                 if let weight = cpuWeight(entry, example: "10") {
@@ -61,6 +74,28 @@ extension PolicyValidator {
             report(
                 value,
                 "background_io_weight (\(settings.backgroundIOWeight)) must be at most foreground_io_weight (\(settings.foregroundIOWeight)): the foreground is served first."
+            )
+        }
+        if settings.activityIOWeight > settings.foregroundIOWeight {
+            // An activity I/O weight this table does not set yields to a lower foreground one.
+            if let value = activityIOWeight {
+                report(
+                    value,
+                    "activity_io_weight (\(settings.activityIOWeight)) must be at most foreground_io_weight (\(settings.foregroundIOWeight)): the foreground is served first."
+                )
+            } else {
+                settings.activityIOWeight = settings.foregroundIOWeight
+            }
+        }
+        if settings.activityWeight > settings.foregroundWeight {
+            // An activity weight this table does not set yields to a lower foreground weight.
+            guard let value = activityWeight else {
+                settings.activityWeight = settings.foregroundWeight
+                return settings
+            }
+            report(
+                value,
+                "activity_weight (\(settings.activityWeight)) must be at most foreground_weight (\(settings.foregroundWeight)): the foreground is served first."
             )
         }
         return settings

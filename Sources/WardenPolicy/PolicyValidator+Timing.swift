@@ -43,7 +43,7 @@ extension PolicyValidator {
     static func keys(ofSection section: String) -> [String] {
         var keys = durationFields[section]?.map(\.key) ?? []
         if section == "push" { keys += ["max_per_hour", "max_payload_bytes"] }
-        if section == "background" { keys += ["wake_after_system_termination"] }
+        if section == "background" { keys += ["wake_after_system_termination", "max_activities", "activity_limit"] }
         return keys
     }
 
@@ -75,6 +75,28 @@ extension PolicyValidator {
                     if let flag = bool(value) {
                         resolved.settings.background.wakeAfterSystemTermination = flag
                         resolved.explicit["background.wake_after_system_termination"] = value
+                    }
+                } else if section == "background" && key == "max_activities" {
+                    if value.string == "none" {
+                        resolved.settings.background.maxActivities = nil
+                        resolved.explicit["background.max_activities"] = value
+                    } else if let number = value.integer, number >= 1 {
+                        resolved.settings.background.maxActivities = number
+                        resolved.explicit["background.max_activities"] = value
+                    } else {
+                        report(
+                            value,
+                            "key \"\(value.dottedKey)\" must be an integer of at least 1, such as 2, or \"none\".")
+                    }
+                } else if section == "background" && key == "activity_limit" {
+                    if value.string == "none" {
+                        resolved.settings.background.activityLimit = nil
+                        resolved.explicit["background.activity_limit"] = value
+                    } else if let text = value.string, let duration = DurationFormat.parse(text), duration > .zero {
+                        resolved.settings.background.activityLimit = duration
+                        resolved.explicit["background.activity_limit"] = value
+                    } else {
+                        report(value, "key \"\(value.dottedKey)\" must be a duration such as \"1h\", or \"none\".")
                     }
                 } else if section == "push" && key == "max_per_hour" {
                     if let number = integer(value, atLeast: 1, example: "3") {

@@ -23,7 +23,7 @@ extension AppFacts {
         case .expirationWarning(let taskIDs, _):
             guard onExpiration == .endTasks else { return [] }
             return taskIDs.map { .call(.endTask(app: app, taskID: $0), after: .zero) }
-        case .stateChanged, .memoryWarning, .cpuWarning, .saveState:
+        case .stateChanged, .memoryWarning, .cpuWarning, .activitiesEnded, .saveState:
             return []
         }
     }

@@ -23,7 +23,8 @@ public struct ScenarioStepParser: Sendable {
 
     /// The app calls, written after the app's name.
     public static let appCalls = [
-        "ready", "begin-task", "end-task", "time-remaining", "complete-fetch", "complete-push",
+        "ready", "begin-task", "end-task", "begin-activity", "end-activity", "time-remaining", "complete-fetch",
+        "complete-push",
         "set-fetch-interval", "register-push", "acquire", "release", "report-status", "crash", "exit",
     ]
 
@@ -195,6 +196,24 @@ public struct ScenarioStepParser: Sendable {
                 return .endTask(app: app, task: .id(id))
             }
             return .endTask(app: app, task: .name(String(reference)))
+        case "begin-activity":
+            guard let mode = words.next() else {
+                throw ScenarioStepError(
+                    "\"begin-activity\" needs a continuous background mode (audio, location or long-work), as in \"\(app) begin-activity audio\"."
+                )
+            }
+            try noMore(call, &words)
+            return .event(.beginActivity(app: app, mode: String(mode)))
+        case "end-activity":
+            guard let word = words.next() else {
+                throw ScenarioStepError("\"end-activity\" needs an activity id, as in \"\(app) end-activity 1\".")
+            }
+            try noMore(call, &words)
+            guard let id = Int(word), id > 0 else {
+                throw ScenarioStepError(
+                    "the activity id \"\(word)\" must be a positive number; ids count 1, 2, 3… per app.")
+            }
+            return .event(.endActivity(app: app, activityID: id))
         case "complete-fetch", "complete-push":
             let result = try choice(
                 of: call, from: &words, as: "result", CompletionResult.allCases.map(\.rawValue), example: "newData")

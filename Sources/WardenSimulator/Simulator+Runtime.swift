@@ -297,6 +297,7 @@ extension Simulator {
         case .terminationGrace: ordinal = 8
         case .watchdog: ordinal = 9
         case .cpuBudget: ordinal = 10
+        case .activityLimit: ordinal = 11
         }
         return index * Self.timerKindCount + ordinal
     }

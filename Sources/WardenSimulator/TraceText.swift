@@ -118,6 +118,8 @@ public enum TraceText {
             case .token(let token): ("", "push \(token)")
             }
         case .beginTask(let app, let name): (app, "begin-task \(name)")
+        case .beginActivity(let app, let mode): (app, "begin-activity \(mode)")
+        case .endActivity(let app, let id): (app, "end-activity \(id)")
         case .timeRemaining(let app): (app, "time-remaining")
         case .setFetchInterval(let app, let interval): (app, "set-fetch-interval \(interval)")
         case .registerPush(let app): (app, "register-push")
@@ -157,6 +159,9 @@ public enum TraceText {
                 return (
                     app, "← CPU warning (\(percent)% of a CPU over \(DurationFormat.string(window)), limit \(limit)%)"
                 )
+            case .activitiesEnded(let ids, let after):
+                let list = ids.map(String.init).joined(separator: ", ")
+                return (app, "← activity \(list) ended (unattended for \(DurationFormat.string(after)))")
             case .saveState: return (app, "← save your state")
             }
         case .publishStatus(let app, let status): return (app, "status \(status)")
@@ -181,8 +186,9 @@ public enum TraceText {
             switch reply {
             case .taskBegun(let id, let remaining):
                 return ("", "→ task \(id)\(remaining.map { " (\(DurationFormat.string($0)) left)" } ?? "")")
+            case .activityBegun(let id): return ("", "→ activity \(id)")
             case .timeRemaining(let remaining):
-                return ("", "→ \(remaining.map { "\(DurationFormat.string($0)) left" } ?? "no limit (foreground)")")
+                return ("", "→ \(remaining.map { "\(DurationFormat.string($0)) left" } ?? "no limit")")
             case .deviceToken(let token): return ("", "→ token \(token)")
             case .push(let disposition): return ("", "→ push \(disposition.rawValue)")
             case .policyChanged(let diff): return ("", "→ " + diff.sentences.joined(separator: " "))

@@ -22,7 +22,7 @@ public actor ControlServerDouble: WardenControl {
     /// Makes a double whose policy has `apps`, each allowed background fetch and remote notifications.
     public init(apps: [String]) {
         let policy = Policy(
-            apps: apps.map { AppPolicy(name: $0, backgroundModes: [.fetch, .remoteNotification]) })
+            apps: apps.map { AppPolicy(name: $0, backgroundModes: [.fetch, .remoteNotification, .audio]) })
         lifecycle = Lifecycle(policy: policy)
     }
 
@@ -92,6 +92,7 @@ public actor ControlServerDouble: WardenControl {
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
             footprintBytes: snapshot.footprint, band: snapshot.band.map(AppInfo.Band.init),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
+            activities: snapshot.activities.map { ActivityInfo(id: $0.id, mode: $0.mode.rawValue) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,
             backgroundCPUPercent: snapshot.backgroundCPUPercent)

@@ -10,6 +10,8 @@ enum AppCall: Equatable {
     case ready
     case beginTask(name: String)
     case endTask(id: Int)
+    case beginActivity(mode: String)
+    case endActivity(id: Int)
     case timeRemaining
     case completeFetch(result: String)
     case completePush(result: String)
@@ -28,6 +30,10 @@ enum AppCall: Equatable {
         case ("end-task", let id?, 1):
             guard let id = Int(id) else { return nil }
             self = .endTask(id: id)
+        case ("begin-activity", let mode?, 1): self = .beginActivity(mode: mode)
+        case ("end-activity", let id?, 1):
+            guard let id = Int(id) else { return nil }
+            self = .endActivity(id: id)
         case ("time-remaining", _, 0): self = .timeRemaining
         case ("complete-fetch", let result?, 1) where Self.isCompletion(result): self = .completeFetch(result: result)
         case ("complete-push", let result?, 1) where Self.isCompletion(result): self = .completePush(result: result)
@@ -52,7 +58,7 @@ enum AppCall: Equatable {
         status == AppStatus.foreground.description || status == AppStatus.background.description
     }
 
-    /// Makes the call for `app` and prints what the daemon answered: a task's id, the time left,
+    /// Makes the call for `app` and prints what the daemon answered: a task's or activity's id, the time left,
     /// the device token, or nothing; the answer as JSON with `--json`.
     func perform(app: String, through client: some ClientContext) throws(ClientExit) {
         let arguments = [app]
@@ -69,6 +75,11 @@ enum AppCall: Equatable {
             let begun = try client.callNow(ControlAPI.beginTask, arguments, body: ControlRequests.BeginTask(name: name))
             client.output(begun, text: "\(begun.id)")
         case .endTask(let id): try call(ControlAPI.endTask, ControlRequests.EndTask(id: id))
+        case .beginActivity(let mode):
+            let begun = try client.callNow(
+                ControlAPI.beginActivity, arguments, body: ControlRequests.BeginActivity(mode: mode))
+            client.output(begun, text: "\(begun.id)")
+        case .endActivity(let id): try call(ControlAPI.endActivity, ControlRequests.EndActivity(id: id))
         case .timeRemaining:
             let answer = try client.callNow(ControlAPI.timeRemaining, arguments)
             client.output(

@@ -11,7 +11,8 @@ struct AppCommand: AsyncParsableCommand {
         commandName: "app",
         abstract: "Make an app's calls from a shell-script app ($APPWARDEN_APP, $APPWARDEN_SOCKET).",
         subcommands: [
-            AppReadyCommand.self, AppBeginTaskCommand.self, AppEndTaskCommand.self, AppTimeRemainingCommand.self,
+            AppReadyCommand.self, AppBeginTaskCommand.self, AppEndTaskCommand.self, AppBeginActivityCommand.self,
+            AppEndActivityCommand.self, AppTimeRemainingCommand.self,
             AppCompleteFetchCommand.self, AppCompletePushCommand.self, AppSetFetchIntervalCommand.self,
             AppRegisterPushCommand.self, AppAcquireCommand.self, AppReleaseCommand.self,
             AppReportStatusCommand.self, AppEventsCommand.self,
@@ -70,6 +71,27 @@ struct AppEndTaskCommand: AppCallCommand {
     @Argument(help: "The id begin-task printed.") var id: Int
 
     var call: AppCall { .endTask(id: id) }
+}
+
+/// `appwarden app begin-activity MODE`: prints the activity id.
+struct AppBeginActivityCommand: AppCallCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "begin-activity",
+        abstract: "Begin continuous background work (audio, location, long-work); prints its id for end-activity.")
+    @OptionGroup var options: AppOptions
+    @Argument(help: "One of the app's continuous background modes: audio, location or long-work.") var mode: String
+
+    var call: AppCall { .beginActivity(mode: mode) }
+}
+
+/// `appwarden app end-activity ID`.
+struct AppEndActivityCommand: AppCallCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "end-activity", abstract: "End continuous background work.")
+    @OptionGroup var options: AppOptions
+    @Argument(help: "The id begin-activity printed.") var id: Int
+
+    var call: AppCall { .endActivity(id: id) }
 }
 
 /// `appwarden app time-remaining`: seconds left, or `unlimited` in the foreground.

@@ -60,11 +60,13 @@ struct StatusCommand: AsyncParsableCommand {
         app.state == .notRunning || app.swappedBytes <= 0 ? "-" : DurationFormat.sizeString(app.swappedBytes)
     }
 
-    /// The CPU class as the tables show it: `fg` or `bg`; `-` for an app that does not run.
+    /// The CPU class as the tables show it: `fg`, `bg` or `act` (an activity); `-` for an app
+    /// that does not run.
     static func cpuClass(_ app: AppInfo) -> String {
         switch app.cpuClass {
         case "foreground": "fg"
         case "background": "bg"
+        case "activity": "act"
         default: "-"
         }
     }
@@ -75,6 +77,14 @@ struct StatusCommand: AsyncParsableCommand {
         let cpuClass = cpuClass(app)
         guard cpuClass != "-", let millis = app.cpuTimeMillis else { return cpuClass }
         return "\(cpuClass) \(DurationFormat.string(.milliseconds(millis)))"
+    }
+
+    /// The TASKS cell: the open tasks as `ID:NAME`, then the activities held as `activity ID:MODE`;
+    /// `-` for none.
+    static func tasks(_ app: AppInfo) -> String {
+        let cells =
+            app.openTasks.map { "\($0.id):\($0.name)" } + app.activities.map { "activity \($0.id):\($0.mode)" }
+        return cells.isEmpty ? "-" : cells.joined(separator: ",")
     }
 
     /// The table, one row per app, columns padded to their widest cell.
@@ -93,7 +103,7 @@ struct StatusCommand: AsyncParsableCommand {
                 Self.cpu(app),
                 app.timeRemainingMillis.map(Self.span) ?? "-",
                 app.nextWakeMillis.map { "in " + Self.span(max(0, $0 - nowMillis)) } ?? "-",
-                app.openTasks.isEmpty ? "-" : app.openTasks.map { "\($0.id):\($0.name)" }.joined(separator: ","),
+                Self.tasks(app),
             ])
         }
         // Written as UTF-8 into one buffer sized once, each cell measured once: a thousand rows.

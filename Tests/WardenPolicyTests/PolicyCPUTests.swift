@@ -85,5 +85,35 @@ struct PolicyCPUTests {
         #expect(
             diagnostics.last?.message
                 == "background_io_weight (6) must be at most foreground_io_weight (5): the foreground is served first.")
+        let lower = try PolicyLoader.parse(
+            "[cpu]\nforeground_io_weight = 50\nbackground_io_weight = 5\n", file: "cpu.toml")
+        #expect(CPUSettings().activityIOWeight == 100 && lower.cpu.activityIOWeight == 50)
+        let above = PolicyFixtures.diagnostics(
+            parsing: "[cpu]\nforeground_io_weight = 50\nactivity_io_weight = 60\n", file: "cpu.toml")
+        #expect(
+            above.map(\.message) == [
+                "activity_io_weight (60) must be at most foreground_io_weight (50): the foreground is served first."
+            ])
+    }
+
+    /// The activity class's weight defaults to 100 and yields to a lower foreground weight; one
+    /// set above the foreground's is refused with a sentence.
+    @Test func theActivityWeightStaysBelowTheForegrounds() throws {
+        let text = """
+            [cpu]
+            foreground_weight = 50
+            [apps.music]
+            command = "/usr/bin/music"
+            """
+        let policy = try PolicyLoader.parse(text, file: "cpu.toml")
+        #expect(CPUSettings().activityWeight == 100)
+        #expect(policy.cpu.activityWeight == 50)
+        #expect(policy.app(named: "music")?.cpu.activityWeight == 50)
+        let diagnostics = PolicyFixtures.diagnostics(
+            parsing: "[cpu]\nforeground_weight = 50\nactivity_weight = 60\n", file: "cpu.toml")
+        #expect(
+            diagnostics.map(\.description) == [
+                #"Policy "cpu.toml", line 3: activity_weight (60) must be at most foreground_weight (50): the foreground is served first."#
+            ])
     }
 }

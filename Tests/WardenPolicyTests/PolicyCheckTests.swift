@@ -43,7 +43,7 @@ import WardenPolicy
     @Test func appErrorsAreAllReported() throws {
         let descriptions = try PolicyFixtures.descriptions(ofBrokenPolicy: "apps.toml")
         let modes =
-            #"the accepted modes are "fetch" and "remote-notification"."#
+            #"the accepted modes are "fetch", "remote-notification", "audio", "location" and "long-work"."#
         #expect(
             descriptions == [
                 #"Policy "apps.toml", line 2: key "resources.camera.paths" must hold absolute paths such as "/dev/video0"; "relative/path" is not one."#,

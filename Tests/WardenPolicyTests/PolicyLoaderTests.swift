@@ -78,14 +78,54 @@ import WardenCore
     /// An iOS background mode appwarden does not implement is refused, naming the accepted ones.
     @Test func unsupportedBackgroundModesAreRefused() {
         let text = """
-            [apps.music]
+            [apps.phone]
             command = "/bin/true"
-            background_modes = ["fetch", "audio"]
+            background_modes = ["fetch", "voip"]
             """
         let diagnostics = PolicyFixtures.diagnostics(parsing: text, file: "modes.toml")
         #expect(
             diagnostics.map(\.description) == [
-                #"Policy "modes.toml", line 3: key "apps.music.background_modes" names the background mode "audio", which appwarden does not support; the accepted modes are "fetch" and "remote-notification" (background tasks need no mode)."#
+                #"Policy "modes.toml", line 3: key "apps.phone.background_modes" names the background mode "voip", which appwarden does not support; the accepted modes are "fetch", "remote-notification", "audio", "location" and "long-work" (background tasks need no mode)."#
+            ])
+    }
+
+    /// The continuous modes are accepted, and `max_activities` and `activity_weight` set their
+    /// fields, globally and for one app.
+    @Test func continuousModesAndTheirSettingsAreRead() throws {
+        let text = """
+            [background]
+            max_activities = 2
+            activity_limit = "1h"
+            [cpu]
+            activity_weight = 200
+            [apps.music]
+            command = "/bin/true"
+            background_modes = ["audio", "location", "long-work"]
+            [apps.music.background]
+            max_activities = 3
+            [apps.mail]
+            command = "/bin/true"
+            [apps.mail.background]
+            max_activities = "none"
+            activity_limit = "none"
+            """
+        let policy = try PolicyLoader.parse(text, file: "activities.toml")
+        #expect(policy.app(named: "music")?.backgroundModes == [.audio, .location, .longWork])
+        #expect(policy.settings.background.maxActivities == 2)
+        #expect(policy.app(named: "music")?.settings.background.maxActivities == 3)
+        #expect(policy.app(named: "mail")?.settings.background.maxActivities == nil)
+        #expect(policy.settings.background.activityLimit == .seconds(3600))
+        #expect(policy.app(named: "music")?.settings.background.activityLimit == .seconds(3600))
+        #expect(policy.app(named: "mail")?.settings.background.activityLimit == nil)
+        #expect(policy.cpu.activityWeight == 200)
+        let refused = PolicyFixtures.diagnostics(
+            parsing: "[background]\nmax_activities = 0\nactivity_limit = \"soon\"\n[cpu]\nactivity_weight = 10001\n",
+            file: "bad.toml")
+        #expect(
+            refused.map(\.description) == [
+                #"Policy "bad.toml", line 2: key "background.max_activities" must be an integer of at least 1, such as 2, or "none"."#,
+                #"Policy "bad.toml", line 3: key "background.activity_limit" must be a duration such as "1h", or "none"."#,
+                #"Policy "bad.toml", line 5: key "cpu.activity_weight" must be a whole number from 1 to 10000, such as 100."#,
             ])
     }
 

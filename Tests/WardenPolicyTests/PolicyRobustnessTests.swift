@@ -135,7 +135,7 @@ import WardenPolicy
                 #"Policy "broken.toml", line 4: key "background.grace" must be a duration such as "5s"."#,
                 #"Policy "broken.toml", line 7: key "fetch.windw" is unknown; did you mean "fetch.window"?"#,
                 #"Policy "broken.toml", line 11: key "memory.warning_exit" is 10% but must be at least warning_enter (15%): the warning level ends only once available memory is back at or above its exit threshold."#,
-                #"Policy "broken.toml", line 15: key "apps.mail.background_modes" names an unknown background mode "teleport"; the accepted modes are "fetch" and "remote-notification"."#,
+                #"Policy "broken.toml", line 15: key "apps.mail.background_modes" names an unknown background mode "teleport"; the accepted modes are "fetch", "remote-notification", "audio", "location" and "long-work"."#,
                 #"Policy "broken.toml", line 16: key "apps.mail.fetch_interval" must be "never", "minimum" or a duration greater than zero such as "15m"."#,
                 #"Policy "broken.toml", line 20: key "apps.camera.resources" names the resource "camera", which is not declared; declare it in a [resources.camera] table."#,
                 #"Policy "broken.toml", line 22: app "mail" is declared twice (first at line 13)."#,

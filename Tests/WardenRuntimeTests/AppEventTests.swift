@@ -91,6 +91,7 @@ import WardenRuntime
             .message(.expirationWarning(taskIDs: [4, 5], remaining: .seconds(5))),
             .message(.fetchStart(window: .seconds(30))),
             .message(.pushPayload(payload: #"{"a":1}"#, id: "p", window: .seconds(30))),
+            .message(.activitiesEnded(activityIDs: [1, 2], after: .seconds(3600))),
             .message(.saveState), .memoryKill(report),
             .system(.pressureChanged(from: .normal, to: .critical, figures: report.figures)),
             .system(.pressureChanged(from: .critical, to: .warning, figures: nil)),

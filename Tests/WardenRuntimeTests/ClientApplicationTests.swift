@@ -51,6 +51,23 @@ private final class RecordingObserver: AppStatusObserver, Sendable {
         #expect(server.requests.map(\.body) == [#"{"name":"upload"}"#, #"{"id":4}"#])
     }
 
+    /// Beginning an activity posts its mode to the app's route and returns the daemon's id;
+    /// ending it posts the id.
+    @Test func activitiesUseTheAppRoutes() async throws {
+        let server = try ClientTestServer { request in
+            request.path.hasSuffix("begin-activity")
+                ? [ClientTestServer.response(200, #"{"id":2}"#)]
+                : [ClientTestServer.response(200, #"{"ok":true}"#)]
+        }
+        defer { server.stop() }
+        let application = WardenApplication(socketPath: server.socketPath, appName: "music")
+        let activity = try await application.beginActivity("audio")
+        #expect(activity.rawValue == 2)
+        try await application.endActivity(activity)
+        #expect(server.requests.map(\.path) == ["/v1/apps/music/begin-activity", "/v1/apps/music/end-activity"])
+        #expect(server.requests.map(\.body) == [#"{"mode":"audio"}"#, #"{"id":2}"#])
+    }
+
     /// Time remaining is in seconds, and unlimited in the foreground.
     @Test func timeRemainingIsInSecondsOrUnlimited() async throws {
         let answers = LineLog([#"{"remainingMillis":1500}"#, #"{}"#])

@@ -220,6 +220,29 @@ struct ControlServerCommandLineTests {
         }
     }
 
+    /// `app begin-activity` prints the activity id, `status` shows the activity, and
+    /// `app end-activity` ends it; a mode the app does not declare is refused with the daemon's
+    /// sentence (exit 1).
+    @Test func activitiesFromAScriptShowInStatus() async throws {
+        try await ControlServerHarness.run { harness in
+            _ = try await harness.request(.POST, "/v1/open/mail")
+            let environment = ["APPWARDEN_SOCKET": harness.socketPath, "APPWARDEN_APP": "mail"]
+            let begun = try await AppwardenCommandLine.run(
+                ["app", "begin-activity", "audio"], environment: environment)
+            #expect(begun.code == 0, "\(begun)")
+            #expect(begun.output == "1\n")
+            #expect(await harness.double.app(named: "mail")?.activities == [ActivityInfo(id: 1, mode: "audio")])
+            let table = try await AppwardenCommandLine.run(["status"], environment: environment)
+            #expect(table.output.contains("activity 1:audio"), "\(table.output)")
+            let refused = try await AppwardenCommandLine.run(
+                ["app", "begin-activity", "location"], environment: environment)
+            #expect(refused.code == 1 && refused.error.contains("\"location\""), "\(refused)")
+            let ended = try await AppwardenCommandLine.run(["app", "end-activity", "1"], environment: environment)
+            #expect(ended.code == 0, "\(ended)")
+            #expect(await harness.double.app(named: "mail")?.activities.isEmpty == true)
+        }
+    }
+
     /// `watch --json` prints each new entry of the live stream as a JSON line, across heartbeats.
     @Test func watchPrintsLiveEntriesAsJSONLines() async throws {
         try await ControlServerHarness.run(heartbeat: .milliseconds(30)) { harness in

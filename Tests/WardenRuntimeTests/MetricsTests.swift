@@ -253,6 +253,35 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// An app holding an activity in background shows it: one activity, the activity band and the
+    /// activity CPU class; once it ends, none, and the background class.
+    @Test func anActivityShowsInTheAppGauges() async throws {
+        let text = """
+            [apps.music]
+            command = "/bin/music"
+            background_modes = ["audio"]
+            [apps.mail]
+            command = "/bin/mail"
+            """
+        let bed = await WardenTestBed.start(policy: try PolicyLoader.parse(text, file: "metrics.toml"))
+        defer { bed.removeStateDirectory() }
+        _ = try await bed.daemon.perform(.open(app: "music"))
+        _ = try await bed.daemon.perform(.beginActivity(app: "music", mode: "audio"))
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        await bed.settle()
+        var scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        #expect(scrape[#"appwarden_app_activities{app="music"}"#] == 1)
+        #expect(scrape[#"appwarden_app_band{app="music"}"#] == Double(KillBand.activity.rawValue))
+        #expect(scrape[#"appwarden_app_cpu_class{app="music"}"#] == 2)
+        #expect(scrape[#"appwarden_app_activities{app="mail"}"#] == 0)
+        _ = try await bed.daemon.perform(.endActivity(app: "music", activityID: 1))
+        await bed.settle()
+        scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        #expect(scrape[#"appwarden_app_activities{app="music"}"#] == 0)
+        #expect(scrape[#"appwarden_app_cpu_class{app="music"}"#] == 1)
+        await bed.stop()
+    }
+
     /// `serve --metrics-address` without a port is a usage error (status 2) before anything starts, naming the
     /// option and an example.
     @Test(.requiresAppwardenExecutable)

@@ -5,12 +5,16 @@
 /// up to a thousand busy background apps, and background apps get every cycle it leaves (no cap).
 /// The budget is iOS's: a background app that keeps above 80 % of one CPU over 60 s is warned, and
 /// terminated (`cpuLimit`) if it goes on for another window. The I/O weights follow the same
-/// classes where the kernel honours them (a drive under BFQ or `io.cost`): 1,000 against 10.
+/// classes where the kernel honours them (a drive under BFQ or `io.cost`): 1,000 against 10, and
+/// 100 for an app holding an activity.
 public struct CPUSettings: Sendable, Equatable {
     /// The weight of foreground apps (`foreground_weight`, 10000; 1...10000).
     public var foregroundWeight: Int
     /// The weight of background apps (`background_weight`, 1; 1...10000).
     public var backgroundWeight: Int
+    /// The weight of background apps holding an activity (`activity_weight`, 100; 1...10000).
+    /// Neither `background_idle` nor `background_max` applies to them.
+    public var activityWeight: Int
     /// Whether background apps run only on idle cycles (`background_idle`, false; cgroup v2 `cpu.idle`).
     public var backgroundIdle: Bool
     /// A hard cap on each background app, in percent of one CPU (`background_max`, none).
@@ -23,6 +27,8 @@ public struct CPUSettings: Sendable, Equatable {
     public var foregroundIOWeight: Int
     /// The I/O weight of background apps (`background_io_weight`, 10; 1...10000).
     public var backgroundIOWeight: Int
+    /// The I/O weight of background apps holding an activity (`activity_io_weight`, 100; 1...10000).
+    public var activityIOWeight: Int
 
     /// The most weight, as cgroup v2's `cpu.weight` allows.
     public static let largestWeight = 10_000
@@ -30,21 +36,25 @@ public struct CPUSettings: Sendable, Equatable {
     public init(
         foregroundWeight: Int = 10_000,
         backgroundWeight: Int = 1,
+        activityWeight: Int = 100,
         backgroundIdle: Bool = false,
         backgroundMaxPercent: Int? = nil,
         backgroundLimitPercent: Int? = 80,
         backgroundLimitWindow: Duration = .seconds(60),
         foregroundIOWeight: Int = 1000,
-        backgroundIOWeight: Int = 10
+        backgroundIOWeight: Int = 10,
+        activityIOWeight: Int = 100
     ) {
         self.foregroundWeight = foregroundWeight
         self.backgroundWeight = backgroundWeight
+        self.activityWeight = activityWeight
         self.backgroundIdle = backgroundIdle
         self.backgroundMaxPercent = backgroundMaxPercent
         self.backgroundLimitPercent = backgroundLimitPercent
         self.backgroundLimitWindow = backgroundLimitWindow
         self.foregroundIOWeight = foregroundIOWeight
         self.backgroundIOWeight = backgroundIOWeight
+        self.activityIOWeight = activityIOWeight
     }
 
     /// What the group of an app in `cpuClass` is given.
@@ -55,6 +65,7 @@ public struct CPUSettings: Sendable, Equatable {
             CPUControl(
                 weight: backgroundWeight, idle: backgroundIdle, maxPercent: backgroundMaxPercent,
                 ioWeight: backgroundIOWeight)
+        case .activity: CPUControl(weight: activityWeight, ioWeight: activityIOWeight)
         }
     }
 }

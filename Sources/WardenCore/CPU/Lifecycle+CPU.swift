@@ -12,6 +12,12 @@ extension Lifecycle {
         appPolicies[index].cpu
     }
 
+    /// The CPU class of the app at `index` now (rule 13; the activity class while it holds an
+    /// activity in background, rule 14); nil when it does not run.
+    func cpuClass(of index: Int) -> CPUClass? {
+        CPUClass(state: records[index].state, holdsActivity: records[index].holdsActivity)
+    }
+
     /// Hands the runtime the control for `cpuClass` of the app at `index`.
     mutating func setCPUClass(_ index: Int, _ cpuClass: CPUClass, _ out: inout [LifecycleAction]) {
         out.append(
@@ -24,7 +30,10 @@ extension Lifecycle {
     /// started on entering background and stopped on leaving it.
     mutating func cpuStateChanged(_ index: Int, from: AppState, at now: Instant, _ out: inout [LifecycleAction]) {
         let to = records[index].state
-        if from != .notRunning, let newClass = CPUClass(state: to), CPUClass(state: from) != newClass {
+        let holdsActivity = records[index].holdsActivity
+        if from != .notRunning, let newClass = cpuClass(of: index),
+            CPUClass(state: from, holdsActivity: holdsActivity) != newClass
+        {
             setCPUClass(index, newClass, &out)
         }
         if to == .background && from != .background {
@@ -114,8 +123,7 @@ extension Lifecycle {
     mutating func cpuSettingsChanged(
         _ index: Int, from old: CPUSettings, at now: Instant, _ out: inout [LifecycleAction]
     ) {
-        guard records[index].isRunning, records[index].terminating == nil,
-            let cpuClass = CPUClass(state: records[index].state)
+        guard records[index].isRunning, records[index].terminating == nil, let cpuClass = cpuClass(of: index)
         else { return }
         let new = cpuSettings(of: index)
         if old.control(for: cpuClass) != new.control(for: cpuClass) {
@@ -132,7 +140,7 @@ extension Lifecycle {
     /// runtime re-adopted the apps' groups: what their groups are given follows the policy in force.
     mutating func restoreCPUClasses(at now: Instant, _ out: inout [LifecycleAction]) {
         for index in records.indices where records[index].inPolicy && records[index].isRunning {
-            guard let cpuClass = CPUClass(state: records[index].state) else { continue }
+            guard let cpuClass = cpuClass(of: index) else { continue }
             setCPUClass(index, cpuClass, &out)
             if records[index].state == .background && records[index].timers[.cpuBudget] == nil {
                 startCPUBudget(index, at: now, &out)

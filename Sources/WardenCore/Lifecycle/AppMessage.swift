@@ -13,6 +13,9 @@ public enum AppMessage: Sendable, Equatable {
     /// The app used more than its background CPU budget over the last window (`percent` of one
     /// CPU against `limitPercent`); another such window terminates it (`cpuLimit`).
     case cpuWarning(percent: Int, limitPercent: Int, window: Duration)
+    /// The system ended these activities: they ran unattended for the policy's `activity_limit`
+    /// (rule 14). The app is in background without an activity now.
+    case activitiesEnded(activityIDs: [Int], after: Duration)
     /// Save state to the restoration directory now.
     case saveState
 }

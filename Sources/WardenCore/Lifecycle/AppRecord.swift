@@ -17,6 +17,12 @@ public struct AppRecord: Sendable, Equatable, Codable {
         var name: String
     }
 
+    /// A continuous activity the app has begun and not ended (rule 14).
+    struct OpenActivity: Sendable, Equatable, Codable {
+        var id: Int
+        var mode: BackgroundMode
+    }
+
     public internal(set) var name: String
     /// The app's resolved timing settings (its `AppPolicy.settings`).
     var settings = TimingSettings()
@@ -27,6 +33,9 @@ public struct AppRecord: Sendable, Equatable, Codable {
     var hasFetchMode = false
     /// Whether silent pushes may wake or launch the app (`remote-notification`).
     var hasRemoteNotificationMode = false
+    /// The continuous modes the policy declares (`audio`, `location`, `long-work`): the
+    /// activities the app may hold.
+    var continuousModes: Set<BackgroundMode> = []
     var backgroundRefresh = true
     /// The policy's `fetch_interval`, which `reset` restores.
     var policyFetchInterval: FetchInterval
@@ -75,6 +84,14 @@ public struct AppRecord: Sendable, Equatable, Codable {
     var budgetRemaining: Duration = .zero
     /// Since when the budget has been running down; nil while the clock is paused (locked screen).
     var budgetMark: Instant?
+
+    // MARK: Continuous activities (rule 14)
+
+    /// The activities held, in the order begun; nil when none (so that a checkpoint written
+    /// before activities existed reads as holding none).
+    var heldActivities: [OpenActivity]?
+    /// The id of the next activity; nil for 1.
+    var nextActivityNumber: Int?
 
     // MARK: Windows, resources, marks
 
@@ -151,6 +168,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         case pendingStart, terminating, launchedWith
         case foregroundSince, lastUsed, everInForeground
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
+        case heldActivities, nextActivityNumber
         case fetchWindowOpen, pushWindowOpen, fetchStall, pushStall, heldResources, wakeBlock, hasPreservedState,
             lastTerminationWasSystem
         case requestedFetchInterval, deliveredPushIDs
@@ -167,6 +185,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         self.isManaged = policy.statusSource == .managed
         self.hasFetchMode = policy.backgroundModes.contains(.fetch)
         self.hasRemoteNotificationMode = policy.backgroundModes.contains(.remoteNotification)
+        self.continuousModes = policy.backgroundModes.filter(\.isContinuous)
         self.backgroundRefresh = policy.backgroundRefresh
         self.policyFetchInterval = policy.fetchInterval
         self.requestedFetchInterval = policy.fetchInterval
@@ -184,6 +203,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         isManaged = policy.statusSource == .managed
         hasFetchMode = policy.backgroundModes.contains(.fetch)
         hasRemoteNotificationMode = policy.backgroundModes.contains(.remoteNotification)
+        continuousModes = policy.backgroundModes.filter(\.isContinuous)
         backgroundRefresh = policy.backgroundRefresh
         policyFetchInterval = policy.fetchInterval
         inPolicy = true
@@ -209,6 +229,15 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// Whether the app is in the foreground (inactive or active).
     @inline(__always) var isInForeground: Bool { state == .inactive || state == .active }
 
+    /// Whether the app holds an activity (rule 14).
+    @inline(__always) var holdsActivity: Bool { heldActivities != nil }
+
+    /// The activities held, in the order begun.
+    var activities: [OpenActivity] {
+        get { heldActivities ?? [] }
+        set { heldActivities = newValue.isEmpty ? nil : newValue }
+    }
+
     /// Whether a fetch or push window is open.
     @inline(__always) var hasOpenWindow: Bool { fetchWindowOpen || pushWindowOpen }
 
@@ -220,7 +249,9 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// The kill band of a running app (rule 9). The killer reads the same fields in place
     /// (`KillableRecords.Record.band`); `LifecycleMemoryTests` keeps the two in step.
     @inline(__always) var band: KillBand {
-        KillBand(state: state, hasTasks: !tasks.isEmpty, hasOpenWindow: hasOpenWindow, overFairShare: isOverFairShare)
+        KillBand(
+            state: state, hasTasks: !tasks.isEmpty, hasOpenWindow: hasOpenWindow, overFairShare: isOverFairShare,
+            holdsActivity: holdsActivity)
     }
 
     /// Whether the app's footprint is above its fair share of the device's memory.
@@ -255,6 +286,8 @@ public struct AppRecord: Sendable, Equatable, Codable {
         pendingStart = nil
         if !tasks.isEmpty { tasks.removeAll() }
         nextTaskID = 1
+        heldActivities = nil
+        nextActivityNumber = nil
         if !heldResources.isEmpty { heldResources.removeAll() }
         fetchWindowOpen = false
         pushWindowOpen = false

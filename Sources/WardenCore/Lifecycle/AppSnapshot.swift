@@ -12,6 +12,18 @@ public struct AppSnapshot: Sendable, Equatable {
         }
     }
 
+    /// A continuous activity the app holds (rule 14).
+    public struct Activity: Sendable, Equatable {
+        public var id: Int
+        /// The background mode it was begun under: `audio`, `location` or `long-work`.
+        public var mode: BackgroundMode
+
+        public init(id: Int, mode: BackgroundMode) {
+            self.id = id
+            self.mode = mode
+        }
+    }
+
     public var name: String
     public var state: AppState
     /// The status last published to the status notifier's observers while the app runs;
@@ -26,11 +38,14 @@ public struct AppSnapshot: Sendable, Equatable {
     public var swappedBytes: Int64
     /// The kill band (rule 9) while the app runs; nil when it does not.
     public var band: KillBand?
-    /// What is left of the background-task budget; nil in the foreground or when not running.
+    /// What is left of the background-task budget; nil in the foreground, while an activity is
+    /// held, or when not running.
     public var taskTimeRemaining: Duration?
     /// When the next background fetch is planned, if any.
     public var nextFetchWake: Instant?
     public var openTasks: [OpenTask]
+    /// The continuous activities held, in the order begun.
+    public var activities: [Activity]
     /// Shared resources acquired and not released.
     public var heldResources: [String]
     /// Force-quit by the user and not opened since: no fetch or push wakes it.
@@ -58,6 +73,7 @@ public struct AppSnapshot: Sendable, Equatable {
         taskTimeRemaining: Duration?,
         nextFetchWake: Instant?,
         openTasks: [OpenTask],
+        activities: [Activity] = [],
         heldResources: [String],
         isForceQuit: Bool,
         hasPreservedState: Bool,
@@ -77,6 +93,7 @@ public struct AppSnapshot: Sendable, Equatable {
         self.taskTimeRemaining = taskTimeRemaining
         self.nextFetchWake = nextFetchWake
         self.openTasks = openTasks
+        self.activities = activities
         self.heldResources = heldResources
         self.isForceQuit = isForceQuit
         self.hasPreservedState = hasPreservedState

@@ -34,6 +34,8 @@ extension Lifecycle {
             watchdogFired(index, at: now, &out)
         case .cpuBudget:
             cpuBudgetFired(index, at: now, &out)
+        case .activityLimit:
+            activityLimitFired(index, at: now, &out)
         }
     }
 }

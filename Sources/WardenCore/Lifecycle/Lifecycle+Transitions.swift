@@ -49,7 +49,7 @@ extension Lifecycle {
         KillBand(
             state: records[index].state, hasTasks: !records[index].tasks.isEmpty,
             hasOpenWindow: records[index].fetchWindowOpen || records[index].pushWindowOpen,
-            overFairShare: records[index].isOverFairShare)
+            overFairShare: records[index].isOverFairShare, holdsActivity: records[index].heldActivities != nil)
     }
 
     func journal(_ index: Int, _ kind: JournalRecord.Kind, at now: Instant, _ out: inout [LifecycleAction]) {
@@ -91,6 +91,7 @@ extension Lifecycle {
         journal(index, .stateChange(from: from, to: state, because: reason), at: now, &out)
         cpuStateChanged(index, from: from, at: now, &out)
         guard state != .notRunning else {
+            records[index].heldActivities = nil
             records[index].lastBand = nil
             records[index].lastScore = nil
             return
@@ -147,6 +148,7 @@ extension Lifecycle {
         cancel(index, .backgroundGrace, &out)
         cancel(index, .taskExpirationWarning, &out)
         cancel(index, .taskBudget, &out)
+        cancel(index, .activityLimit, &out)
         records[index].budgetSession = false
         records[index].foregroundSince = now
         records[index].lastUsed = now
@@ -198,6 +200,13 @@ extension Lifecycle {
         // The background limit applies from now on; an app already above it is terminated.
         updateGroupLimits(index, at: now, &out)
         settleBackground(index, at: now, &out)
+        if records[index].holdsActivity && records[index].state == .background {
+            let held = records[index].activities.map { "\($0.id) (\($0.mode.rawValue))" }.joined(separator: ", ")
+            decide(
+                index,
+                "Keeps running in background: it holds activity \(held), so no grace or task budget runs and it is not suspended.",
+                at: now, &out)
+        }
     }
 
     /// Starts a fresh background session's task budget; paused while the screen is locked.
@@ -207,11 +216,19 @@ extension Lifecycle {
         records[index].budgetMark = isLocked ? nil : now
     }
 
-    /// Arms what a background app needs now: budget timers while tasks are open, nothing while
-    /// a window is open, otherwise the background grace (managed apps only).
+    /// Arms what a background app needs now: nothing while it holds an activity (no grace, no
+    /// task budget), budget timers while tasks are open, nothing while a window is open,
+    /// otherwise the background grace (managed apps only).
     mutating func settleBackground(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].state == .background, records[index].terminating == nil else { return }
-        if !records[index].tasks.isEmpty {
+        if records[index].holdsActivity {
+            cancel(index, .backgroundGrace, &out)
+            cancel(index, .taskExpirationWarning, &out)
+            cancel(index, .taskBudget, &out)
+            if let limit = records[index].settings.background.activityLimit, !isArmed(index, .activityLimit) {
+                arm(index, .activityLimit, at: now + limit, &out)
+            }
+        } else if !records[index].tasks.isEmpty {
             cancel(index, .backgroundGrace, &out)
             armBudgetTimers(index, at: now, &out)
         } else if records[index].fetchWindowOpen || records[index].pushWindowOpen {
@@ -223,16 +240,21 @@ extension Lifecycle {
 
     /// Suspends a background app with nothing keeping it awake at once.
     mutating func suspendIfIdle(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
-        guard records[index].tasks.isEmpty, !records[index].fetchWindowOpen, !records[index].pushWindowOpen else {
+        guard !records[index].holdsActivity, records[index].tasks.isEmpty, !records[index].fetchWindowOpen,
+            !records[index].pushWindowOpen
+        else {
             return
         }
         suspend(index, because: reason, at: now, &out)
     }
 
     /// Suspends a background app (rule 7): an app holding an acquired shared resource is
-    /// terminated instead; otherwise it is frozen with the paths of its resources guarded.
+    /// terminated instead; otherwise it is frozen with the paths of its resources guarded. An app
+    /// holding an activity is never suspended (rule 14).
     mutating func suspend(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
-        guard records[index].state == .background, records[index].terminating == nil else { return }
+        guard records[index].state == .background, records[index].terminating == nil,
+            !records[index].holdsActivity
+        else { return }
         cancel(index, .backgroundGrace, &out)
         guard records[index].isManaged else {
             decide(index, "Stays in background unfrozen: its status is reported by the app.", at: now, &out)

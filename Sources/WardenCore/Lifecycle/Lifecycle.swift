@@ -163,6 +163,8 @@ public struct Lifecycle: Sendable {
         case .ready(let app): try ready(app, at: now, &out)
         case .beginTask(let app, let name): try beginTask(app, name: name, at: now, &out)
         case .endTask(let app, let taskID): try endTask(app, taskID: taskID, at: now, &out)
+        case .beginActivity(let app, let mode): try beginActivity(app, mode: mode, at: now, &out)
+        case .endActivity(let app, let id): try endActivity(app, activityID: id, at: now, &out)
         case .timeRemaining(let app): try timeRemaining(app, at: now, &out)
         case .completeFetch(let app, let result): try completeFetch(app, result: result, at: now, &out)
         case .completePush(let app, let result): try completePush(app, result: result, at: now, &out)

@@ -18,6 +18,8 @@ extension LifecycleEvent {
         case .ready(let app): "\(app) ready"
         case .beginTask(let app, let name): "\(app) begin-task \(name)"
         case .endTask(let app, let id): "\(app) end-task \(id)"
+        case .beginActivity(let app, let mode): "\(app) begin-activity \(mode)"
+        case .endActivity(let app, let id): "\(app) end-activity \(id)"
         case .timeRemaining(let app): "\(app) time-remaining"
         case .completeFetch(let app, let result): "\(app) complete-fetch \(result.rawValue)"
         case .completePush(let app, let result): "\(app) complete-push \(result.rawValue)"

@@ -19,6 +19,10 @@ public enum LifecycleEvent: Sendable, Equatable {
     case ready(app: String)
     case beginTask(app: String, name: String)
     case endTask(app: String, taskID: Int)
+    /// `begin-activity MODE` (rule 14): `mode` as the app named it; the core refuses a name
+    /// that is not a continuous mode.
+    case beginActivity(app: String, mode: String)
+    case endActivity(app: String, activityID: Int)
     case timeRemaining(app: String)
     case completeFetch(app: String, result: CompletionResult)
     case completePush(app: String, result: CompletionResult)
@@ -85,7 +89,8 @@ extension LifecycleEvent {
         case .open(let app), .forceQuit(let app), .reset(let app), .ready(let app), .timeRemaining(let app),
             .registerPush(let app):
             app
-        case .beginTask(let app, _), .endTask(let app, _), .completeFetch(let app, _), .completePush(let app, _),
+        case .beginTask(let app, _), .endTask(let app, _), .beginActivity(let app, _), .endActivity(let app, _),
+            .completeFetch(let app, _), .completePush(let app, _),
             .setFetchInterval(let app, _), .acquire(let app, _), .release(let app, _), .reportStatus(let app, _),
             .launched(let app, _), .heldAtSuspension(let app, _), .footprint(let app, _, _), .scanResult(let app, _),
             .observedFrozen(let app, _):

@@ -2,6 +2,8 @@
 public enum Reply: Sendable, Equatable {
     /// `begin-task`: the new task's id and the time remaining (nil: unlimited while in the foreground).
     case taskBegun(id: Int, remaining: Duration?)
+    /// `begin-activity`: the new activity's id (rule 14).
+    case activityBegun(id: Int)
     /// `time-remaining`: nil while in the foreground (no budget is running).
     case timeRemaining(Duration?)
     /// `register-push`: the app's current device token.

@@ -12,6 +12,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
     private var terminationGrace: Instant?
     private var watchdog: Instant?
     private var cpuBudget: Instant?
+    private var activityLimit: Instant?
 
     subscript(kind: TimerID.Kind) -> Instant? {
         get {
@@ -27,6 +28,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
             case .terminationGrace: terminationGrace
             case .watchdog: watchdog
             case .cpuBudget: cpuBudget
+            case .activityLimit: activityLimit
             }
         }
         set {
@@ -42,6 +44,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
             case .terminationGrace: terminationGrace = newValue
             case .watchdog: watchdog = newValue
             case .cpuBudget: cpuBudget = newValue
+            case .activityLimit: activityLimit = newValue
             }
         }
     }

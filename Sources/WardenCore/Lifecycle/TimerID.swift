@@ -31,6 +31,8 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
         case watchdog
         /// A window of the background CPU budget ended: measure the app's CPU time (rule 13).
         case cpuBudget
+        /// An activity ran unattended for the policy's `activity_limit` (rule 14).
+        case activityLimit
     }
 
     public var description: String { "\(app).\(kind.rawValue)" }

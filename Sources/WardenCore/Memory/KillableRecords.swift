@@ -18,7 +18,8 @@ struct KillableRecords: Collection {
             KillBand(
                 state: pointer.pointee.state, hasTasks: !pointer.pointee.tasks.isEmpty,
                 hasOpenWindow: pointer.pointee.fetchWindowOpen || pointer.pointee.pushWindowOpen,
-                overFairShare: pointer.pointee.bounds.fairShare.map { pointer.pointee.footprint > $0 } ?? false)
+                overFairShare: pointer.pointee.bounds.fairShare.map { pointer.pointee.footprint > $0 } ?? false,
+                holdsActivity: pointer.pointee.heldActivities != nil)
         }
         @inline(__always) var footprint: Int64 { pointer.pointee.footprint }
         @inline(__always) var lastUsed: Instant { pointer.pointee.lastUsed }

@@ -397,6 +397,7 @@ extension Lifecycle {
         case .idleBackground: return "Chosen by the memory killer: largest idle background app."
         case .backgroundWindow: return "Chosen by the memory killer: largest app in a fetch or push window."
         case .backgroundTask: return "Chosen by the memory killer: largest app running background tasks."
+        case .activity: return "Chosen by the memory killer: largest background app holding an activity."
         case .foreground: return "Chosen by the memory killer: largest foreground app, as a last resort."
         }
     }

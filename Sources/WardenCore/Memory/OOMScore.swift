@@ -8,6 +8,7 @@
 /// | protected (any band) | -900 |
 /// | over its fair share (any state) | 1000 |
 /// | foreground | 0 |
+/// | background holding an activity | 50 |
 /// | background running tasks | 100 |
 /// | background in a fetch or push window | 200 |
 /// | background with nothing keeping it awake | 300 |
@@ -31,6 +32,7 @@ public enum OOMScore {
         switch band {
         case .overFairShare: return maximum
         case .foreground: return 0
+        case .activity: return 50
         case .backgroundTask: return 100
         case .backgroundWindow: return 200
         case .idleBackground: return 300

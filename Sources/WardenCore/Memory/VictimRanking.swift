@@ -1,5 +1,5 @@
 /// Rule 9: bands first-killed-first (overFairShare, suspended, idleBackground, backgroundWindow,
-/// backgroundTask, foreground); inside a band the largest footprint first; ties: least recently used (older lastUsed)
+/// backgroundTask, activity, foreground); inside a band the largest footprint first; ties: least recently used (older lastUsed)
 /// first, then app name ascending. Protected apps never; foreground apps only if killForeground.
 ///
 /// The order is total: two different candidates never tie, so the result does not depend on the

@@ -82,17 +82,32 @@ public struct AppPolicy: Sendable, Equatable {
 }
 
 /// The background modes appwarden accepts (`background_modes`); each one is enforced by the core.
-public enum BackgroundMode: String, Sendable, Hashable, CaseIterable {
+public enum BackgroundMode: String, Sendable, Hashable, CaseIterable, Codable {
     /// Background fetch wakes (rule 4): without it the app is never woken for a fetch.
     case fetch
     /// Silent pushes (rule 5): without it a push is accepted but wakes and launches nothing.
     case remoteNotification = "remote-notification"
+    /// Continuous work (rule 14): playing or recording sound. The app may hold an `audio` activity.
+    case audio
+    /// Continuous work (rule 14): following the device's position. The app may hold a `location` activity.
+    case location
+    /// Continuous work (rule 14) of any other kind the person is waiting on (a long upload, a
+    /// workout, a call). The app may hold a `long-work` activity.
+    case longWork = "long-work"
+
+    /// Whether the mode lets the app hold an activity (rule 14): `audio`, `location`, `long-work`.
+    public var isContinuous: Bool {
+        switch self {
+        case .fetch, .remoteNotification: false
+        case .audio, .location, .longWork: true
+        }
+    }
 
     /// iOS modes that appwarden does not implement, which a policy may not name: background
-    /// tasks need no mode here, and nothing keeps an app unfrozen for audio, location, VoIP or
-    /// accessories.
+    /// tasks need no mode here, and nothing keeps an app unfrozen for VoIP or accessories
+    /// (`long-work` covers a call the app holds an activity for).
     public static let unsupported = [
-        "processing", "audio", "location", "voip", "external-accessory", "bluetooth-central", "bluetooth-peripheral",
+        "processing", "voip", "external-accessory", "bluetooth-central", "bluetooth-peripheral",
     ]
 }
 

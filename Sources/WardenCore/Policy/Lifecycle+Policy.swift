@@ -53,6 +53,7 @@ extension Lifecycle {
                     // Memory limits and CPU controls take effect at once, in the running group.
                     updateGroupLimits(index, at: now, &out)
                     cpuSettingsChanged(index, from: oldCPU, at: now, &out)
+                    endUndeclaredActivities(index, at: now, &out)
                 }
             } else if records[index].inPolicy {
                 records[index].inPolicy = false

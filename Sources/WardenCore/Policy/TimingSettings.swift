@@ -38,7 +38,7 @@ public struct TimingSettings: Sendable, Equatable {
     }
 }
 
-/// `[background]`: rules 1–3.
+/// `[background]`: rules 1–3 and the caps of rule 14.
 public struct BackgroundSettings: Sendable, Equatable {
     /// Time in background with nothing keeping the app awake before it is suspended (`grace`, 5 s).
     public var grace: Duration
@@ -49,15 +49,23 @@ public struct BackgroundSettings: Sendable, Equatable {
     /// Whether fetch and push wakes may launch an app the system terminated before the user
     /// opens it again (`wake_after_system_termination`, false).
     public var wakeAfterSystemTermination: Bool
+    /// The most apps that may hold a continuous activity at once (`max_activities`, no cap;
+    /// rule 14): an app may begin one only while fewer other apps hold one.
+    public var maxActivities: Int?
+    /// How long an activity may run unattended: in background without the person opening the
+    /// app (`activity_limit`, no limit; rule 14). Then it is ended.
+    public var activityLimit: Duration?
 
     public init(
         grace: Duration = .seconds(5), taskBudget: Duration = .seconds(600), expirationWarning: Duration = .seconds(5),
-        wakeAfterSystemTermination: Bool = false
+        wakeAfterSystemTermination: Bool = false, maxActivities: Int? = nil, activityLimit: Duration? = nil
     ) {
         self.grace = grace
         self.taskBudget = taskBudget
         self.expirationWarning = expirationWarning
         self.wakeAfterSystemTermination = wakeAfterSystemTermination
+        self.maxActivities = maxActivities
+        self.activityLimit = activityLimit
     }
 }
 

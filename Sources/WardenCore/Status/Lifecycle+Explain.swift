@@ -11,6 +11,18 @@ extension Lifecycle {
             sentences.append("It is no longer declared in the policy.")
             return sentences
         }
+        for activity in record.activities {
+            let keeps =
+                record.state == .background
+                ? ": it runs in background with no task budget and is not suspended until it ends"
+                : ": in background it will run with no task budget and not be suspended until it ends"
+            sentences.append("It holds activity \(activity.id) (\(activity.mode.rawValue))\(keeps).")
+        }
+        if let end = record.timers[.activityLimit], let limit = record.settings.background.activityLimit {
+            sentences.append(
+                "Its activities end in \(DurationFormat.roundedUp(max(end - now, .zero))) unless the person opens it (activity_limit = \(DurationFormat.string(limit)) unattended)."
+            )
+        }
         for task in record.tasks {
             let left = record.budgetLeft(at: now).map { "\(DurationFormat.roundedUp($0)) of budget left" }
             sentences.append(
@@ -26,13 +38,13 @@ extension Lifecycle {
     /// The app's CPU class and, in background, where it stands against its CPU budget (rule 13).
     private func cpuOutlook(_ index: Int) -> [String] {
         let record = records[index]
-        guard let cpuClass = CPUClass(state: record.state), record.state != .suspended else { return [] }
+        guard let cpuClass = cpuClass(of: index), record.state != .suspended else { return [] }
         let settings = cpuSettings(of: index)
         let control = settings.control(for: cpuClass)
         let cap = control.maxPercent.map { ", capped at \($0)% of a CPU" } ?? ""
         let io = control.ioWeight.map { ", I/O weight \($0)" } ?? ""
         var sentences = ["It runs in the \(cpuClass) CPU class (weight \(control.weight)\(cap)\(io))."]
-        guard cpuClass == .background, let limit = settings.backgroundLimitPercent else { return sentences }
+        guard cpuClass != .foreground, let limit = settings.backgroundLimitPercent else { return sentences }
         let window = DurationFormat.string(settings.backgroundLimitWindow)
         if let percent = record.cpuPercent {
             let warned = record.cpuStrikes > 0 ? ", and was warned: another such window terminates it" : ""

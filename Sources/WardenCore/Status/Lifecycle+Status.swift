@@ -63,7 +63,7 @@ extension Lifecycle {
         if frozen {
             guard record.state != .suspended else { return }
             if record.state == .background && record.tasks.isEmpty && !record.hasOpenWindow && record.isManaged
-                && record.heldResources.isEmpty
+                && record.heldResources.isEmpty && !record.holdsActivity
             {
                 cancel(index, .backgroundGrace, &out)
                 setState(index, .suspended, because: "found frozen while idle in background", at: now, &out)
@@ -107,16 +107,17 @@ extension Lifecycle {
             footprint: record.isRunning ? record.footprint : 0,
             swappedBytes: record.isRunning ? record.swappedBytes : 0,
             band: record.isRunning ? record.band : nil,
-            taskTimeRemaining: record.isInForeground ? nil : record.budgetLeft(at: now),
+            taskTimeRemaining: record.isInForeground || record.holdsActivity ? nil : record.budgetLeft(at: now),
             nextFetchWake: record.timers[.fetchWake],
             openTasks: record.tasks.map { AppSnapshot.OpenTask(id: $0.id, name: $0.name) },
+            activities: record.activities.map { AppSnapshot.Activity(id: $0.id, mode: $0.mode) },
             heldResources: record.heldResources,
             isForceQuit: record.isForceQuit,
             hasPreservedState: record.hasPreservedState,
             isTerminating: record.terminating != nil,
             fetchWindowOpen: record.fetchWindowOpen,
             pushWindowOpen: record.pushWindowOpen,
-            cpuClass: CPUClass(state: record.state),
+            cpuClass: CPUClass(state: record.state, holdsActivity: record.holdsActivity),
             backgroundCPUPercent: record.isRunning ? record.cpuPercent : nil
         )
     }

@@ -10,7 +10,8 @@ extension Lifecycle {
         if state == .suspended {
             throw LifecycleError(.conflict, "App \"\(app)\" is suspended, so it cannot begin a background task.")
         }
-        let remaining = state == .inactive || state == .active ? nil : budgetLeft(index, at: now)
+        let remaining =
+            state == .inactive || state == .active || records[index].holdsActivity ? nil : budgetLeft(index, at: now)
         if let remaining, remaining <= .zero {
             throw LifecycleError(
                 .conflict, "App \"\(app)\" has spent its background-task budget, so it cannot begin task \"\(name)\".")
@@ -47,14 +48,16 @@ extension Lifecycle {
         }
     }
 
-    /// `time-remaining`: nil in the foreground, otherwise what is left of the budget.
+    /// `time-remaining`: nil in the foreground and while an activity is held (no budget runs
+    /// then, rule 14), otherwise what is left of the budget.
     mutating func timeRemaining(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
         let index = try runningAppIndex(app, for: "ask for its remaining background time")
         let record = records[index]
         if record.state == .suspended {
             throw LifecycleError(.conflict, "App \"\(app)\" is suspended, so it cannot ask for its remaining time.")
         }
-        out.append(.reply(.timeRemaining(record.isInForeground ? nil : record.budgetLeft(at: now))))
+        out.append(
+            .reply(.timeRemaining(record.isInForeground || record.holdsActivity ? nil : record.budgetLeft(at: now))))
     }
 
     /// What is left of the app's task budget at `now` (`AppRecord.budgetLeft`), read field by field.
@@ -64,10 +67,11 @@ extension Lifecycle {
             mark: records[index].budgetMark, at: now)
     }
 
-    /// Arms the expiration call and the end of the budget, if the clock is running and they are
-    /// not armed yet.
+    /// Arms the expiration call and the end of the budget, if the clock is running, no activity
+    /// is held (rule 14) and they are not armed yet.
     mutating func armBudgetTimers(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
-        guard records[index].budgetSession, let mark = records[index].budgetMark else { return }
+        guard records[index].budgetSession, let mark = records[index].budgetMark, !records[index].holdsActivity
+        else { return }
         let end = mark + records[index].budgetRemaining
         if !isArmed(index, .taskExpirationWarning) {
             let warning = end - records[index].settings.background.expirationWarning
@@ -81,7 +85,7 @@ extension Lifecycle {
     /// The expiration call: every open task is told the budget is about to end.
     mutating func expirationWarningFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         let record = records[index]
-        guard record.state == .background, !record.tasks.isEmpty else { return }
+        guard record.state == .background, !record.tasks.isEmpty, !record.holdsActivity else { return }
         let remaining = record.budgetLeft(at: now) ?? .zero
         out.append(
             .deliver(
@@ -91,7 +95,7 @@ extension Lifecycle {
     /// The budget is spent: an app with a task still open is terminated.
     mutating func taskBudgetFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         let record = records[index]
-        guard record.state == .background, !record.tasks.isEmpty else { return }
+        guard record.state == .background, !record.tasks.isEmpty, !record.holdsActivity else { return }
         let names = record.tasks.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
         decide(index, "Background-task budget spent with tasks still open: \(names).", at: now, &out)
         terminate(index, reason: .backgroundTaskExpired, because: "background-task budget spent", at: now, &out)

@@ -68,7 +68,7 @@ extension Lifecycle {
     /// The timers that belong to a running process; fetch wakes and push slots outlive it.
     static let processTimers: [TimerID.Kind] = [
         .backgroundGrace, .taskExpirationWarning, .taskBudget, .fetchWindow, .pushWindow, .launchTimeout,
-        .terminationGrace, .watchdog, .cpuBudget,
+        .terminationGrace, .watchdog, .cpuBudget, .activityLimit,
     ]
 
     /// The process of launch `launch` ended. An exit the core asked for completes a graceful

@@ -9,6 +9,8 @@ extension ControlServer {
         appCall(router, ControlAPI.ready) { app, _ in .ready(app: app) }
         appCall(router, ControlAPI.beginTask) { app, body in .beginTask(app: app, name: body.name) }
         appCall(router, ControlAPI.endTask) { app, body in .endTask(app: app, taskID: body.id) }
+        appCall(router, ControlAPI.beginActivity) { app, body in .beginActivity(app: app, mode: body.mode) }
+        appCall(router, ControlAPI.endActivity) { app, body in .endActivity(app: app, activityID: body.id) }
         appCall(router, ControlAPI.timeRemaining) { app, _ in .timeRemaining(app: app) }
         appCall(router, ControlAPI.completeFetch) { app, body in
             .completeFetch(app: app, result: try Self.completion(body))
@@ -82,6 +84,14 @@ extension ControlRequests.BeginTask: ExampleRequestBody {
 }
 
 extension ControlRequests.EndTask: ExampleRequestBody {
+    static var example: String { #"{"id":1}"# }
+}
+
+extension ControlRequests.BeginActivity: ExampleRequestBody {
+    static var example: String { #"{"mode":"audio"}"# }
+}
+
+extension ControlRequests.EndActivity: ExampleRequestBody {
     static var example: String { #"{"id":1}"# }
 }
 

@@ -78,6 +78,8 @@ extension ControlServer {
         case .taskBegun(let id, let remaining):
             return Self.json(
                 ControlReplies.TaskBegun(id: id, remainingMillis: remaining.map(\.milliseconds)))
+        case .activityBegun(let id):
+            return Self.json(ControlReplies.ActivityBegun(id: id))
         case .timeRemaining(let remaining):
             return Self.json(
                 ControlReplies.TimeRemaining(remainingMillis: remaining.map(\.milliseconds)))

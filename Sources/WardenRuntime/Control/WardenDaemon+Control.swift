@@ -110,6 +110,7 @@ extension WardenDaemon: WardenControl {
             timeRemainingMillis: snapshot.taskTimeRemaining.map(\.milliseconds),
             nextWakeMillis: snapshot.nextFetchWake.map(wallMillis),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
+            activities: snapshot.activities.map { ActivityInfo(id: $0.id, mode: $0.mode.rawValue) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,
             cpuTimeMillis: cpuTime?.milliseconds, backgroundCPUPercent: snapshot.backgroundCPUPercent)

@@ -154,6 +154,7 @@ extension WardenDaemon {
         case .pushPayload: "push_payload"
         case .memoryWarning: "memory_warning"
         case .cpuWarning: "cpu_warning"
+        case .activitiesEnded: "activities_ended"
         case .saveState: "save_state"
         }
     }

@@ -169,6 +169,7 @@ public final class WardenMetrics: Sendable {
             gauge("appwarden_app_swapped_bytes", [("app", app)]).destroy()
             gauge("appwarden_app_band", [("app", app)]).destroy()
             gauge("appwarden_app_cpu_class", [("app", app)]).destroy()
+            gauge("appwarden_app_activities", [("app", app)]).destroy()
             gauge("appwarden_app_background_cpu_percent", [("app", app)]).destroy()
         }
         for app in running {
@@ -178,8 +179,9 @@ public final class WardenMetrics: Sendable {
                 gauge("appwarden_app_band", [("app", app.name)]).record(band.rawValue)
             }
             if let cpuClass = app.cpuClass {
-                gauge("appwarden_app_cpu_class", [("app", app.name)]).record(cpuClass == .foreground ? 0 : 1)
+                gauge("appwarden_app_cpu_class", [("app", app.name)]).record(Self.number(of: cpuClass))
             }
+            gauge("appwarden_app_activities", [("app", app.name)]).record(app.activities.count)
             let percent = gauge("appwarden_app_background_cpu_percent", [("app", app.name)])
             if let measured = app.backgroundCPUPercent { percent.record(measured) } else { percent.destroy() }
         }
@@ -199,6 +201,15 @@ public final class WardenMetrics: Sendable {
         return Self.withHelp(registry.emitToString())
     }
 
+    /// The number of a CPU class in `appwarden_app_cpu_class`.
+    static func number(of cpuClass: CPUClass) -> Int {
+        switch cpuClass {
+        case .foreground: 0
+        case .background: 1
+        case .activity: 2
+        }
+    }
+
     /// What each metric measures: the `# HELP` line written before its `# TYPE` line.
     static let help: [String: String] = [
         "appwarden_apps": "Apps of the policy by lifecycle state.",
@@ -208,8 +219,9 @@ public final class WardenMetrics: Sendable {
             "How much of the app's footprint is in swap, as its compression or the last measurement of its group left it.",
         "appwarden_app_band":
             "The app's kill band: 0 over-fair-share, 1 suspended, 2 idle-background, 3 background-window, "
-            + "4 background-task, 5 foreground.",
-        "appwarden_app_cpu_class": "The app's CPU class (rule 13): 0 foreground, 1 background.",
+            + "4 background-task, 5 activity, 6 foreground.",
+        "appwarden_app_cpu_class": "The app's CPU class (rule 13): 0 foreground, 1 background, 2 activity.",
+        "appwarden_app_activities": "How many continuous activities the app holds (rule 14).",
         "appwarden_app_background_cpu_percent":
             "The app's CPU use over its last measured window in background, in percent of one CPU (the background CPU budget's figure).",
         "appwarden_memory_pressure_level": "The memory pressure level: 0 normal, 1 warning, 2 critical.",
