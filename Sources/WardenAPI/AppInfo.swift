@@ -6,11 +6,15 @@ public struct AppInfo: Codable, Sendable, Equatable {
     /// `unknown`, `foreground`, `background`, `terminating`.
     public var status: Status
     public var pids: [Int32]
-    /// What a kill would give back, bytes; 0 when not running.
+    /// The memory charged to the app (anonymous, shmem and swap), bytes; 0 when not running.
     public var footprintBytes: Int64
     /// How much of the footprint is in swap, as its compression or the last measurement of its
     /// group found it, bytes.
     public var swappedBytes: Int64
+    /// What a kill would give back at once, bytes: the footprint's part in RAM and what its
+    /// swapped part takes of RAM (compressed in a zram, nothing on a drive); the kill order ranks
+    /// by it. 0 when not running.
+    public var reclaimableBytes: Int64
     /// Kill band name (`suspended`, `idle-background`, …), nil when not running.
     public var band: Band?
     /// Background-task budget left, milliseconds; nil when no budget runs.
@@ -32,7 +36,8 @@ public struct AppInfo: Codable, Sendable, Equatable {
 
     public init(
         name: String, state: State, status: Status, pids: [Int32] = [], footprintBytes: Int64 = 0,
-        swappedBytes: Int64 = 0, band: Band? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
+        swappedBytes: Int64 = 0, reclaimableBytes: Int64? = nil, band: Band? = nil, timeRemainingMillis: Int64? = nil,
+        nextWakeMillis: Int64? = nil,
         openTasks: [TaskInfo] = [], heldResources: [String] = [], forceQuit: Bool = false,
         hasPreservedState: Bool = false, cpuClass: String? = nil, cpuTimeMillis: Int64? = nil,
         backgroundCPUPercent: Int? = nil
@@ -43,6 +48,7 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.pids = pids
         self.footprintBytes = footprintBytes
         self.swappedBytes = swappedBytes
+        self.reclaimableBytes = reclaimableBytes ?? footprintBytes
         self.band = band
         self.timeRemainingMillis = timeRemainingMillis
         self.nextWakeMillis = nextWakeMillis
@@ -58,12 +64,13 @@ public struct AppInfo: Codable, Sendable, Equatable {
 
 extension AppInfo {
     private enum CodingKeys: String, CodingKey {
-        case name, state, status, pids, footprintBytes, swappedBytes, band, timeRemainingMillis, nextWakeMillis
+        case name, state, status, pids, footprintBytes, swappedBytes, reclaimableBytes, band, timeRemainingMillis,
+            nextWakeMillis
         case openTasks, heldResources, forceQuit, hasPreservedState, cpuClass, cpuTimeMillis, backgroundCPUPercent
     }
 
     /// Decodes an app; `swappedBytes`, which daemons before compression do not send, is 0 when
-    /// absent, and the CPU figures, which daemons before rule 13 do not send, are nil.
+    /// absent, `reclaimableBytes`, which earlier daemons do not send, the footprint, and the CPU figures, which daemons before rule 13 do not send, are nil.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -73,6 +80,7 @@ extension AppInfo {
             pids: try container.decode([Int32].self, forKey: .pids),
             footprintBytes: try container.decode(Int64.self, forKey: .footprintBytes),
             swappedBytes: try container.decodeIfPresent(Int64.self, forKey: .swappedBytes) ?? 0,
+            reclaimableBytes: try container.decodeIfPresent(Int64.self, forKey: .reclaimableBytes),
             band: try container.decodeIfPresent(Band.self, forKey: .band),
             timeRemainingMillis: try container.decodeIfPresent(Int64.self, forKey: .timeRemainingMillis),
             nextWakeMillis: try container.decodeIfPresent(Int64.self, forKey: .nextWakeMillis),

@@ -51,6 +51,7 @@ extension AppInfo: JSONValueDecodable {
         var pids: [Int32]?
         var footprint: Int64?
         var swapped: Int64?
+        var reclaimable: Int64?
         var band: String?
         var timeRemaining: Int64?
         var nextWake: Int64?
@@ -75,6 +76,7 @@ extension AppInfo: JSONValueDecodable {
                     }
             case "footprintBytes": footprint = try reader.skipNull() ? nil : reader.nextInteger()
             case "swappedBytes": swapped = try reader.skipNull() ? nil : reader.nextInteger()
+            case "reclaimableBytes": reclaimable = try reader.skipNull() ? nil : reader.nextInteger()
             case "band": band = try reader.skipNull() ? nil : reader.nextString()
             case "timeRemainingMillis": timeRemaining = try reader.skipNull() ? nil : reader.nextInteger()
             case "nextWakeMillis": nextWake = try reader.skipNull() ? nil : reader.nextInteger()
@@ -99,7 +101,8 @@ extension AppInfo: JSONValueDecodable {
             name: try required(name, "name"), state: State(rawValue: try required(state, "state")),
             status: Status(rawValue: try required(status, "status")), pids: try required(pids, "pids"),
             footprintBytes: try required(footprint, "footprintBytes"), swappedBytes: swapped ?? 0,
-            band: band.map(Band.init(rawValue:)), timeRemainingMillis: timeRemaining, nextWakeMillis: nextWake,
+            reclaimableBytes: reclaimable, band: band.map(Band.init(rawValue:)), timeRemainingMillis: timeRemaining,
+            nextWakeMillis: nextWake,
             openTasks: try required(tasks, "openTasks"), heldResources: try required(resources, "heldResources"),
             forceQuit: try required(forceQuit, "forceQuit"),
             hasPreservedState: try required(preserved, "hasPreservedState"), cpuClass: cpuClass,

@@ -90,7 +90,8 @@ public actor ControlServerDouble: WardenControl {
     private static func info(_ snapshot: AppSnapshot) -> AppInfo {
         AppInfo(
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
-            footprintBytes: snapshot.footprint, band: snapshot.band.map(AppInfo.Band.init),
+            footprintBytes: snapshot.footprint, swappedBytes: snapshot.swappedBytes,
+            reclaimableBytes: snapshot.reclaimableBytes, band: snapshot.band.map(AppInfo.Band.init),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,

@@ -215,6 +215,7 @@ extension SimulateCommand {
             .object([
                 ("app", .string(kill.app)), ("timeMillis", .number(kill.time.sinceOrigin.milliseconds)),
                 ("band", .string(kill.report.band.description)), ("footprintBytes", .number(kill.report.footprint)),
+                ("reclaimableBytes", .number(kill.report.reclaimable)),
                 ("why", .array(Explanation.killSentences(kill.report).map(JSONValue.string))),
             ])
         }

@@ -118,6 +118,20 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// How much of the footprint is in swap: what the last compression left there, or the last
     /// measurement with a swapped part found; at most the footprint; reset by each launch.
     var swappedBytes: Int64 = 0
+    /// How much RAM the swapped part takes: its compressed size in a zram, 0 on a drive; the
+    /// whole swapped part where the measurement did not say. At most `swappedBytes`.
+    var swappedInRAM: Int64 = 0
+
+    /// What a kill gives back at once (rule 9): the footprint's part in RAM and what its swapped
+    /// part takes of RAM, not the swapped part counted whole.
+    var reclaimable: Int64 { Self.reclaimable(footprint: footprint, swapped: swappedBytes, inRAM: swappedInRAM) }
+
+    /// What a kill of an app with this footprint, `swapped` of it in swap taking `inRAM` of RAM,
+    /// gives back at once: the rule 9 measure in one place.
+    @inline(__always)
+    static func reclaimable(footprint: Int64, swapped: Int64, inRAM: Int64) -> Int64 {
+        footprint - swapped + inRAM
+    }
 
     // MARK: CPU
 
@@ -263,6 +277,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         groupLimits = nil
         isAboveHigh = false
         swappedBytes = 0
+        swappedInRAM = 0
         cpuBaseline = nil
         cpuStrikes = 0
         cpuPercent = nil

@@ -24,6 +24,9 @@ public struct AppSnapshot: Sendable, Equatable {
     /// How much of the footprint is in swap, as its compression or the last measurement of its
     /// group found it, in bytes.
     public var swappedBytes: Int64
+    /// What a kill would give back at once, in bytes: the footprint's part in RAM and what its
+    /// swapped part takes of RAM (rule 9 ranks by it).
+    public var reclaimableBytes: Int64
     /// The kill band (rule 9) while the app runs; nil when it does not.
     public var band: KillBand?
     /// What is left of the background-task budget; nil in the foreground or when not running.
@@ -54,6 +57,7 @@ public struct AppSnapshot: Sendable, Equatable {
         launch: Int,
         footprint: Int64,
         swappedBytes: Int64 = 0,
+        reclaimableBytes: Int64? = nil,
         band: KillBand?,
         taskTimeRemaining: Duration?,
         nextFetchWake: Instant?,
@@ -73,6 +77,7 @@ public struct AppSnapshot: Sendable, Equatable {
         self.launch = launch
         self.footprint = footprint
         self.swappedBytes = swappedBytes
+        self.reclaimableBytes = reclaimableBytes ?? footprint
         self.band = band
         self.taskTimeRemaining = taskTimeRemaining
         self.nextFetchWake = nextFetchWake

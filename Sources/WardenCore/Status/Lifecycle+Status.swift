@@ -106,6 +106,7 @@ extension Lifecycle {
             launch: record.launch,
             footprint: record.isRunning ? record.footprint : 0,
             swappedBytes: record.isRunning ? record.swappedBytes : 0,
+            reclaimableBytes: record.isRunning ? record.reclaimable : 0,
             band: record.isRunning ? record.band : nil,
             taskTimeRemaining: record.isInForeground ? nil : record.budgetLeft(at: now),
             nextFetchWake: record.timers[.fetchWake],

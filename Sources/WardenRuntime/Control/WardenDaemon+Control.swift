@@ -106,6 +106,7 @@ extension WardenDaemon: WardenControl {
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
             pids: pids,
             footprintBytes: snapshot.footprint, swappedBytes: snapshot.swappedBytes,
+            reclaimableBytes: snapshot.reclaimableBytes,
             band: snapshot.band.map(AppInfo.Band.init),
             timeRemainingMillis: snapshot.taskTimeRemaining.map(\.milliseconds),
             nextWakeMillis: snapshot.nextFetchWake.map(wallMillis),
