@@ -39,8 +39,9 @@ extension AppEvent {
         case .analytics(let event):
             let properties: [String: String] =
                 switch event {
-                case .appStart(let cold, let afterPassive):
+                case .appStart(let cold, let afterPassive, let afterKill):
                     ["cold": String(cold), "afterPassive": String(afterPassive)]
+                        .merging(afterKill.map { ["afterKill": $0.rawValue] } ?? [:], uniquingKeysWith: { $1 })
                 case .appEnd(let duration): ["durationMillis": String(duration.milliseconds)]
                 case .appStartPassively(let reason): ["reason": reason.rawValue]
                 case .appTerminated(let reason): ["reason": reason.rawValue]
@@ -132,7 +133,9 @@ extension AnalyticsEvent {
         switch name {
         case "$AppStart":
             guard let cold = reader.bool("cold") else { return nil }
-            self = .appStart(cold: cold, afterPassive: reader.bool("afterPassive", legacy: "after_passive") ?? false)
+            self = .appStart(
+                cold: cold, afterPassive: reader.bool("afterPassive", legacy: "after_passive") ?? false,
+                afterKill: reader.value(TerminationReason.self, "afterKill"))
         case "$AppEnd":
             guard let millis = reader.integer("durationMillis", legacy: "duration_ms") else { return nil }
             self = .appEnd(foregroundDuration: .milliseconds(millis))

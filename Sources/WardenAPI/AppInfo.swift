@@ -33,6 +33,9 @@ public struct AppInfo: Codable, Sendable, Equatable {
     /// The app's CPU use over its last measured window in background, in percent of one CPU
     /// (what the background CPU budget weighs); nil until one was measured in the current launch.
     public var backgroundCPUPercent: Int?
+    /// How many times the user opened the app after the device had killed it (cold launches,
+    /// each counted when the app became active); kept across restarts of the daemon.
+    public var coldLaunches: Int
 
     public init(
         name: String, state: State, status: Status, pids: [Int32] = [], footprintBytes: Int64 = 0,
@@ -40,7 +43,7 @@ public struct AppInfo: Codable, Sendable, Equatable {
         nextWakeMillis: Int64? = nil,
         openTasks: [TaskInfo] = [], heldResources: [String] = [], forceQuit: Bool = false,
         hasPreservedState: Bool = false, cpuClass: String? = nil, cpuTimeMillis: Int64? = nil,
-        backgroundCPUPercent: Int? = nil
+        backgroundCPUPercent: Int? = nil, coldLaunches: Int = 0
     ) {
         self.name = name
         self.state = state
@@ -59,6 +62,7 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.cpuClass = cpuClass
         self.cpuTimeMillis = cpuTimeMillis
         self.backgroundCPUPercent = backgroundCPUPercent
+        self.coldLaunches = coldLaunches
     }
 }
 
@@ -67,10 +71,11 @@ extension AppInfo {
         case name, state, status, pids, footprintBytes, swappedBytes, reclaimableBytes, band, timeRemainingMillis,
             nextWakeMillis
         case openTasks, heldResources, forceQuit, hasPreservedState, cpuClass, cpuTimeMillis, backgroundCPUPercent
+        case coldLaunches
     }
 
     /// Decodes an app; `swappedBytes`, which daemons before compression do not send, is 0 when
-    /// absent, `reclaimableBytes`, which earlier daemons do not send, the footprint, and the CPU figures, which daemons before rule 13 do not send, are nil.
+    /// absent, `reclaimableBytes`, which earlier daemons do not send, the footprint, `coldLaunches`, which earlier daemons do not send, 0, and the CPU figures, which daemons before rule 13 do not send, are nil.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -90,7 +95,8 @@ extension AppInfo {
             hasPreservedState: try container.decode(Bool.self, forKey: .hasPreservedState),
             cpuClass: try container.decodeIfPresent(String.self, forKey: .cpuClass),
             cpuTimeMillis: try container.decodeIfPresent(Int64.self, forKey: .cpuTimeMillis),
-            backgroundCPUPercent: try container.decodeIfPresent(Int.self, forKey: .backgroundCPUPercent))
+            backgroundCPUPercent: try container.decodeIfPresent(Int.self, forKey: .backgroundCPUPercent),
+            coldLaunches: try container.decodeIfPresent(Int.self, forKey: .coldLaunches) ?? 0)
     }
 }
 

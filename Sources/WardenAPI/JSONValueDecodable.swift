@@ -62,6 +62,7 @@ extension AppInfo: JSONValueDecodable {
         var cpuClass: String?
         var cpuTime: Int64?
         var backgroundCPU: Int64?
+        var coldLaunches: Int64?
         try reader.nextObject { key, reader throws(JSONReader.Failure) in
             switch key {
             case "name": name = try reader.skipNull() ? nil : reader.nextString()
@@ -93,6 +94,7 @@ extension AppInfo: JSONValueDecodable {
             case "cpuClass": cpuClass = try reader.skipNull() ? nil : reader.nextString()
             case "cpuTimeMillis": cpuTime = try reader.skipNull() ? nil : reader.nextInteger()
             case "backgroundCPUPercent": backgroundCPU = try reader.skipNull() ? nil : reader.nextInteger()
+            case "coldLaunches": coldLaunches = try reader.skipNull() ? nil : reader.nextInteger()
             default: try reader.skipValue()
             }
         }
@@ -106,7 +108,8 @@ extension AppInfo: JSONValueDecodable {
             openTasks: try required(tasks, "openTasks"), heldResources: try required(resources, "heldResources"),
             forceQuit: try required(forceQuit, "forceQuit"),
             hasPreservedState: try required(preserved, "hasPreservedState"), cpuClass: cpuClass,
-            cpuTimeMillis: cpuTime, backgroundCPUPercent: backgroundCPU.map { Int(clamping: $0) })
+            cpuTimeMillis: cpuTime, backgroundCPUPercent: backgroundCPU.map { Int(clamping: $0) },
+            coldLaunches: Int(clamping: coldLaunches ?? 0))
     }
 }
 

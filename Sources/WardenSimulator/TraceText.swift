@@ -207,8 +207,9 @@ public enum TraceText {
 
     static func analytics(_ event: AnalyticsEvent) -> String {
         switch event {
-        case .appStart(let cold, let afterPassive):
-            "$AppStart (\(cold ? "cold" : "hot")\(afterPassive ? ", after a passive launch" : ""))"
+        case .appStart(let cold, let afterPassive, let afterKill):
+            "$AppStart (\(cold ? "cold" : "hot")\(afterPassive ? ", after a passive launch" : "")"
+                + (afterKill.map { ", after a kill: \($0.rawValue)" } ?? "") + ")"
         case .appEnd(let duration): "$AppEnd (\(DurationFormat.string(duration)) in the foreground)"
         case .appStartPassively(let reason): "$AppStartPassively (\(reason.rawValue))"
         case .appTerminated(let reason): "$AppTerminated (\(reason.rawValue))"

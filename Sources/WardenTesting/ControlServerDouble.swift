@@ -95,7 +95,7 @@ public actor ControlServerDouble: WardenControl {
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,
-            backgroundCPUPercent: snapshot.backgroundCPUPercent)
+            backgroundCPUPercent: snapshot.backgroundCPUPercent, coldLaunches: snapshot.coldLaunches)
     }
 
     public func journal(_ query: JournalQuery) async throws -> [JournalEntry] {
@@ -135,7 +135,7 @@ public actor ControlServerDouble: WardenControl {
     }
 
     public func device() async throws(LifecycleError) -> DeviceInfo {
-        DeviceInfo(pressure: lifecycle.memoryLevel.rawValue)
+        DeviceInfo(pressure: lifecycle.memoryLevel.rawValue, coldLaunches: lifecycle.coldLaunchCount)
     }
 
     /// The metrics of the double's core (no device memory, no counters moved).

@@ -97,6 +97,13 @@ public struct AppRecord: Sendable, Equatable, Codable {
     var hasPreservedState = false
     /// Whether the app's last termination was a system one (its next launch restores).
     var lastTerminationWasSystem = false
+    /// The reason of the app's last termination when the system ended it (the device killed
+    /// it); nil after any other. An open that launches it again is a cold launch after a kill.
+    var lastSystemTermination: TerminationReason?
+    /// How many times the user opened the app after the device had killed it (cold launches,
+    /// counted as each becomes active); nil for none, so that the checkpoint of an app without
+    /// any is what it was before they were counted.
+    var coldLaunches: Int?
     var requestedFetchInterval: FetchInterval
     /// Ids of the pushes handed to the app, never delivered twice (kept across reinstalls).
     var deliveredPushIDs: Set<String> = []
@@ -166,7 +173,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         case foregroundSince, lastUsed, everInForeground
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
         case fetchWindowOpen, pushWindowOpen, fetchStall, pushStall, heldResources, wakeBlock, hasPreservedState,
-            lastTerminationWasSystem
+            lastTerminationWasSystem, lastSystemTermination, coldLaunches
         case requestedFetchInterval, deliveredPushIDs
         case footprint, lastMemoryWarning, lastBand, lastScore
         case publishedStatus, believedStatus

@@ -49,6 +49,8 @@ public struct AppSnapshot: Sendable, Equatable {
     /// Its CPU use over its last measured window in background, in percent of one CPU (the
     /// background CPU budget's figure); nil until one was measured in the current launch.
     public var backgroundCPUPercent: Int?
+    /// How many times the user opened the app after the device had killed it (cold launches).
+    public var coldLaunches: Int
 
     public init(
         name: String,
@@ -69,7 +71,8 @@ public struct AppSnapshot: Sendable, Equatable {
         fetchWindowOpen: Bool,
         pushWindowOpen: Bool,
         cpuClass: CPUClass? = nil,
-        backgroundCPUPercent: Int? = nil
+        backgroundCPUPercent: Int? = nil,
+        coldLaunches: Int = 0
     ) {
         self.name = name
         self.state = state
@@ -90,5 +93,6 @@ public struct AppSnapshot: Sendable, Equatable {
         self.pushWindowOpen = pushWindowOpen
         self.cpuClass = cpuClass
         self.backgroundCPUPercent = backgroundCPUPercent
+        self.coldLaunches = coldLaunches
     }
 }

@@ -164,6 +164,7 @@ extension Lifecycle {
         records[index].activeSinceLaunch = true
         if let start = records[index].pendingStart {
             records[index].pendingStart = nil
+            if case .appStart(_, _, _?) = start { records[index].coldLaunches = (records[index].coldLaunches ?? 0) + 1 }
             journal(index, .analytics(start), at: now, &out)
         }
     }

@@ -138,6 +138,12 @@ public struct Lifecycle: Sendable {
         return apps
     }
 
+    /// How many times the user opened an app of the policy after the device had killed it
+    /// (cold launches), over every app.
+    public var coldLaunchCount: Int {
+        records.indices.reduce(0) { $0 + (records[$1].inPolicy ? records[$1].coldLaunches ?? 0 : 0) }
+    }
+
     /// The footprint of `app`, the part of it in swap and the RAM that part takes as the core
     /// last heard them (zero for an app that is not running); nil when the policy does not
     /// declare it. What `status` shows of them, without the rest of a snapshot.

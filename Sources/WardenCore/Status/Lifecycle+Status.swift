@@ -118,7 +118,8 @@ extension Lifecycle {
             fetchWindowOpen: record.fetchWindowOpen,
             pushWindowOpen: record.pushWindowOpen,
             cpuClass: CPUClass(state: record.state),
-            backgroundCPUPercent: record.isRunning ? record.cpuPercent : nil
+            backgroundCPUPercent: record.isRunning ? record.cpuPercent : nil,
+            coldLaunches: record.coldLaunches ?? 0
         )
     }
 }
