@@ -50,14 +50,15 @@ import Testing
     /// nothing on the swap file, weighted by the use of each: 600 MiB in a zram at ratio 3 and
     /// 200 MiB in a file make a quarter.
     @Test func aSwappedByteTakesTheUseWeightedShareOfRAMOfTheSwapDevices() throws {
-        let swaps = SwapDevices.parse(try CgroupTestSupport.fixture("proc/swaps-zram-and-file"))
+        let swaps = SwapDevices.parse(try CgroupTestSupport.fixture("swap/zram-and-file/proc/swaps"))
         #expect(swaps.paths == ["/dev/zram0", "/swapfile"])
         #expect(swaps.devices.map(\.type) == ["partition", "file"])
         #expect(swaps.devices.map(\.size) == [4_194_300 << 10, 2_097_148 << 10])
         #expect(swaps.devices.map(\.used) == [600 << 20, 200 << 20])
         #expect(swaps.zramNames == nil && swaps.anyZramNames == ["zram0"])
 
-        let stat = try #require(SwapDevices.zramStat(mmStat: try CgroupTestSupport.fixture("sys/zram0/mm_stat")))
+        let stat = try #require(
+            SwapDevices.zramStat(mmStat: try CgroupTestSupport.fixture("swap/zram-and-file/sys/block/zram0/mm_stat")))
         #expect(stat == ZramStat(original: 600 << 20, compressed: 200 << 20, memoryUsed: 208 << 20))
         let share = swaps.inRAMShare(zram: ["zram0": stat], assumedZramRatio: 2)
         #expect(share == 0.25)
@@ -65,6 +66,15 @@ import Testing
         // A zram device whose mm_stat could not be read counts at the assumed ratio.
         #expect(swaps.inRAMShare(zram: [:], assumedZramRatio: 2) == 0.375)
         #expect(SwapDevices.zramStat(mmStat: "629145600 209715200\n") == nil)
+    }
+
+    /// The reader finds the swap devices and each zram's `mm_stat` under its root, and gives the
+    /// same share as the parsers; without `/proc/swaps` it knows none.
+    @Test func theReaderGivesTheShareOfTheSwapDevicesUnderItsRoot() {
+        let reader = SwapRAMShareReader(root: CgroupTestSupport.fixtures + "/swap/zram-and-file")
+        #expect(reader.share(assumedZramRatio: 2) == 0.25)
+        #expect(reader.share(assumedZramRatio: 2) == 0.25)
+        #expect(SwapRAMShareReader(root: CgroupTestSupport.fixtures + "/swap/none").share(assumedZramRatio: 2) == nil)
     }
 
     /// Swap on a drive alone takes no RAM; a zram alone takes its compressed share; with nothing

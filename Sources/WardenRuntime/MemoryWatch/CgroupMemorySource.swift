@@ -15,10 +15,9 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
     private let devicePressure = KeptOpenFile(path: "/proc/pressure/memory", capacity: 256)
     /// The `mm_stat` of each zram device, when every swap device is one (read at the start).
     private let zramStats: [KeptOpenFile]?
-    /// `/proc/swaps`, read again whenever a measured app has some of its memory in swap.
-    private let swaps = KeptOpenFile(path: "/proc/swaps", capacity: 4096)
-    /// The `mm_stat` of every zram device among the swap devices at the start, by name.
-    private let zramStatsByName: [String: KeptOpenFile]
+    /// What a swapped byte takes of RAM, read again whenever a measured app has some of its
+    /// memory in swap.
+    private let swapShare = SwapRAMShareReader()
     private let deviceFiles: [(group: String, isV1: Bool, limit: KeptOpenFile, usage: KeptOpenFile)]
     /// The memory directory of each tracked group, and whether it is v1.
     private var memoryDirectories: [String: (path: String, isV1: Bool)] = [:]
@@ -31,11 +30,6 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
         self.deviceFiles = Self.deviceFiles(of: driver)
         let swaps = (try? String(contentsOfFile: "/proc/swaps", encoding: .utf8)).map(SwapDevices.parse)
         self.zramStats = swaps?.zramNames?.map { KeptOpenFile(path: "/sys/block/\($0)/mm_stat", capacity: 256) }
-        var byName: [String: KeptOpenFile] = [:]
-        for name in swaps?.anyZramNames ?? [] {
-            byName[name] = KeptOpenFile(path: "/sys/block/\(name)/mm_stat", capacity: 256)
-        }
-        self.zramStatsByName = byName
     }
 
     public func track(_ group: AppGroup) {
@@ -63,32 +57,29 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
     }
 
     /// Each app's footprint, the part in swap and the RAM that part takes: the swap devices'
-    /// `inRAMShare` of it, read only when some measured app has memory in swap.
+    /// `inRAMShare` of it, read only when some measured app has memory in swap (not known, nil,
+    /// when `/proc/swaps` cannot be read).
     public func measurements(of names: [String]) -> [String: AppMemoryMeasurement] {
         let sampled = sampler.sampleStatistics(of: names)
-        var share: Double?
+        var share: Double??
         return sampled.mapValues { statistics in
             let swapped = min(statistics.swap, statistics.footprint)
-            if swapped > 0, share == nil { share = swapInRAMShare() }
+            var inRAM: Int64? = 0
+            if swapped > 0 {
+                if share == nil { share = swapShare.share(assumedZramRatio: SwapFigures.assumedZramRatio) }
+                inRAM = share!.map { Int64(clamping: SwapDevices.swappedInRAM(swapped, share: $0)) }
+            }
             return AppMemoryMeasurement(
                 footprint: Int64(clamping: statistics.footprint), swapped: Int64(clamping: swapped),
-                swappedInRAM: Int64(clamping: SwapDevices.swappedInRAM(swapped, share: share ?? 0)))
+                swappedInRAM: inRAM)
         }
     }
 
     public func swappedInRAM(_ swapped: Int64) -> Int64? {
         guard swapped > 0 else { return 0 }
-        return Int64(clamping: SwapDevices.swappedInRAM(UInt64(swapped), share: swapInRAMShare()))
-    }
-
-    /// How much RAM a byte in swap takes now, over the host's swap devices weighted by use.
-    private func swapInRAMShare() -> Double {
-        guard let text = swaps.readText() else { return 1 }
-        var stats: [String: ZramStat] = [:]
-        for (name, file) in zramStatsByName {
-            if let stat = file.readText().flatMap(SwapDevices.zramStat) { stats[name] = stat }
+        return swapShare.share(assumedZramRatio: SwapFigures.assumedZramRatio).map {
+            Int64(clamping: SwapDevices.swappedInRAM(UInt64(swapped), share: $0))
         }
-        return SwapDevices.parse(text).inRAMShare(zram: stats, assumedZramRatio: SwapFigures.assumedZramRatio)
     }
 
     /// When appwarden's root group has a memory limit below the host's memory (a device
