@@ -39,8 +39,9 @@ extension AppEvent {
         case .analytics(let event):
             let properties: [String: String] =
                 switch event {
-                case .appStart(let cold, let afterPassive):
+                case .appStart(let cold, let afterPassive, let afterKill):
                     ["cold": String(cold), "afterPassive": String(afterPassive)]
+                        .merging(afterKill.map { ["afterKill": $0.rawValue] } ?? [:], uniquingKeysWith: { $1 })
                 case .appEnd(let duration): ["durationMillis": String(duration.milliseconds)]
                 case .appStartPassively(let reason): ["reason": reason.rawValue]
                 case .appTerminated(let reason): ["reason": reason.rawValue]
@@ -132,7 +133,9 @@ extension AnalyticsEvent {
         switch name {
         case "$AppStart":
             guard let cold = reader.bool("cold") else { return nil }
-            self = .appStart(cold: cold, afterPassive: reader.bool("afterPassive", legacy: "after_passive") ?? false)
+            self = .appStart(
+                cold: cold, afterPassive: reader.bool("afterPassive", legacy: "after_passive") ?? false,
+                afterKill: reader.value(TerminationReason.self, "afterKill"))
         case "$AppEnd":
             guard let millis = reader.integer("durationMillis", legacy: "duration_ms") else { return nil }
             self = .appEnd(foregroundDuration: .milliseconds(millis))
@@ -257,12 +260,15 @@ extension MemoryKillReport {
         var app: String
         var band: String
         var footprintBytes: Int64
+        var reclaimableBytes: Int64?
         var reason: String
     }
 
     var properties: [String: String] {
         let candidates = others.map {
-            CandidateFields(app: $0.app, band: $0.band.description, footprintBytes: $0.footprint, reason: $0.reason)
+            CandidateFields(
+                app: $0.app, band: $0.band.description, footprintBytes: $0.footprint,
+                reclaimableBytes: $0.reclaimable == $0.footprint ? nil : $0.reclaimable, reason: $0.reason)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -270,7 +276,7 @@ extension MemoryKillReport {
         return (figures?.properties ?? [:]).merging(
             [
                 "level": level.rawValue, "band": band.description, "footprintBytes": String(footprint),
-                "candidates": list,
+                "reclaimableBytes": String(reclaimable), "candidates": list,
             ]
             .merging(unlisted > 0 ? ["unlistedCandidates": String(unlisted)] : [:], uniquingKeysWith: { $1 })
             .merging(swapped > 0 ? ["swappedBytes": String(swapped)] : [:], uniquingKeysWith: { $1 }),
@@ -286,12 +292,15 @@ extension MemoryKillReport {
         else { return nil }
         let others = candidates.compactMap { candidate in
             KillBand(name: candidate.band).map {
-                PassedOver(app: candidate.app, band: $0, footprint: candidate.footprintBytes, reason: candidate.reason)
+                PassedOver(
+                    app: candidate.app, band: $0, footprint: candidate.footprintBytes,
+                    reclaimable: candidate.reclaimableBytes, reason: candidate.reason)
             }
         }
         self.init(
             level: level, figures: MemoryFigures(reader), band: band, footprint: footprint,
-            swapped: reader.integer("swappedBytes") ?? 0, others: others,
+            swapped: reader.integer("swappedBytes") ?? 0, reclaimable: reader.integer("reclaimableBytes"),
+            others: others,
             unlisted: Int(reader.integer("unlistedCandidates") ?? 0))
     }
 }

@@ -6,11 +6,15 @@ public struct AppInfo: Codable, Sendable, Equatable {
     /// `unknown`, `foreground`, `background`, `terminating`.
     public var status: Status
     public var pids: [Int32]
-    /// What a kill would give back, bytes; 0 when not running.
+    /// The memory charged to the app (anonymous, shmem and swap), bytes; 0 when not running.
     public var footprintBytes: Int64
     /// How much of the footprint is in swap, as its compression or the last measurement of its
     /// group found it, bytes.
     public var swappedBytes: Int64
+    /// What a kill would give back at once, bytes: the footprint's part in RAM and what its
+    /// swapped part takes of RAM (compressed in a zram, nothing on a drive); the kill order ranks
+    /// by it. 0 when not running.
+    public var reclaimableBytes: Int64
     /// Kill band name (`suspended`, `idle-background`, …), nil when not running.
     public var band: Band?
     /// Background-task budget left, milliseconds; nil when no budget runs.
@@ -32,14 +36,18 @@ public struct AppInfo: Codable, Sendable, Equatable {
     /// The app's CPU use over its last measured window in background, in percent of one CPU
     /// (what the background CPU budget weighs); nil until one was measured in the current launch.
     public var backgroundCPUPercent: Int?
+    /// How many times the user opened the app after the device had killed it (cold launches,
+    /// each counted when the app became active); kept across restarts of the daemon.
+    public var coldLaunches: Int
 
     public init(
         name: String, state: State, status: Status, pids: [Int32] = [], footprintBytes: Int64 = 0,
-        swappedBytes: Int64 = 0, band: Band? = nil, timeRemainingMillis: Int64? = nil, nextWakeMillis: Int64? = nil,
+        swappedBytes: Int64 = 0, reclaimableBytes: Int64? = nil, band: Band? = nil, timeRemainingMillis: Int64? = nil,
+        nextWakeMillis: Int64? = nil,
         openTasks: [TaskInfo] = [], activities: [ActivityInfo] = [], heldResources: [String] = [],
         forceQuit: Bool = false,
         hasPreservedState: Bool = false, cpuClass: String? = nil, cpuTimeMillis: Int64? = nil,
-        backgroundCPUPercent: Int? = nil
+        backgroundCPUPercent: Int? = nil, coldLaunches: Int = 0
     ) {
         self.name = name
         self.state = state
@@ -47,6 +55,7 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.pids = pids
         self.footprintBytes = footprintBytes
         self.swappedBytes = swappedBytes
+        self.reclaimableBytes = reclaimableBytes ?? footprintBytes
         self.band = band
         self.timeRemainingMillis = timeRemainingMillis
         self.nextWakeMillis = nextWakeMillis
@@ -58,19 +67,23 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.cpuClass = cpuClass
         self.cpuTimeMillis = cpuTimeMillis
         self.backgroundCPUPercent = backgroundCPUPercent
+        self.coldLaunches = coldLaunches
     }
 }
 
 extension AppInfo {
     private enum CodingKeys: String, CodingKey {
-        case name, state, status, pids, footprintBytes, swappedBytes, band, timeRemainingMillis, nextWakeMillis
+        case name, state, status, pids, footprintBytes, swappedBytes, reclaimableBytes, band, timeRemainingMillis,
+            nextWakeMillis
         case openTasks, activities, heldResources, forceQuit, hasPreservedState, cpuClass, cpuTimeMillis,
             backgroundCPUPercent
+        case coldLaunches
     }
 
     /// Decodes an app; `swappedBytes`, which daemons before compression do not send, is 0 when
-    /// absent, the CPU figures, which daemons before rule 13 do not send, are nil, and the
-    /// activities, which daemons before rule 14 do not send, are none.
+    /// absent, `reclaimableBytes`, which earlier daemons do not send, the footprint, `coldLaunches`,
+    /// which earlier daemons do not send, 0, the CPU figures, which daemons before rule 13 do not
+    /// send, are nil, and the activities, which daemons before rule 14 do not send, are none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -80,6 +93,7 @@ extension AppInfo {
             pids: try container.decode([Int32].self, forKey: .pids),
             footprintBytes: try container.decode(Int64.self, forKey: .footprintBytes),
             swappedBytes: try container.decodeIfPresent(Int64.self, forKey: .swappedBytes) ?? 0,
+            reclaimableBytes: try container.decodeIfPresent(Int64.self, forKey: .reclaimableBytes),
             band: try container.decodeIfPresent(Band.self, forKey: .band),
             timeRemainingMillis: try container.decodeIfPresent(Int64.self, forKey: .timeRemainingMillis),
             nextWakeMillis: try container.decodeIfPresent(Int64.self, forKey: .nextWakeMillis),
@@ -90,7 +104,8 @@ extension AppInfo {
             hasPreservedState: try container.decode(Bool.self, forKey: .hasPreservedState),
             cpuClass: try container.decodeIfPresent(String.self, forKey: .cpuClass),
             cpuTimeMillis: try container.decodeIfPresent(Int64.self, forKey: .cpuTimeMillis),
-            backgroundCPUPercent: try container.decodeIfPresent(Int.self, forKey: .backgroundCPUPercent))
+            backgroundCPUPercent: try container.decodeIfPresent(Int.self, forKey: .backgroundCPUPercent),
+            coldLaunches: try container.decodeIfPresent(Int.self, forKey: .coldLaunches) ?? 0)
     }
 }
 

@@ -11,11 +11,15 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var thresholds: Thresholds?
     /// The most recent kills, kept across restarts of the daemon, newest first (at most 10).
     public var recentKills: [KillInfo]
+    /// How many times the user opened an app after the device had killed it (cold launches),
+    /// over the policy's apps; nil from daemons that do not count them.
+    public var coldLaunches: Int?
 
     public init(
         pressure: String, availableBytes: Int64? = nil, totalBytes: Int64? = nil, thresholds: Thresholds? = nil,
-        recentKills: [KillInfo] = []
+        recentKills: [KillInfo] = [], coldLaunches: Int? = nil
     ) {
+        self.coldLaunches = coldLaunches
         self.pressure = pressure
         self.availableBytes = availableBytes
         self.totalBytes = totalBytes

@@ -77,7 +77,10 @@ extension Explanation {
             sentences.append("No other app was a candidate.")
         }
         for other in report.others {
-            sentences.append("Not chosen: \(other.app) (\(other.band), \(size(other.footprint))): \(other.reason).")
+            let figure =
+                other.reclaimable == other.footprint
+                ? size(other.footprint) : "\(size(other.footprint)), a kill gives back \(size(other.reclaimable))"
+            sentences.append("Not chosen: \(other.app) (\(other.band), \(figure)): \(other.reason).")
         }
         if report.unlisted > 0 {
             sentences.append(
@@ -87,12 +90,18 @@ extension Explanation {
         return sentences
     }
 
-    /// What a kill for memory gave back: "225.6MiB", or "225.6MiB (160.2MiB of it in swap)" where
-    /// part of the victim was in swap, which its death frees only at the RAM a compressed copy takes.
+    /// What a kill for memory gave back: "225.6MiB"; where part of the victim was in swap, which
+    /// its death frees only at the RAM a compressed copy takes, "80.1MiB at once (a footprint of
+    /// 225.6MiB, 160.2MiB of it in swap)" (a report of an earlier daemon, which did not count
+    /// that apart: "225.6MiB (160.2MiB of it in swap)").
     public static func givenBack(_ report: MemoryKillReport) -> String {
         let size = DurationFormat.sizeString(report.footprint)
         guard report.swapped > 0 else { return size }
-        return "\(size) (\(DurationFormat.sizeString(report.swapped)) of it in swap)"
+        guard report.reclaimable != report.footprint else {
+            return "\(size) (\(DurationFormat.sizeString(report.swapped)) of it in swap)"
+        }
+        return
+            "\(DurationFormat.sizeString(report.reclaimable)) at once (a footprint of \(size), \(DurationFormat.sizeString(report.swapped)) of it in swap)"
     }
 
     /// "warning below 256MiB (ends at 320MiB), critical below 128MiB (ends at 192MiB)": each

@@ -51,6 +51,7 @@ extension AppInfo: JSONValueDecodable {
         var pids: [Int32]?
         var footprint: Int64?
         var swapped: Int64?
+        var reclaimable: Int64?
         var band: String?
         var timeRemaining: Int64?
         var nextWake: Int64?
@@ -62,6 +63,7 @@ extension AppInfo: JSONValueDecodable {
         var cpuClass: String?
         var cpuTime: Int64?
         var backgroundCPU: Int64?
+        var coldLaunches: Int64?
         try reader.nextObject { key, reader throws(JSONReader.Failure) in
             switch key {
             case "name": name = try reader.skipNull() ? nil : reader.nextString()
@@ -76,6 +78,7 @@ extension AppInfo: JSONValueDecodable {
                     }
             case "footprintBytes": footprint = try reader.skipNull() ? nil : reader.nextInteger()
             case "swappedBytes": swapped = try reader.skipNull() ? nil : reader.nextInteger()
+            case "reclaimableBytes": reclaimable = try reader.skipNull() ? nil : reader.nextInteger()
             case "band": band = try reader.skipNull() ? nil : reader.nextString()
             case "timeRemainingMillis": timeRemaining = try reader.skipNull() ? nil : reader.nextInteger()
             case "nextWakeMillis": nextWake = try reader.skipNull() ? nil : reader.nextInteger()
@@ -94,6 +97,7 @@ extension AppInfo: JSONValueDecodable {
             case "cpuClass": cpuClass = try reader.skipNull() ? nil : reader.nextString()
             case "cpuTimeMillis": cpuTime = try reader.skipNull() ? nil : reader.nextInteger()
             case "backgroundCPUPercent": backgroundCPU = try reader.skipNull() ? nil : reader.nextInteger()
+            case "coldLaunches": coldLaunches = try reader.skipNull() ? nil : reader.nextInteger()
             default: try reader.skipValue()
             }
         }
@@ -102,12 +106,14 @@ extension AppInfo: JSONValueDecodable {
             name: try required(name, "name"), state: State(rawValue: try required(state, "state")),
             status: Status(rawValue: try required(status, "status")), pids: try required(pids, "pids"),
             footprintBytes: try required(footprint, "footprintBytes"), swappedBytes: swapped ?? 0,
-            band: band.map(Band.init(rawValue:)), timeRemainingMillis: timeRemaining, nextWakeMillis: nextWake,
+            reclaimableBytes: reclaimable, band: band.map(Band.init(rawValue:)), timeRemainingMillis: timeRemaining,
+            nextWakeMillis: nextWake,
             openTasks: try required(tasks, "openTasks"), activities: activities ?? [],
             heldResources: try required(resources, "heldResources"),
             forceQuit: try required(forceQuit, "forceQuit"),
             hasPreservedState: try required(preserved, "hasPreservedState"), cpuClass: cpuClass,
-            cpuTimeMillis: cpuTime, backgroundCPUPercent: backgroundCPU.map { Int(clamping: $0) })
+            cpuTimeMillis: cpuTime, backgroundCPUPercent: backgroundCPU.map { Int(clamping: $0) },
+            coldLaunches: Int(clamping: coldLaunches ?? 0))
     }
 }
 

@@ -15,7 +15,7 @@ extension JournalInput {
         switch event {
         case .memorySample, .pressure:
             guard decides(actions) else { return [] }
-            let footprints = candidates().map { JournalInput.step("footprint \($0.app) \(exactSize($0.footprint))") }
+            let footprints = candidates().map { JournalInput.step(footprintStep(of: $0)) }
             let wait: [JournalInput] =
                 Lifecycle.waitsForDyingVictim(actions)
                 ? [
@@ -101,6 +101,23 @@ extension JournalInput {
 
     /// How a scenario step writes `event`, without its time; sizes exactly, to the byte, and a
     /// memory sample with every swap figure.
+    /// The footprint step that gives a replay `candidate`'s figures: its footprint and, when some
+    /// of it is in swap, that part and the RAM it takes, so that the replay ranks it the same.
+    public static func footprintStep(of candidate: KillCandidate) -> String {
+        footprintStep(
+            app: candidate.app, footprint: candidate.footprint, swapped: candidate.swapped,
+            inRAM: candidate.reclaimable - (candidate.footprint - candidate.swapped))
+    }
+
+    /// The footprint step of an app with `footprint`, `swapped` of it in swap taking `inRAM` of
+    /// RAM; the swapped part is left out when there is none.
+    public static func footprintStep(app: String, footprint: Int64, swapped: Int64, inRAM: Int64) -> String {
+        stepText(
+            of: .footprint(
+                app: app, bytes: footprint, swapped: swapped > 0 ? swapped : nil,
+                swappedInRAM: swapped > 0 ? inRAM : nil))
+    }
+
     public static func stepText(of event: LifecycleEvent) -> String {
         switch event {
         case .scanResult(let app, let outcome): "scan \(app) \(outcome.rawValue)"

@@ -105,8 +105,12 @@ public struct ScenarioStepParser: Sendable {
                 }
                 swapped = measured
             }
+            var inRAM: Int64?
+            if let swapped, let next = words.next() {
+                inRAM = try parseSwappedInRAM(next, swapped: swapped, app: app, &words)
+            }
             try noMore(word, &words)
-            return .event(.footprint(app: app, bytes: bytes, swapped: swapped))
+            return .event(.footprint(app: app, bytes: bytes, swapped: swapped, swappedInRAM: inRAM))
         case "pressure":
             let level = try choice(
                 of: word, from: &words, as: "level", PressureLevel.allCases.map(\.rawValue), example: "critical")
@@ -250,6 +254,36 @@ public struct ScenarioStepParser: Sendable {
 
     /// `memory AVAILABLE of TOTAL [swap FREE of TOTAL swappable SIZE [zram RATIO] [stall PERCENT%]]`:
     /// one memory sample, as the daemon measured it.
+    /// What a footprint step's swapped part takes of RAM: `ratio R` (R ≥ 1: 1/R of it, as in a
+    /// zram) or `in-ram SIZE` (the figure itself, at most the swapped part; 0 for swap on a drive).
+    private func parseSwappedInRAM(
+        _ word: Substring, swapped: Int64, app: String, _ words: inout Words
+    ) throws(ScenarioStepError) -> Int64 {
+        let value = words.next()
+        switch word {
+        case "ratio":
+            guard let value, let ratio = Double(value), ratio >= 1, ratio.isFinite else {
+                throw ScenarioStepError(
+                    "\"ratio\" needs the compression of the swapped part, a number of at least 1, as in \"footprint \(app) 200MiB swapped 200MiB ratio 3\"."
+                )
+            }
+            return Int64(Double(swapped) / ratio)
+        case "in-ram":
+            guard let value, let bytes = DurationFormat.parseSize(String(value)), !value.hasPrefix("-"),
+                bytes <= swapped
+            else {
+                throw ScenarioStepError(
+                    "\"in-ram\" needs the RAM the swapped part takes, a size of at most that part, as in \"footprint \(app) 200MiB swapped 200MiB in-ram 70MiB\"."
+                )
+            }
+            return bytes
+        default:
+            throw ScenarioStepError(
+                "\"footprint\" does not take \"\(word)\"; after the swapped part come only \"ratio R\" or \"in-ram SIZE\"."
+            )
+        }
+    }
+
     private func parseMemorySample(_ words: inout Words) throws(ScenarioStepError) -> LifecycleEvent {
         let example = "\"memory 28MiB of 600MiB\""
         func size(_ word: Substring?, _ what: String) throws(ScenarioStepError) -> Int64 {

@@ -97,6 +97,14 @@ public struct SimulationRecord: Sendable, Equatable {
         terminations.map { "\($0.app) \($0.reason.rawValue)" }
     }
 
+    /// The apps the user opened after the device had killed them (cold launches: a `$AppStart`
+    /// after a kill), in order, an app once per cold launch.
+    public var coldLaunches: [String] {
+        analytics.compactMap { analytics in
+            if case .appStart(_, _, _?) = analytics.event { analytics.app } else { nil }
+        }
+    }
+
     /// Analytics events as `[expect] analytics` writes them: `"$AppStart mail"`.
     public var analyticsLines: [String] {
         analytics.map { "\($0.event.name) \($0.app)" }

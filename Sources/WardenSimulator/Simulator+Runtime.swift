@@ -5,14 +5,20 @@ extension Simulator {
     mutating func perform(_ verb: ScenarioVerb, what: String) -> Result<[LifecycleAction], LifecycleError> {
         switch verb {
         case .event(let event):
-            if case .footprint(let app, let bytes, let measured) = event, let index = appIndex[app] {
+            var event = event
+            if case .footprint(let app, let bytes, let measured, let inRAM) = event, let index = appIndex[app] {
                 if apps[index].launch != nil {
                     bytesInMemory += bytes - apps[index].footprint
                     // A footprint that shrinks below what is swapped takes it along; a measured
-                    // swapped part replaces it.
+                    // swapped part replaces it, taking of RAM what the step says, else what the
+                    // scenario's swap keeps of it; the core is told the same.
                     let swapped = min(max(0, measured ?? apps[index].swapped), bytes)
-                    bytesSwapped -= apps[index].swapped - swapped
-                    apps[index].swapped = swapped
+                    let held = min(
+                        max(0, inRAM ?? (measured == nil ? apps[index].swappedInRAM : swappedInRAM(swapped))), swapped)
+                    setSwapped(index, swapped, inRAM: held)
+                    if measured != nil {
+                        event = .footprint(app: app, bytes: bytes, swapped: swapped, swappedInRAM: held)
+                    }
                     memoryChanged = true
                 }
                 apps[index].footprint = bytes
@@ -156,8 +162,7 @@ extension Simulator {
             // An app with `swap_in` brings back what compression pushed out, stalled meanwhile.
             if apps[index].facts.swapIn > .zero, apps[index].swapped > 0 {
                 apps[index].stall.begin(apps[index].facts.swapIn, at: now)
-                bytesSwapped -= apps[index].swapped
-                apps[index].swapped = 0
+                setSwapped(index, 0, inRAM: 0)
                 memoryChanged = true
             }
         case .measureCPU(let app, let launch):
@@ -171,10 +176,12 @@ extension Simulator {
             // What is left of swap takes what is in RAM of the frozen app's footprint.
             guard let index = index(of: app), apps[index].launch == launch, let swap = scenario.swap else { return }
             let moved = max(0, min(swap - bytesSwapped, apps[index].footprint - apps[index].swapped))
-            apps[index].swapped += moved
-            bytesSwapped += moved
+            let swapped = apps[index].swapped + moved
+            setSwapped(index, swapped, inRAM: apps[index].swappedInRAM + swappedInRAM(moved))
             memoryChanged = memoryChanged || moved > 0
-            pending.append(.compressed(app: app, launch: launch, swappedBytes: apps[index].swapped))
+            pending.append(
+                .compressed(
+                    app: app, launch: launch, swappedBytes: swapped, swappedInRAM: apps[index].swappedInRAM))
         case .terminate(let app, _), .kill(let app, _):
             // SIGTERM and SIGKILL both end a simulated process at once, by that signal; an app
             // that ignores SIGTERM runs on until it is killed.
@@ -315,8 +322,7 @@ extension Simulator {
         apps[index].isFrozen = false
         apps[index].cpuTime.setRunning(false, at: now.sinceOrigin)
         bytesInMemory -= apps[index].footprint
-        bytesSwapped -= apps[index].swapped
-        apps[index].swapped = 0
+        setSwapped(index, 0, inRAM: 0)
         apps[index].stall = StallCount()
         memoryChanged = true
     }

@@ -50,6 +50,8 @@ public struct Simulator {
     var bytesInMemory: Int64 = 0
     /// Σ of what compression moved to swap of those footprints.
     var bytesSwapped: Int64 = 0
+    /// Σ of the RAM those swapped parts take (their compressed copies).
+    var bytesSwappedInRAM: Int64 = 0
     /// The device's memory stall that samples report (`stall` steps).
     var stallPercent: Double?
     var started = false
@@ -71,11 +73,24 @@ public struct Simulator {
     }
 
     /// Memory available to apps under the memory model: memory − reserved − Σ footprints in
-    /// memory, of which what compression moved to swap is left out, but for the RAM a compressed
-    /// copy takes (`zram_ratio`).
+    /// memory, of which what is in swap is left out, but for the RAM a compressed copy takes
+    /// (`zram_ratio`, or a footprint step's own `ratio` or `in-ram`).
     public var availableMemory: Int64? {
-        let compressedCopies = scenario.zramRatio.map { Int64(Double(bytesSwapped) / $0) } ?? 0
-        return scenario.memory.map { $0 - scenario.reserved - (bytesInMemory - bytesSwapped) - compressedCopies }
+        scenario.memory.map { $0 - scenario.reserved - (bytesInMemory - bytesSwapped) - bytesSwappedInRAM }
+    }
+
+    /// What `swapped` bytes in the scenario's swap take of RAM: 1/`zram_ratio` of them, nothing
+    /// for swap on a disk (or no swap declared).
+    func swappedInRAM(_ swapped: Int64) -> Int64 {
+        scenario.zramRatio.map { Int64(Double(swapped) / $0) } ?? 0
+    }
+
+    /// Sets what of app `index`'s footprint is in swap and the RAM that takes, keeping the sums.
+    mutating func setSwapped(_ index: Int, _ swapped: Int64, inRAM: Int64) {
+        bytesSwapped += swapped - apps[index].swapped
+        bytesSwappedInRAM += inRAM - apps[index].swappedInRAM
+        apps[index].swapped = swapped
+        apps[index].swappedInRAM = inRAM
     }
 
     /// What swap can still take, under the memory model with swap.
@@ -225,8 +240,10 @@ struct SimulatedApp: Sendable {
     /// What the watchdog's scans find.
     var scanOutcome: ScanOutcome = .foreground
     var isFrozen = false
-    /// What compression moved of its footprint to swap.
+    /// What compression (or a footprint step) moved of its footprint to swap.
     var swapped: Int64 = 0
+    /// The RAM that swapped part takes.
+    var swappedInRAM: Int64 = 0
     /// The memory stall of the current launch's group (`swap_in` after a thaw).
     var stall = StallCount()
     /// The CPU time the current launch's group has used (`cpu` steps set its rate).

@@ -75,7 +75,7 @@ public enum TraceText {
                     "process killed by the kernel's OOM killer (launch \(launch)\(kill.limit.map { ", at its limit of \(DurationFormat.sizeString($0))" } ?? ""))"
                 )
             }
-        case .compressed(let app, _, let bytes): (app, "compressed: \(DurationFormat.sizeString(bytes)) in swap")
+        case .compressed(let app, _, let bytes, _): (app, "compressed: \(DurationFormat.sizeString(bytes)) in swap")
         case .cpuMeasured(let app, _, let usage):
             (app, usage.map { "used \(DurationFormat.string($0)) of CPU in all" } ?? "CPU time not counted")
         case .stallMeasured(let app, _, let total):
@@ -96,11 +96,12 @@ public enum TraceText {
                 "memory sample: \(DurationFormat.sizeString(available)) available of \(DurationFormat.sizeString(total))"
                     + (swap.map { ", swap could free \(DurationFormat.sizeString($0.headroom))" } ?? "")
             )
-        case .footprint(let app, let bytes, let swapped):
+        case .footprint(let app, let bytes, let swapped, let inRAM):
             (
                 app,
                 "footprint \(DurationFormat.sizeString(bytes))"
                     + (swapped.map { ", \(DurationFormat.sizeString($0)) in swap" } ?? "")
+                    + (inRAM.map { " taking \(DurationFormat.sizeString($0)) of RAM" } ?? "")
             )
         case .heldAtSuspension(let app, let resource): (app, "holds \(resource) at suspension")
         case .observedFrozen(let app, let frozen): (app, frozen ? "found frozen" : "found thawed")
@@ -213,8 +214,9 @@ public enum TraceText {
 
     static func analytics(_ event: AnalyticsEvent) -> String {
         switch event {
-        case .appStart(let cold, let afterPassive):
-            "$AppStart (\(cold ? "cold" : "hot")\(afterPassive ? ", after a passive launch" : ""))"
+        case .appStart(let cold, let afterPassive, let afterKill):
+            "$AppStart (\(cold ? "cold" : "hot")\(afterPassive ? ", after a passive launch" : "")"
+                + (afterKill.map { ", after a kill: \($0.rawValue)" } ?? "") + ")"
         case .appEnd(let duration): "$AppEnd (\(DurationFormat.string(duration)) in the foreground)"
         case .appStartPassively(let reason): "$AppStartPassively (\(reason.rawValue))"
         case .appTerminated(let reason): "$AppTerminated (\(reason.rawValue))"

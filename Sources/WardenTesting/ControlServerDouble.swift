@@ -90,12 +90,13 @@ public actor ControlServerDouble: WardenControl {
     private static func info(_ snapshot: AppSnapshot) -> AppInfo {
         AppInfo(
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
-            footprintBytes: snapshot.footprint, band: snapshot.band.map(AppInfo.Band.init),
+            footprintBytes: snapshot.footprint, swappedBytes: snapshot.swappedBytes,
+            reclaimableBytes: snapshot.reclaimableBytes, band: snapshot.band.map(AppInfo.Band.init),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
             activities: snapshot.activities.map { ActivityInfo(id: $0.id, mode: $0.mode.rawValue) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,
-            backgroundCPUPercent: snapshot.backgroundCPUPercent)
+            backgroundCPUPercent: snapshot.backgroundCPUPercent, coldLaunches: snapshot.coldLaunches)
     }
 
     public func journal(_ query: JournalQuery) async throws -> [JournalEntry] {
@@ -135,7 +136,7 @@ public actor ControlServerDouble: WardenControl {
     }
 
     public func device() async throws(LifecycleError) -> DeviceInfo {
-        DeviceInfo(pressure: lifecycle.memoryLevel.rawValue)
+        DeviceInfo(pressure: lifecycle.memoryLevel.rawValue, coldLaunches: lifecycle.coldLaunchCount)
     }
 
     /// The metrics of the double's core (no device memory, no counters moved).

@@ -51,6 +51,9 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
         var groups: [String: Group] = [:]
         var calls: [Call] = []
         var footprints: [String: Int64] = [:]
+        /// The RAM each app's swapped part takes, where a test said so (`setFootprint`); else
+        /// what the modelled swap keeps of it.
+        var swappedInRAM: [String: Int64] = [:]
         var tracked: Set<String> = []
         var device: (memory: Int64, reserved: Int64)?
         var swap: (total: Int64, zramRatio: Double?)?
@@ -114,10 +117,11 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
 
     /// Sets what app `name`'s group is charged, in bytes (0 until set), and, if given, how much
     /// of it is in swap (as the kernel's reclaim would leave it).
-    public func setFootprint(_ bytes: Int64, swapped: Int64? = nil, of name: String) {
+    public func setFootprint(_ bytes: Int64, swapped: Int64? = nil, swappedInRAM: Int64? = nil, of name: String) {
         state.withLock {
             $0.footprints[name] = bytes
             if let swapped { $0.groups[name]?.swapped = min(max(0, swapped), bytes) }
+            if swapped != nil || swappedInRAM != nil { $0.swappedInRAM[name] = swappedInRAM }
             $0.memoryChanges += 1
         }
         memoryChanged()
@@ -513,8 +517,11 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
             var result: [String: AppMemoryMeasurement] = [:]
             for name in names where state.tracked.contains(name) {
                 let footprint = state.footprints[name] ?? 0
+                let swapped = min(state.groups[name]?.swapped ?? 0, footprint)
                 result[name] = AppMemoryMeasurement(
-                    footprint: footprint, swapped: min(state.groups[name]?.swapped ?? 0, footprint))
+                    footprint: footprint, swapped: swapped,
+                    swappedInRAM: state.swappedInRAM[name].map { min($0, swapped) } ?? Self.swappedInRAM(swapped, state)
+                )
             }
             return result
         }
@@ -528,6 +535,16 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
                 free: max(0, swap.total - swapped), total: swap.total, swappable: resident,
                 compressionRatio: swap.zramRatio, stallPercent: state.stall)
         }
+    }
+
+    public func swappedInRAM(_ swapped: Int64) -> Int64? {
+        state.withLock { Self.swappedInRAM(swapped, $0) }
+    }
+
+    /// What `swapped` bytes take of RAM on the modelled swap: 1/ratio of them in a zram, none on
+    /// a disk (or without swap, as the modelled device's memory counts them).
+    private static func swappedInRAM(_ swapped: Int64, _ state: State) -> Int64 {
+        state.swap?.zramRatio.map { Int64(Double(swapped) / $0) } ?? 0
     }
 
     /// What the groups with processes hold in RAM and in swap.

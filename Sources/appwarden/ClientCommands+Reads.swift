@@ -9,7 +9,9 @@ import WardenPlatform
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show every app: state, status, footprint (and what is swapped), band, task time left, next wake.")
+        abstract:
+            "Show every app: state, status, footprint (what is swapped, what a kill frees), band, task time left, next wake."
+    )
     @OptionGroup var client: ClientOptions
     @Argument(help: "Only this app.") var app: String?
 
@@ -60,6 +62,13 @@ struct StatusCommand: AsyncParsableCommand {
         app.state == .notRunning || app.swappedBytes <= 0 ? "-" : DurationFormat.sizeString(app.swappedBytes)
     }
 
+    /// What a kill of a running app would give back at once, when it differs from the footprint
+    /// (part of it in swap); `-` otherwise.
+    static func reclaimable(_ app: AppInfo) -> String {
+        app.state == .notRunning || app.reclaimableBytes == app.footprintBytes
+            ? "-" : DurationFormat.sizeString(app.reclaimableBytes)
+    }
+
     /// The CPU class as the tables show it: `fg`, `bg` or `act` (an activity); `-` for an app
     /// that does not run.
     static func cpuClass(_ app: AppInfo) -> String {
@@ -90,7 +99,10 @@ struct StatusCommand: AsyncParsableCommand {
     /// The table, one row per app, columns padded to their widest cell.
     static func table(_ apps: [AppInfo], nowMillis: Int64) -> String {
         var rows = [
-            ["APP", "STATE", "STATUS", "FOOTPRINT", "SWAPPED", "BAND", "CPU", "TIME LEFT", "NEXT WAKE", "TASKS"]
+            [
+                "APP", "STATE", "STATUS", "FOOTPRINT", "SWAPPED", "KILL FREES", "BAND", "CPU", "TIME LEFT", "NEXT WAKE",
+                "TASKS",
+            ]
         ]
         for app in apps {
             rows.append([
@@ -99,6 +111,7 @@ struct StatusCommand: AsyncParsableCommand {
                 app.status.rawValue,
                 app.state == .notRunning ? "-" : DurationFormat.sizeString(app.footprintBytes),
                 Self.swapped(app),
+                Self.reclaimable(app),
                 app.band?.rawValue ?? "-",
                 Self.cpu(app),
                 app.timeRemainingMillis.map(Self.span) ?? "-",

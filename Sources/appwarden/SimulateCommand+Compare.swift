@@ -76,6 +76,8 @@ extension SimulateCommand {
                             ("killedInstead", .number(Int64(total.killedInstead))),
                             ("windowsGained", .number(Int64(total.windowsGained))),
                             ("windowsLost", .number(Int64(total.windowsLost))),
+                            ("coldLaunches", .number(Int64(total.coldLaunches))),
+                            ("candidateColdLaunches", .number(Int64(total.candidateColdLaunches))),
                         ])
                     ),
                 ]
@@ -103,9 +105,14 @@ extension SimulateCommand {
         var killedInstead = 0
         var windowsGained = 0
         var windowsLost = 0
+        /// Cold launches (opens of apps the device had killed) under each policy.
+        var coldLaunches = 0
+        var candidateColdLaunches = 0
 
         init(_ comparisons: [ScenarioComparison]) {
             for comparison in comparisons {
+                coldLaunches += comparison.baseline.record.coldLaunches.count
+                candidateColdLaunches += comparison.candidate.record.coldLaunches.count
                 spared += comparison.sparedKills.count
                 killedInstead += comparison.addedKills.count
                 windowsGained += comparison.windowsGained
@@ -146,6 +153,9 @@ extension SimulateCommand {
             if terminations > 0 {
                 line += "; \(terminations) other termination\(terminations == 1 ? " differs" : "s differ")"
             }
+            if totals.coldLaunches != totals.candidateColdLaunches {
+                line += "; cold launches \(totals.coldLaunches) → \(totals.candidateColdLaunches)"
+            }
             return line + "."
         case .failure(let error):
             let count = error.diagnostics.count
@@ -168,6 +178,10 @@ extension SimulateCommand {
         lines.append(
             "Memory kills: \(baseline.memoryKills.count) under its own policy (\(list(baseline.killOrder))), "
                 + "\(other.memoryKills.count) under the candidate (\(list(other.killOrder))).")
+        lines.append(
+            "Cold launches (opens of apps the device had killed): \(baseline.coldLaunches.count) under its own "
+                + "policy (\(list(baseline.coldLaunches))), \(other.coldLaunches.count) under the candidate "
+                + "(\(list(other.coldLaunches))).")
         if !comparison.differs {
             lines.append("The candidate would have killed, terminated and woken the same apps.")
         }
@@ -215,6 +229,7 @@ extension SimulateCommand {
             .object([
                 ("app", .string(kill.app)), ("timeMillis", .number(kill.time.sinceOrigin.milliseconds)),
                 ("band", .string(kill.report.band.description)), ("footprintBytes", .number(kill.report.footprint)),
+                ("reclaimableBytes", .number(kill.report.reclaimable)),
                 ("why", .array(Explanation.killSentences(kill.report).map(JSONValue.string))),
             ])
         }
@@ -225,6 +240,8 @@ extension SimulateCommand {
             ("differs", .bool(comparison.differs)),
             ("killOrder", strings(comparison.baseline.record.killOrder)),
             ("candidateKillOrder", strings(comparison.candidate.record.killOrder)),
+            ("coldLaunches", strings(comparison.baseline.record.coldLaunches)),
+            ("candidateColdLaunches", strings(comparison.candidate.record.coldLaunches)),
             ("spared", .array(comparison.sparedKills.map(kill))),
             ("killedInstead", .array(comparison.addedKills.map(kill))),
             ("terminationsLost", strings(comparison.lostTerminations)),

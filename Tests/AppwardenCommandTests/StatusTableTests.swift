@@ -15,13 +15,14 @@ import WardenAPI
     }
 
     /// The table has a header and one row per app, its columns padded to the widest cell; the
-    /// part of a footprint in swap has its own column, `-` where none is or the app is not running;
-    /// the CPU column gives the class and, for an app that runs code, the CPU time it used.
+    /// part of a footprint in swap has its own column, `-` where none is or the app is not running,
+    /// and so has what a kill frees where that is less than the footprint; the CPU column gives the class and, for an app that runs code, the CPU time it used.
     @Test func theTableHasOneRowPerAppWithColumnsAligned() {
         let apps = [
             AppInfo(
                 name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"),
-                footprintBytes: 100 * 1024 * 1024, swappedBytes: 60 * 1024 * 1024, band: .init(rawValue: "suspended"),
+                footprintBytes: 100 * 1024 * 1024, swappedBytes: 60 * 1024 * 1024,
+                reclaimableBytes: 60 * 1024 * 1024, band: .init(rawValue: "suspended"),
                 timeRemainingMillis: 593_000, nextWakeMillis: 1_000_000 + 890_000, cpuClass: "background"),
             AppInfo(
                 name: "maps", state: .init(rawValue: "active"), status: .init(rawValue: "foreground"),
@@ -34,10 +35,10 @@ import WardenAPI
         let lines = StatusCommand.table(apps, nowMillis: 1_000_000).split(separator: "\n").map(String.init)
         #expect(
             lines == [
-                "APP   STATE       STATUS      FOOTPRINT  SWAPPED  BAND        CPU       TIME LEFT  NEXT WAKE  TASKS",
-                "mail  suspended   background  100MiB     60MiB    suspended   bg        9m53s      in 14m50s  -",
-                "maps  active      foreground  300MiB     -        foreground  fg 12.5s  -          -          -",
-                "chat  notRunning  unknown     -          -        -           -         -          -          -",
+                "APP   STATE       STATUS      FOOTPRINT  SWAPPED  KILL FREES  BAND        CPU       TIME LEFT  NEXT WAKE  TASKS",
+                "mail  suspended   background  100MiB     60MiB    60MiB       suspended   bg        9m53s      in 14m50s  -",
+                "maps  active      foreground  300MiB     -        -           foreground  fg 12.5s  -          -          -",
+                "chat  notRunning  unknown     -          -        -           -           -         -          -          -",
             ])
     }
 
@@ -50,9 +51,9 @@ import WardenAPI
         let lines = StatusCommand.table(apps, nowMillis: 0).split(separator: "\n").map(String.init)
         #expect(
             lines == [
-                "APP   STATE       STATUS   FOOTPRINT  SWAPPED  BAND  CPU  TIME LEFT  NEXT WAKE  TASKS",
-                "café  notRunning  unknown  -          -        -     -    -          -          -",
-                "maps  notRunning  unknown  -          -        -     -    -          -          -",
+                "APP   STATE       STATUS   FOOTPRINT  SWAPPED  KILL FREES  BAND  CPU  TIME LEFT  NEXT WAKE  TASKS",
+                "café  notRunning  unknown  -          -        -           -     -    -          -          -",
+                "maps  notRunning  unknown  -          -        -           -     -    -          -          -",
             ])
     }
 }

@@ -45,6 +45,52 @@ import Testing
         #expect(usage?.data == 125_829_120 && usage?.memory == 65_011_712)
     }
 
+    /// `/proc/swaps` gives each device's kind, size and use; zram's `mm_stat` its data, compressed
+    /// size and memory. A swapped byte then takes of RAM the compressed share of the zram device,
+    /// nothing on the swap file, weighted by the use of each: 600 MiB in a zram at ratio 3 and
+    /// 200 MiB in a file make a quarter.
+    @Test func aSwappedByteTakesTheUseWeightedShareOfRAMOfTheSwapDevices() throws {
+        let swaps = SwapDevices.parse(try CgroupTestSupport.fixture("swap/zram-and-file/proc/swaps"))
+        #expect(swaps.paths == ["/dev/zram0", "/swapfile"])
+        #expect(swaps.devices.map(\.type) == ["partition", "file"])
+        #expect(swaps.devices.map(\.size) == [4_194_300 << 10, 2_097_148 << 10])
+        #expect(swaps.devices.map(\.used) == [600 << 20, 200 << 20])
+        #expect(swaps.zramNames == nil && swaps.anyZramNames == ["zram0"])
+
+        let stat = try #require(
+            SwapDevices.zramStat(mmStat: try CgroupTestSupport.fixture("swap/zram-and-file/sys/block/zram0/mm_stat")))
+        #expect(stat == ZramStat(original: 600 << 20, compressed: 200 << 20, memoryUsed: 208 << 20))
+        let share = swaps.inRAMShare(zram: ["zram0": stat], assumedZramRatio: 2)
+        #expect(share == 0.25)
+        #expect(SwapDevices.swappedInRAM(100 << 20, share: share) == 25 << 20)
+        // A zram device whose mm_stat could not be read counts at the assumed ratio.
+        #expect(swaps.inRAMShare(zram: [:], assumedZramRatio: 2) == 0.375)
+        #expect(SwapDevices.zramStat(mmStat: "629145600 209715200\n") == nil)
+    }
+
+    /// The reader finds the swap devices and each zram's `mm_stat` under its root, and gives the
+    /// same share as the parsers; without `/proc/swaps` it knows none.
+    @Test func theReaderGivesTheShareOfTheSwapDevicesUnderItsRoot() {
+        let reader = SwapRAMShareReader(root: CgroupTestSupport.fixtures + "/swap/zram-and-file")
+        #expect(reader.share(assumedZramRatio: 2) == 0.25)
+        #expect(reader.share(assumedZramRatio: 2) == 0.25)
+        #expect(SwapRAMShareReader(root: CgroupTestSupport.fixtures + "/swap/none").share(assumedZramRatio: 2) == nil)
+    }
+
+    /// Swap on a drive alone takes no RAM; a zram alone takes its compressed share; with nothing
+    /// in use the devices weigh by their size; without swap nothing is in RAM.
+    @Test func theShareInRAMFollowsTheKindOfSwap() {
+        let header = "Filename Type Size Used Priority\n"
+        let drive = SwapDevices.parse(header + "/dev/sda2 partition 1048576 524288 -2\n")
+        #expect(drive.inRAMShare(zram: [:], assumedZramRatio: 2) == 0)
+        let zram = SwapDevices.parse(header + "/dev/zram0 partition 1048576 524288 100\n")
+        let half = ZramStat(original: 512 << 20, compressed: 256 << 20, memoryUsed: 260 << 20)
+        #expect(zram.inRAMShare(zram: ["zram0": half], assumedZramRatio: 3) == 0.5)
+        let idle = SwapDevices.parse(header + "/dev/zram0 partition 1048576 0 100\n/swapfile file 3145728 0 -2\n")
+        #expect(idle.inRAMShare(zram: [:], assumedZramRatio: 2) == 0.125)
+        #expect(SwapDevices.parse(header).inRAMShare(zram: [:], assumedZramRatio: 2) == 0)
+    }
+
     /// Only private, writable, anonymous ranges of a maps text are paged out: not code, not
     /// file mappings, not shared memory.
     @Test func onlyPrivateAnonymousRangesArePagedOut() {

@@ -9,11 +9,17 @@ import WardenRuntime
         AppEvent(kind).fields
     }
 
-    /// Analytics records map to their event names with camelCase properties as strings.
+    /// Analytics records map to their event names with camelCase properties as strings; a cold
+    /// launch after a kill names the kill's reason.
     @Test func analyticsRecordsCarryTheirProperties() {
         #expect(
             fields(.analytics(.appStart(cold: false, afterPassive: true)))
                 == .init(kind: "analytics", name: "$AppStart", properties: ["cold": "false", "afterPassive": "true"]))
+        #expect(
+            fields(.analytics(.appStart(cold: true, afterPassive: false, afterKill: .memoryPressure)))
+                == .init(
+                    kind: "analytics", name: "$AppStart",
+                    properties: ["cold": "true", "afterPassive": "false", "afterKill": "memoryPressure"]))
         #expect(
             fields(.analytics(.appEnd(foregroundDuration: .milliseconds(2_500))))
                 == .init(kind: "analytics", name: "$AppEnd", properties: ["durationMillis": "2500"]))
@@ -83,6 +89,7 @@ import WardenRuntime
         let events: [AppEvent] = [
             .memoryKill(crowded),
             .analytics(.appStart(cold: true, afterPassive: false)),
+            .analytics(.appStart(cold: true, afterPassive: false, afterKill: .kernelOOMKill)),
             .analytics(.appEnd(foregroundDuration: .milliseconds(1234))),
             .analytics(.appTerminated(reason: .memoryPressure)),
             .stateChange(from: .active, to: .background, because: "home"),

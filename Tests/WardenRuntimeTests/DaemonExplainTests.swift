@@ -50,7 +50,8 @@ import WardenTesting
         #expect(text.contains("It was in the idle-background band and gave back 400MiB"))
         #expect(
             text.contains(
-                "Not chosen: small (idle-background, 100MiB): smaller (100MiB against 400MiB) in the same band."))
+                "Not chosen: small (idle-background, 100MiB): its kill gives back less (100MiB against 400MiB) in the same band."
+            ))
         #expect(
             text.contains(
                 "Not chosen: viewer (foreground, 300MiB): in the foreground, killed only with kill_foreground = true."

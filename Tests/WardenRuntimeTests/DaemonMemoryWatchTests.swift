@@ -210,10 +210,12 @@ import WardenTesting
         let expected = hasSwap && compresses
         #expect(bed.driver.calls.contains(.compress("idle")) == expected)
         #expect(idle.swappedBytes == (expected ? 200 * Self.mib : 0))
+        // A kill gives back its RAM: with all of it in a zram at ratio 2, half its footprint.
+        #expect(idle.reclaimableBytes == (expected ? 100 * Self.mib : 200 * Self.mib))
         let explanation = try await bed.daemon.explain(app: "idle").sentences
         #expect(explanation.contains("Compressed after suspension: 200MiB of its memory in swap.") == expected)
         if expected {
-            // What a kill gives back is unchanged; the RAM it held is not: a zram copy is half.
+            // The footprint is unchanged; the RAM it held is not: a zram copy is half.
             #expect(bed.driver.deviceMemory()?.available == (1024 - 100) * Self.mib)
         }
         // Under critical_enter (5%) either way (idle holds 100 or 200 MiB of RAM): idle goes.
@@ -223,8 +225,10 @@ import WardenTesting
         let kill = try #require(
             bed.journal.entries(JournalQuery(app: "idle", limit: 100)).first { $0.name == "memoryKill" })
         #expect(kill.properties["swappedBytes"] == (expected ? String(200 * Self.mib) : nil))
+        #expect(kill.properties["reclaimableBytes"] == String((expected ? 100 : 200) * Self.mib))
         let gaveBack =
-            "It was in the suspended band and gave back 200MiB" + (expected ? " (200MiB of it in swap);" : ";")
+            "It was in the suspended band and gave back "
+            + (expected ? "100MiB at once (a footprint of 200MiB, 200MiB of it in swap);" : "200MiB;")
         #expect(try await bed.daemon.explain(app: "idle").sentences.contains { $0.hasPrefix(gaveBack) })
         await bed.stop()
     }

@@ -156,10 +156,13 @@ struct ScenarioReplay {
                 } catch {
                     return error
                 }
-            case .footprint(let app, let bytes, let swapped):
-                // What the next sweep of the app's group would find.
-                bed.driver.setFootprint(bytes, swapped: swapped, of: app)
-                return await send(event)
+            case .footprint(let app, let bytes, let swapped, let inRAM):
+                // What the next sweep of the app's group would find; a swapped part takes of RAM
+                // what the step says, else what the scenario's swap keeps of it, as in the simulator.
+                let swappedNow = swapped.map { min($0, bytes) }
+                let held = inRAM ?? swappedNow.map { part in scenario.zramRatio.map { Int64(Double(part) / $0) } ?? 0 }
+                bed.driver.setFootprint(bytes, swapped: swappedNow, swappedInRAM: held, of: app)
+                return await send(.footprint(app: app, bytes: bytes, swapped: swappedNow, swappedInRAM: held))
             default:
                 // Pressure, too, goes in as the pressure monitor would report it.
                 return await send(event)

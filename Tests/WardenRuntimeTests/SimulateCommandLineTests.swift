@@ -187,6 +187,44 @@ struct SimulateCommandLineTests {
         #expect(result.error.contains("--junit reports the scenarios' expectations, which --compare does not check"))
     }
 
+    /// `--compare` says how many cold launches (opens of an app the device had killed) each run
+    /// had, in words, in JSON, and on a file's line among many when they differ.
+    @Test func compareCountsTheColdLaunchesOfEachRun() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let day = try folder.write(
+            "back.toml",
+            """
+            [scenario]
+            name = "maps back after a kill"
+            steps = ["0s open mail", "1s open maps", "10s home", "20s pressure critical", "30s open maps"]
+
+            [apps.mail]
+            footprint = "150MiB"
+
+            [apps.maps]
+            footprint = "900MiB"
+            """)
+        let candidate = try folder.write(
+            "candidate.toml",
+            "[apps.mail]\ncommand = \"/usr/bin/mail\"\n[apps.maps]\ncommand = \"/usr/bin/maps\"\nprotected = true\n")
+
+        let text = try await AppwardenCommandLine.run(["simulate", "--compare", candidate, day])
+        #expect(text.code == 0, "\(text.error)")
+        #expect(
+            text.output.contains(
+                "Cold launches (opens of apps the device had killed): 1 under its own policy (maps), 0 under the candidate (none).\n"
+            ))
+        let json = try await AppwardenCommandLine.run(["simulate", "--compare", candidate, "--json", day])
+        #expect(json.code == 0, "\(json.error)")
+        #expect(json.output.contains(#""coldLaunches":["maps"]"#) || json.output.contains(#""coldLaunches": ["maps"]"#))
+        #expect(
+            json.output.contains(#""candidateColdLaunches":[]"#)
+                || json.output.contains(#""candidateColdLaunches": []"#))
+        let many = try await AppwardenCommandLine.run(["simulate", "--compare", candidate, day, day])
+        #expect(many.output.contains("0 windows lost; cold launches 1 → 0.\n"))
+    }
+
     /// `--compare` over many days prints a line per day and the totals of apps spared, apps killed
     /// instead and windows gained and lost, each the sum of the days' own comparisons.
     @Test func compareOverManyDaysPrintsALineEachAndTheTotals() async throws {

@@ -45,4 +45,30 @@ import WardenSimulator
         let same = ScenarioComparison(scenario: try Self.scenario(mailModes: #""fetch""#), candidate: withFetch)
         #expect(same.windowsGained == 0 && same.windowsLost == 0)
     }
+
+    /// Each run counts its cold launches, opens of an app the device had killed: maps, the
+    /// larger, is killed and opened again under the scenario's policy; the candidate protects it,
+    /// so mail goes instead and maps comes back hot.
+    @Test func eachRunCountsItsColdLaunches() throws {
+        let scenario = try ScenarioLoader.parse(
+            text: """
+                [scenario]
+                name = "maps back after a kill"
+                steps = ["0s open mail", "1s open maps", "10s home", "20s pressure critical", "30s open maps"]
+
+                [apps.mail]
+                footprint = "150MiB"
+
+                [apps.maps]
+                footprint = "900MiB"
+                """, file: "back.toml")
+        let candidate = try PolicyLoader.parse(
+            "[apps.mail]\ncommand = \"/usr/bin/mail\"\n[apps.maps]\ncommand = \"/usr/bin/maps\"\nprotected = true\n",
+            file: "candidate.toml")
+        let comparison = ScenarioComparison(scenario: scenario, candidate: candidate)
+        #expect(comparison.baseline.record.killOrder == ["maps"])
+        #expect(comparison.baseline.record.coldLaunches == ["maps"])
+        #expect(comparison.candidate.record.killOrder == ["mail"])
+        #expect(comparison.candidate.record.coldLaunches == [])
+    }
 }

@@ -164,6 +164,31 @@ import WardenSimulator
             ])
     }
 
+    /// After the swapped part a footprint step may say what it takes of RAM: `ratio R` (1/R of
+    /// it, as in a zram) or `in-ram SIZE`; a ratio under 1, a figure over the swapped part or
+    /// another word is refused with the forms expected.
+    @Test func footprintTakesWhatItsSwappedPartHoldsOfRAM() throws {
+        let scenario = try load(steps: [
+            "0s footprint mail 300MiB swapped 120MiB ratio 3", "1s footprint maps 80MiB swapped 60MiB in-ram 0B",
+        ])
+        let mib: Int64 = 1 << 20
+        let expected: [ScenarioVerb] = [
+            .event(.footprint(app: "mail", bytes: 300 * mib, swapped: 120 * mib, swappedInRAM: 40 * mib)),
+            .event(.footprint(app: "maps", bytes: 80 * mib, swapped: 60 * mib, swappedInRAM: 0)),
+        ]
+        #expect(scenario.steps.map(\.verb) == expected)
+        #expect(
+            messages(steps: [
+                "0s footprint mail 300MiB swapped 120MiB ratio 0.5",
+                "1s footprint mail 300MiB swapped 120MiB in-ram 121MiB",
+                "2s footprint mail 300MiB swapped 120MiB zram 2",
+            ]) == [
+                #"Scenario "test.toml", line 4: step 1 ("0s footprint mail 300MiB swapped 120MiB ratio 0.5"): "ratio" needs the compression of the swapped part, a number of at least 1, as in "footprint mail 200MiB swapped 200MiB ratio 3"."#,
+                #"Scenario "test.toml", line 5: step 2 ("1s footprint mail 300MiB swapped 120MiB in-ram 121MiB"): "in-ram" needs the RAM the swapped part takes, a size of at most that part, as in "footprint mail 200MiB swapped 200MiB in-ram 70MiB"."#,
+                #"Scenario "test.toml", line 6: step 3 ("2s footprint mail 300MiB swapped 120MiB zram 2"): "footprint" does not take "zram"; after the swapped part come only "ratio R" or "in-ram SIZE"."#,
+            ])
+    }
+
     /// Unknown keys, bad facts and bad expectations are all reported at once, in line order.
     @Test func everyProblemIsReportedWithItsKey() {
         let problems = messages(

@@ -116,6 +116,37 @@ import WardenSimulator
         #expect(simulator.isRunning("front"))
     }
 
+    /// Under the memory model a swapped part takes of RAM what its footprint step says (`ratio`),
+    /// else what the scenario's swap keeps of it (a disk: nothing); a kill frees that and the
+    /// app's part in RAM, and the killer takes first the app whose kill frees the most: `b`
+    /// (100MiB in RAM) before `a` (300MiB, all in swap at ratio 4: 75MiB).
+    @Test func memoryModelCountsTheRAMASwappedPartTakesAndKillsByIt() {
+        let policy = Policy(
+            memory: MemorySettings(criticalEnter: .bytes(100 << 20), criticalExit: .bytes(150 << 20), fairShare: nil),
+            apps: ["a", "b", "c", "front"].map { AppPolicy(name: $0) })
+        let footprints: [String: Int64] = ["a": 300 << 20, "b": 100 << 20, "c": 100 << 20, "front": 10 << 20]
+        let scenario = Scenario(
+            name: "swapped", policy: policy, memory: 1 << 30, swap: 360 << 20,
+            facts: footprints.mapValues { AppFacts(footprint: $0) })
+        var simulator = Simulator(scenario: scenario)
+        for (offset, app) in ["a", "b", "c", "front"].enumerated() {
+            simulator.apply(step(Int64(offset), .event(.open(app: app))))
+        }
+        simulator.advance(to: at(20))
+        // Compression is on by default: without zram_ratio the suspended apps' memory goes to a
+        // disk and takes no RAM. The steps put it as measured, swap full (no headroom).
+        simulator.apply(step(20, .event(.footprint(app: "b", bytes: 100 << 20, swapped: 0))))
+        simulator.apply(step(20, .event(.footprint(app: "c", bytes: 100 << 20, swapped: 60 << 20))))
+        simulator.apply(
+            step(20, .event(.footprint(app: "a", bytes: 300 << 20, swapped: 300 << 20, swappedInRAM: 75 << 20))))
+        // 1024 − 10 − 100 (b) − 40 (c) − 75 (a's compressed copy) = 799MiB.
+        #expect(simulator.availableMemory == Int64(799) << 20)
+        // 799 − 730 = 69MiB < 100MiB: b goes (100MiB back) → 169MiB ≥ 150MiB.
+        simulator.apply(step(21, .event(.footprint(app: "front", bytes: 740 << 20))))
+        #expect(simulator.record.killOrder == ["b"])
+        #expect(simulator.availableMemory == Int64(169) << 20)
+    }
+
     /// Without the memory model, each `pressure critical` kills exactly one victim.
     @Test func pressureStepKillsOneVictimEach() {
         let scenario = Scenario(name: "pressure", policy: twoApps)

@@ -1,8 +1,9 @@
 /// The analytics events of §1.6.
 public enum AnalyticsEvent: Sendable, Equatable, Codable {
     /// The app became active. `cold`: this open launched the process; `afterPassive`: it
-    /// had been launched passively.
-    case appStart(cold: Bool, afterPassive: Bool)
+    /// had been launched passively; `afterKill`: a cold launch of an app the device had killed,
+    /// with the reason it did (a system termination, such as `memoryPressure`); nil otherwise.
+    case appStart(cold: Bool, afterPassive: Bool, afterKill: TerminationReason? = nil)
     /// The app entered background after `foregroundDuration` in the foreground.
     case appEnd(foregroundDuration: Duration)
     /// The app was launched straight into background.

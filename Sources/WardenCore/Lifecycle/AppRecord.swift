@@ -114,6 +114,13 @@ public struct AppRecord: Sendable, Equatable, Codable {
     var hasPreservedState = false
     /// Whether the app's last termination was a system one (its next launch restores).
     var lastTerminationWasSystem = false
+    /// The reason of the app's last termination when the system ended it (the device killed
+    /// it); nil after any other. An open that launches it again is a cold launch after a kill.
+    var lastSystemTermination: TerminationReason?
+    /// How many times the user opened the app after the device had killed it (cold launches,
+    /// counted as each becomes active); nil for none, so that the checkpoint of an app without
+    /// any is what it was before they were counted.
+    var coldLaunches: Int?
     var requestedFetchInterval: FetchInterval
     /// Ids of the pushes handed to the app, never delivered twice (kept across reinstalls).
     var deliveredPushIDs: Set<String> = []
@@ -135,6 +142,20 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// How much of the footprint is in swap: what the last compression left there, or the last
     /// measurement with a swapped part found; at most the footprint; reset by each launch.
     var swappedBytes: Int64 = 0
+    /// How much RAM the swapped part takes: its compressed size in a zram, 0 on a drive; the
+    /// whole swapped part where the measurement did not say. At most `swappedBytes`.
+    var swappedInRAM: Int64 = 0
+
+    /// What a kill gives back at once (rule 9): the footprint's part in RAM and what its swapped
+    /// part takes of RAM, not the swapped part counted whole.
+    var reclaimable: Int64 { Self.reclaimable(footprint: footprint, swapped: swappedBytes, inRAM: swappedInRAM) }
+
+    /// What a kill of an app with this footprint, `swapped` of it in swap taking `inRAM` of RAM,
+    /// gives back at once: the rule 9 measure in one place.
+    @inline(__always)
+    static func reclaimable(footprint: Int64, swapped: Int64, inRAM: Int64) -> Int64 {
+        footprint - swapped + inRAM
+    }
 
     // MARK: CPU
 
@@ -170,7 +191,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
         case heldActivities, nextActivityNumber
         case fetchWindowOpen, pushWindowOpen, fetchStall, pushStall, heldResources, wakeBlock, hasPreservedState,
-            lastTerminationWasSystem
+            lastTerminationWasSystem, lastSystemTermination, coldLaunches
         case requestedFetchInterval, deliveredPushIDs
         case footprint, lastMemoryWarning, lastBand, lastScore
         case publishedStatus, believedStatus
@@ -296,6 +317,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         groupLimits = nil
         isAboveHigh = false
         swappedBytes = 0
+        swappedInRAM = 0
         cpuBaseline = nil
         cpuStrikes = 0
         cpuPercent = nil

@@ -36,6 +36,9 @@ public struct AppSnapshot: Sendable, Equatable {
     /// How much of the footprint is in swap, as its compression or the last measurement of its
     /// group found it, in bytes.
     public var swappedBytes: Int64
+    /// What a kill would give back at once, in bytes: the footprint's part in RAM and what its
+    /// swapped part takes of RAM (rule 9 ranks by it).
+    public var reclaimableBytes: Int64
     /// The kill band (rule 9) while the app runs; nil when it does not.
     public var band: KillBand?
     /// What is left of the background-task budget; nil in the foreground, while an activity is
@@ -61,6 +64,8 @@ public struct AppSnapshot: Sendable, Equatable {
     /// Its CPU use over its last measured window in background, in percent of one CPU (the
     /// background CPU budget's figure); nil until one was measured in the current launch.
     public var backgroundCPUPercent: Int?
+    /// How many times the user opened the app after the device had killed it (cold launches).
+    public var coldLaunches: Int
 
     public init(
         name: String,
@@ -69,6 +74,7 @@ public struct AppSnapshot: Sendable, Equatable {
         launch: Int,
         footprint: Int64,
         swappedBytes: Int64 = 0,
+        reclaimableBytes: Int64? = nil,
         band: KillBand?,
         taskTimeRemaining: Duration?,
         nextFetchWake: Instant?,
@@ -81,7 +87,8 @@ public struct AppSnapshot: Sendable, Equatable {
         fetchWindowOpen: Bool,
         pushWindowOpen: Bool,
         cpuClass: CPUClass? = nil,
-        backgroundCPUPercent: Int? = nil
+        backgroundCPUPercent: Int? = nil,
+        coldLaunches: Int = 0
     ) {
         self.name = name
         self.state = state
@@ -89,6 +96,7 @@ public struct AppSnapshot: Sendable, Equatable {
         self.launch = launch
         self.footprint = footprint
         self.swappedBytes = swappedBytes
+        self.reclaimableBytes = reclaimableBytes ?? footprint
         self.band = band
         self.taskTimeRemaining = taskTimeRemaining
         self.nextFetchWake = nextFetchWake
@@ -102,5 +110,6 @@ public struct AppSnapshot: Sendable, Equatable {
         self.pushWindowOpen = pushWindowOpen
         self.cpuClass = cpuClass
         self.backgroundCPUPercent = backgroundCPUPercent
+        self.coldLaunches = coldLaunches
     }
 }

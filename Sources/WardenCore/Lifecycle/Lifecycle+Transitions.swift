@@ -73,7 +73,7 @@ extension Lifecycle {
         guard records[index].state != .notRunning else { return }
         let band = self.band(of: index)
         let score = OOMScore.score(
-            band: band, footprint: records[index].footprint, isProtected: records[index].isProtected)
+            band: band, footprint: records[index].reclaimable, isProtected: records[index].isProtected)
         guard force || band != records[index].lastBand || score != records[index].lastScore else { return }
         records[index].lastBand = band
         records[index].lastScore = score
@@ -166,6 +166,7 @@ extension Lifecycle {
         records[index].activeSinceLaunch = true
         if let start = records[index].pendingStart {
             records[index].pendingStart = nil
+            if case .appStart(_, _, _?) = start { records[index].coldLaunches = (records[index].coldLaunches ?? 0) + 1 }
             journal(index, .analytics(start), at: now, &out)
         }
     }

@@ -32,10 +32,14 @@ extension Lifecycle {
         makeRoomInForeground(at: now, &out)
         switch state {
         case .notRunning:
+            // Read before the launch: an app the device had killed comes back cold.
+            let killedBy = records[index].lastSystemTermination
             launch(index, reason: .user, at: now, &out)
             enterForeground(
-                index, start: .appStart(cold: true, afterPassive: false), because: "launched by the user", at: now,
-                &out)
+                index, start: .appStart(cold: true, afterPassive: false, afterKill: killedBy),
+                because: killedBy == nil
+                    ? "launched by the user" : "launched by the user after the device had killed it",
+                at: now, &out)
             handOverHeldPush(index, &out)
         case .background, .suspended:
             if state == .suspended {
@@ -174,6 +178,7 @@ extension Lifecycle {
         }
         deletePreservedState(index, &out)
         records[index].lastTerminationWasSystem = false
+        records[index].lastSystemTermination = nil
         records[index].wakeBlock = nil
         records[index].requestedFetchInterval = records[index].policyFetchInterval
         records[index].lastMemoryWarning = nil

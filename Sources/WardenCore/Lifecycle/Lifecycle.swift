@@ -138,13 +138,19 @@ public struct Lifecycle: Sendable {
         return apps
     }
 
-    /// The footprint of `app` and the part of it in swap as the core last heard them (zero for
-    /// an app that is not running); nil when the policy does not declare it. What `status`
-    /// shows of them, without the rest of a snapshot.
-    public func footprint(of app: String) -> (bytes: Int64, swapped: Int64)? {
+    /// How many times the user opened an app of the policy after the device had killed it
+    /// (cold launches), over every app.
+    public var coldLaunchCount: Int {
+        records.indices.reduce(0) { $0 + (records[$1].inPolicy ? records[$1].coldLaunches ?? 0 : 0) }
+    }
+
+    /// The footprint of `app`, the part of it in swap and the RAM that part takes as the core
+    /// last heard them (zero for an app that is not running); nil when the policy does not
+    /// declare it. What `status` shows of them, without the rest of a snapshot.
+    public func footprint(of app: String) -> (bytes: Int64, swapped: Int64, swappedInRAM: Int64)? {
         guard let index = indexByName[app], records[index].inPolicy else { return nil }
-        guard records[index].isRunning else { return (0, 0) }
-        return (records[index].footprint, records[index].swappedBytes)
+        guard records[index].isRunning else { return (0, 0, 0) }
+        return (records[index].footprint, records[index].swappedBytes, records[index].swappedInRAM)
     }
 
     private mutating func dispatch(
@@ -179,11 +185,11 @@ public struct Lifecycle: Sendable {
         case .spawnFailed(let app, let launch, let message):
             spawnFailed(app, launch: launch, message: message, at: now, &out)
         case .heldAtSuspension(let app, let resource): heldAtSuspension(app, resource: resource, at: now, &out)
-        case .footprint(let app, let bytes, let swapped):
-            try footprint(app, bytes: bytes, swapped: swapped, at: now, &out)
+        case .footprint(let app, let bytes, let swapped, let inRAM):
+            try footprint(app, bytes: bytes, swapped: swapped, swappedInRAM: inRAM, at: now, &out)
         case .oomKilled(let app, let launch, let kill): oomKilled(app, launch: launch, kill: kill, at: now, &out)
-        case .compressed(let app, let launch, let bytes):
-            compressed(app, launch: launch, swappedBytes: bytes, at: now, &out)
+        case .compressed(let app, let launch, let bytes, let inRAM):
+            compressed(app, launch: launch, swappedBytes: bytes, swappedInRAM: inRAM, at: now, &out)
         case .stallMeasured(let app, let launch, let total):
             stallMeasured(app, launch: launch, total: total, at: now, &out)
         case .cpuMeasured(let app, let launch, let usage):

@@ -28,8 +28,9 @@ extension LifecycleEvent {
         case .acquire(let app, let resource): "\(app) acquire \(resource)"
         case .release(let app, let resource): "\(app) release \(resource)"
         case .reportStatus(let app, let status): "\(app) report-status \(status)"
-        case .footprint(let app, let bytes, let swapped):
+        case .footprint(let app, let bytes, let swapped, let inRAM):
             "footprint \(app) \(size(bytes))" + (swapped.map { " swapped \(size($0))" } ?? "")
+                + (inRAM.map { " in-ram \(size($0))" } ?? "")
         case .pressure(let level): "pressure \(level.rawValue)"
         case .memorySample(let available, let total, _): "memory \(size(available)) of \(size(total))"
         default: nil

@@ -46,16 +46,18 @@ public enum LifecycleEvent: Sendable, Equatable {
     /// The runtime did not freeze `app` because one of its processes holds `resource`
     /// through one of the resource's paths (rule 7); the app must be terminated instead.
     case heldAtSuspension(app: String, resource: String)
-    /// A measurement of what killing `app` would give back (anon + shmem + swap), in bytes, and,
+    /// A measurement of the memory charged to `app` (anon + shmem + swap), in bytes, and,
     /// where measured, how much of it is in swap now (what the kernel swapped out as well as what
-    /// compression pushed out, or brought back since a thaw).
-    case footprint(app: String, bytes: Int64, swapped: Int64? = nil)
+    /// compression pushed out, or brought back since a thaw) and how much RAM that swapped part
+    /// takes (its compressed size in a zram, 0 on a drive; nil: not known, counted whole). A kill
+    /// gives back the part in RAM and what the swapped part takes of RAM (rule 9).
+    case footprint(app: String, bytes: Int64, swapped: Int64? = nil, swappedInRAM: Int64? = nil)
     /// A pressure level reported directly (a PSI trigger, a kernel pressure event, a
     /// scenario's `pressure` step). `critical` kills exactly one victim.
     case pressure(PressureLevel)
     /// The memory of launch `launch` of `app` was pushed out to swap after it was frozen: how
-    /// much of its footprint is now in swap.
-    case compressed(app: String, launch: Int, swappedBytes: Int64)
+    /// much of its footprint is now in swap, and how much RAM that takes (nil: not known).
+    case compressed(app: String, launch: Int, swappedBytes: Int64, swappedInRAM: Int64? = nil)
     /// How long the processes of launch `launch` of `app` have waited on memory or for a CPU in
     /// total (PSI `some` of its group), answering `Action.measureStall`; nil where the host does
     /// not count it per group.
@@ -92,11 +94,11 @@ extension LifecycleEvent {
         case .beginTask(let app, _), .endTask(let app, _), .beginActivity(let app, _), .endActivity(let app, _),
             .completeFetch(let app, _), .completePush(let app, _),
             .setFetchInterval(let app, _), .acquire(let app, _), .release(let app, _), .reportStatus(let app, _),
-            .launched(let app, _), .heldAtSuspension(let app, _), .footprint(let app, _, _), .scanResult(let app, _),
+            .launched(let app, _), .heldAtSuspension(let app, _), .footprint(let app, _, _, _), .scanResult(let app, _),
             .observedFrozen(let app, _):
             app
         case .processExited(let app, _, _), .spawnFailed(let app, _, _), .oomKilled(let app, _, _),
-            .compressed(let app, _, _), .stallMeasured(let app, _, _), .cpuMeasured(let app, _, _):
+            .compressed(let app, _, _, _), .stallMeasured(let app, _, _), .cpuMeasured(let app, _, _):
             app
         case .push(let target, _, _):
             if case .app(let app) = target { app } else { nil }

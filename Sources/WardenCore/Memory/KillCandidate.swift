@@ -2,8 +2,13 @@
 public struct KillCandidate: Sendable, Equatable {
     public var app: String
     public var band: KillBand
-    /// What a kill would give back (anon + shmem + swap), bytes.
+    /// The memory charged to the app (anon + shmem + swap), bytes.
     public var footprint: Int64
+    /// What a kill gives back at once, bytes: the footprint's part in RAM and what its swapped
+    /// part takes of RAM (its compressed size in a zram, nothing on a drive). Rule 9 ranks by it.
+    public var reclaimable: Int64
+    /// How much of the footprint is in swap, bytes.
+    public var swapped: Int64
     /// The last time the app was in the foreground (its launch time if never); older = less recently used.
     public var lastUsed: Instant
     public var isProtected: Bool
@@ -11,14 +16,17 @@ public struct KillCandidate: Sendable, Equatable {
     /// keeps such an app from the killer, whatever its band.
     public var isInForeground: Bool
 
-    /// A candidate; `isInForeground` defaults to whether `band` is the foreground band.
+    /// A candidate; `reclaimable` defaults to the whole footprint (nothing in swap),
+    /// `isInForeground` to whether `band` is the foreground band.
     public init(
-        app: String, band: KillBand, footprint: Int64, lastUsed: Instant, isProtected: Bool,
-        isInForeground: Bool? = nil
+        app: String, band: KillBand, footprint: Int64, swapped: Int64 = 0, reclaimable: Int64? = nil,
+        lastUsed: Instant, isProtected: Bool, isInForeground: Bool? = nil
     ) {
+        self.swapped = swapped
         self.app = app
         self.band = band
         self.footprint = footprint
+        self.reclaimable = reclaimable ?? footprint
         self.lastUsed = lastUsed
         self.isProtected = isProtected
         self.isInForeground = isInForeground ?? (band == .foreground)

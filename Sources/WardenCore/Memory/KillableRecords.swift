@@ -22,6 +22,12 @@ struct KillableRecords: Collection {
                 holdsActivity: pointer.pointee.heldActivities != nil)
         }
         @inline(__always) var footprint: Int64 { pointer.pointee.footprint }
+        @inline(__always) var swapped: Int64 { pointer.pointee.swappedBytes }
+        @inline(__always) var reclaimable: Int64 {
+            AppRecord.reclaimable(
+                footprint: pointer.pointee.footprint, swapped: pointer.pointee.swappedBytes,
+                inRAM: pointer.pointee.swappedInRAM)
+        }
         @inline(__always) var lastUsed: Instant { pointer.pointee.lastUsed }
         @inline(__always) var isProtected: Bool { pointer.pointee.isProtected }
         @inline(__always) var isInForeground: Bool {

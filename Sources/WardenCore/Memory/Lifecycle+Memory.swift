@@ -31,11 +31,13 @@ extension Lifecycle {
         memoryTracker.boundaries(total: total)
     }
 
-    /// `footprint`: what killing the app would give back. An app over the limit in force for its
-    /// state is terminated (`memoryLimit`); one that crosses its `memory_high` is warned; the
-    /// band (over its fair share or not) and the OOM score follow the new figure.
+    /// `footprint`: the memory charged to the app, `swapped` of it in swap taking `swappedInRAM`
+    /// of RAM. An app over the limit in force for its state is terminated (`memoryLimit`); one
+    /// that crosses its `memory_high` is warned; the band (over its fair share or not), what a
+    /// kill gives back and the OOM score follow the new figures.
     mutating func footprint(
-        _ app: String, bytes: Int64, swapped: Int64? = nil, at now: Instant, _ out: inout [LifecycleAction]
+        _ app: String, bytes: Int64, swapped: Int64? = nil, swappedInRAM: Int64? = nil, at now: Instant,
+        _ out: inout [LifecycleAction]
     ) throws(LifecycleError) {
         let index = try appIndex(app)
         guard bytes >= 0 else {
@@ -47,11 +49,21 @@ extension Lifecycle {
                 "The swapped part of app \"\(app)\" must be between 0 and its footprint of \(bytes) bytes (\(swapped) bytes)."
             )
         }
+        if let swappedInRAM, swappedInRAM < 0 || swappedInRAM > (swapped ?? bytes) {
+            throw LifecycleError(
+                .invalid,
+                "What the swapped part of app \"\(app)\" takes of RAM must be between 0 and that part (\(swappedInRAM) bytes)."
+            )
+        }
         records[index].footprint = bytes
         guard records[index].isRunning else { return }
         // What is in swap now: a wake of the app brings this back (rule 4), and status shows it.
-        // A footprint that shrank below what was in swap takes it along.
-        records[index].swappedBytes = min(swapped ?? records[index].swappedBytes, bytes)
+        // A footprint that shrank below what was in swap takes it along. A swapped part whose RAM
+        // is not said counts whole.
+        let swappedNow = min(swapped ?? records[index].swappedBytes, bytes)
+        let inRAM = swappedInRAM ?? (swapped == nil ? records[index].swappedInRAM : swappedNow)
+        records[index].swappedBytes = swappedNow
+        records[index].swappedInRAM = min(inRAM, swappedNow)
         guard records[index].terminating == nil else { return }
         if enforceLimit(index, at: now, &out) { return }
         let isAboveHigh = records[index].bounds.high.map { bytes > $0 } ?? false
@@ -280,14 +292,18 @@ extension Lifecycle {
         deviceHasSwap && (appPolicies[index].memory.compressSuspended ?? policy.memory.compressSuspended)
     }
 
-    /// The runtime pushed a frozen app's memory out to swap: the footprint stays what a kill
-    /// gives back, and says how much of it is swapped.
+    /// The runtime pushed a frozen app's memory out to swap: the footprint stays the same, and
+    /// says how much of it is swapped; what a kill gives back shrinks to its part in RAM and what
+    /// the swapped part takes of RAM (`swappedInRAM`; the whole swapped part when not said).
     mutating func compressed(
-        _ app: String, launch: Int, swappedBytes: Int64, at now: Instant, _ out: inout [LifecycleAction]
+        _ app: String, launch: Int, swappedBytes: Int64, swappedInRAM: Int64? = nil, at now: Instant,
+        _ out: inout [LifecycleAction]
     ) {
         guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning else { return }
-        // Never more than what a kill gives back (the footprint measured at the freeze).
+        // Never more than the footprint measured at the freeze.
         records[index].swappedBytes = min(max(0, swappedBytes), records[index].footprint)
+        records[index].swappedInRAM = min(max(0, swappedInRAM ?? swappedBytes), records[index].swappedBytes)
+        updateScore(index, force: false, &out)
         decide(
             index,
             "Compressed after suspension: \(DurationFormat.sizeString(max(0, swappedBytes))) of its memory in swap.",
@@ -311,8 +327,9 @@ extension Lifecycle {
 
     private static func candidate(_ record: some KillRankable) -> KillCandidate {
         KillCandidate(
-            app: record.app, band: record.band, footprint: record.footprint, lastUsed: record.lastUsed,
-            isProtected: record.isProtected, isInForeground: record.isInForeground)
+            app: record.app, band: record.band, footprint: record.footprint, swapped: record.swapped,
+            reclaimable: record.reclaimable,
+            lastUsed: record.lastUsed, isProtected: record.isProtected, isInForeground: record.isInForeground)
     }
 
     /// Kills exactly one victim (rule 9), or journals, once while the level holds, that nobody
@@ -337,7 +354,7 @@ extension Lifecycle {
         reportedNoVictim = false
         dyingVictims.append(
             DyingVictim(
-                app: records[index].name, launch: records[index].launch, bytes: records[index].footprint,
+                app: records[index].name, launch: records[index].launch, bytes: records[index].reclaimable,
                 killedAt: now))
         decide(index, victimSentence(index), at: now, &out)
         out.append(
@@ -375,10 +392,11 @@ extension Lifecycle {
         }
         return MemoryKillReport(
             level: memoryTracker.level, figures: figures, band: chosen.band, footprint: chosen.footprint,
-            swapped: min(max(0, records[victim].swappedBytes), chosen.footprint),
+            swapped: min(max(0, records[victim].swappedBytes), chosen.footprint), reclaimable: chosen.reclaimable,
             others: others.map { candidate in
                 MemoryKillReport.PassedOver(
                     app: candidate.app, band: candidate.band, footprint: candidate.footprint,
+                    reclaimable: candidate.reclaimable,
                     reason: VictimRanking.whyNotChosen(candidate, victim: chosen, killForeground: killForeground))
             },
             unlisted: max(0, killable - 1 - limit))
@@ -407,7 +425,7 @@ extension Lifecycle {
 struct DyingVictim: Sendable, Equatable {
     var app: String
     var launch: Int
-    /// Its footprint when it was killed: what its death gives back.
+    /// What its death gives back (`AppRecord.reclaimable` when it was killed).
     var bytes: Int64
     var killedAt: Instant
     /// Whether a wait for it has been journaled.

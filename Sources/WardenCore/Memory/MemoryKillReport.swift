@@ -7,11 +7,14 @@ public struct MemoryKillReport: Sendable, Equatable {
     /// Nil when the level was reported directly (PSI, a scenario step) rather than measured.
     public var figures: MemoryFigures?
     public var band: KillBand
-    /// What the kill gives back, bytes.
+    /// The memory charged to the victim, bytes.
     public var footprint: Int64
     /// How much of `footprint` was in swap (compressed, or pushed out by the kernel), bytes: the
     /// kill frees that swap, but only the RAM a compressed copy takes.
     public var swapped: Int64
+    /// What the kill gives back at once, bytes: the footprint's part in RAM and what its swapped
+    /// part took of RAM (the figure rule 9 ranked by).
+    public var reclaimable: Int64
     public var others: [PassedOver]
     /// The candidates after the first `listedLimit`, counted but not listed.
     public var unlisted: Int
@@ -21,13 +24,14 @@ public struct MemoryKillReport: Sendable, Equatable {
 
     public init(
         level: PressureLevel, figures: MemoryFigures?, band: KillBand, footprint: Int64, swapped: Int64 = 0,
-        others: [PassedOver], unlisted: Int = 0
+        reclaimable: Int64? = nil, others: [PassedOver], unlisted: Int = 0
     ) {
         self.level = level
         self.figures = figures
         self.band = band
         self.footprint = footprint
         self.swapped = swapped
+        self.reclaimable = reclaimable ?? footprint
         self.others = others
         self.unlisted = unlisted
     }
@@ -37,12 +41,16 @@ public struct MemoryKillReport: Sendable, Equatable {
         public var app: String
         public var band: KillBand
         public var footprint: Int64
+        /// What its kill would have given back at once, bytes.
+        public var reclaimable: Int64
         public var reason: String
 
-        public init(app: String, band: KillBand, footprint: Int64, reason: String) {
+        /// `reclaimable` defaults to the whole footprint.
+        public init(app: String, band: KillBand, footprint: Int64, reclaimable: Int64? = nil, reason: String) {
             self.app = app
             self.band = band
             self.footprint = footprint
+            self.reclaimable = reclaimable ?? footprint
             self.reason = reason
         }
     }

@@ -1,5 +1,5 @@
-/// Rule 10: oom_score_adj by band (foreground lowest, suspended highest; inside the suspended band a
-/// larger footprint scores higher). Values in -1000...1000; protected apps get the lowest score.
+/// Rule 10: oom_score_adj by band (foreground lowest, suspended highest; inside the suspended band an
+/// app whose kill gives back more scores higher). Values in -1000...1000; protected apps get the lowest score.
 ///
 /// The mapping, so that the kernel's OOM killer, if it acts first, follows rule 9's order:
 ///
@@ -14,7 +14,8 @@
 /// | background with nothing keeping it awake | 300 |
 /// | suspended | 500 + 500 × log₂(1 + footprint in MiB) / 16, at most 1000 |
 ///
-/// Inside the suspended band the score grows with the logarithm of the footprint: 0 MiB
+/// The footprint scored is what a kill gives back (`AppRecord.reclaimable`), the figure rule 9
+/// ranks by. Inside the suspended band the score grows with its logarithm: 0 MiB
 /// scores 500, 1 MiB 531, 16 MiB about 628, 1 GiB about 812, and 64 GiB or more 1000. The
 /// logarithm is interpolated linearly between powers of two, so the score never decreases
 /// as the footprint grows. -900 rather than -1000 keeps a protected app killable by the

@@ -1,5 +1,6 @@
 /// Rule 9: bands first-killed-first (overFairShare, suspended, idleBackground, backgroundWindow,
-/// backgroundTask, activity, foreground); inside a band the largest footprint first; ties: least recently used (older lastUsed)
+/// backgroundTask, activity, foreground); inside a band the app whose kill gives back the most first (its
+/// memory in RAM and what its swapped pages take of RAM, `KillCandidate.reclaimable`); ties: least recently used (older lastUsed)
 /// first, then app name ascending. Protected apps never; foreground apps only if killForeground.
 ///
 /// The order is total: two different candidates never tie, so the result does not depend on the
@@ -41,12 +42,12 @@ public enum VictimRanking {
                     isInForeground: candidates[index].isInForeground, isProtected: candidates[index].isProtected,
                     killForeground: killForeground)
             else { continue }
-            let footprint = candidates[index].footprint
+            let reclaimable = candidates[index].reclaimable
             let lastUsed = candidates[index].lastUsed
             func precedes(_ other: Candidates.Index) -> Bool {
                 Self.precedes(
-                    band: band, footprint: footprint, lastUsed: lastUsed, app: candidates[index].app,
-                    before: candidates[other].band, footprint: candidates[other].footprint,
+                    band: band, reclaimable: reclaimable, lastUsed: lastUsed, app: candidates[index].app,
+                    before: candidates[other].band, reclaimable: candidates[other].reclaimable,
                     lastUsed: candidates[other].lastUsed, app: candidates[other].app)
             }
             if kept.count == count, let last = kept.last, !precedes(last) { continue }
@@ -73,8 +74,8 @@ public enum VictimRanking {
     }
 
     /// Why the killer took `victim` rather than `candidate`, in words: the first rule of the
-    /// order that tells them apart (protection, the foreground rule, band, footprint, last
-    /// use, name).
+    /// order that tells them apart (protection, the foreground rule, band, what a kill gives
+    /// back, last use, name).
     public static func whyNotChosen(_ candidate: KillCandidate, victim: KillCandidate, killForeground: Bool) -> String {
         if candidate.isProtected { return "protected by the policy, never killed" }
         if !isEligible(candidate, killForeground: killForeground) {
@@ -86,14 +87,14 @@ public enum VictimRanking {
             }
             return "in the \(candidate.band) band, killed after the \(victim.band) band"
         }
-        if candidate.footprint != victim.footprint {
+        if candidate.reclaimable != victim.reclaimable {
             return
-                "smaller (\(DurationFormat.sizeString(candidate.footprint)) against \(DurationFormat.sizeString(victim.footprint))) in the same band"
+                "its kill gives back less (\(DurationFormat.sizeString(candidate.reclaimable)) against \(DurationFormat.sizeString(victim.reclaimable))) in the same band"
         }
         if candidate.lastUsed != victim.lastUsed {
-            return "used more recently, with the same band and footprint"
+            return "used more recently, in the same band, and its kill gives back as much"
         }
-        return "same band, footprint and last use; its name sorts after \"\(victim.app)\""
+        return "same band, as much given back by its kill and the same last use; its name sorts after \"\(victim.app)\""
     }
 
     /// Whether the killer may choose `candidate` at all.
@@ -103,12 +104,12 @@ public enum VictimRanking {
         )
     }
 
-    /// Whether `first` is killed before `second`: lower band, then larger footprint, then
-    /// less recently used, then app name ascending.
+    /// Whether `first` is killed before `second`: lower band, then more given back by a kill,
+    /// then less recently used, then app name ascending.
     public static func precedes(_ first: KillCandidate, _ second: KillCandidate) -> Bool {
         precedes(
-            band: first.band, footprint: first.footprint, lastUsed: first.lastUsed, app: first.app,
-            before: second.band, footprint: second.footprint, lastUsed: second.lastUsed, app: second.app)
+            band: first.band, reclaimable: first.reclaimable, lastUsed: first.lastUsed, app: first.app,
+            before: second.band, reclaimable: second.reclaimable, lastUsed: second.lastUsed, app: second.app)
     }
 
     /// The index of the first victim among `candidates`, in one pass without sorting or
@@ -135,8 +136,8 @@ public enum VictimRanking {
                 continue
             }
             if precedes(
-                band: band, footprint: candidates[index].footprint, lastUsed: candidates[index].lastUsed,
-                app: candidates[index].app, before: bestBand, footprint: candidates[current].footprint,
+                band: band, reclaimable: candidates[index].reclaimable, lastUsed: candidates[index].lastUsed,
+                app: candidates[index].app, before: bestBand, reclaimable: candidates[current].reclaimable,
                 lastUsed: candidates[current].lastUsed, app: candidates[current].app)
             {
                 best = index
@@ -156,12 +157,12 @@ public enum VictimRanking {
     /// everything else ties, so a scan reading them in place does not copy them.
     @inline(__always)
     static func precedes(
-        band: KillBand, footprint: Int64, lastUsed: Instant, app: @autoclosure () -> String,
-        before otherBand: KillBand, footprint otherFootprint: Int64, lastUsed otherLastUsed: Instant,
+        band: KillBand, reclaimable: Int64, lastUsed: Instant, app: @autoclosure () -> String,
+        before otherBand: KillBand, reclaimable otherReclaimable: Int64, lastUsed otherLastUsed: Instant,
         app otherApp: @autoclosure () -> String
     ) -> Bool {
         if band != otherBand { return band < otherBand }
-        if footprint != otherFootprint { return footprint > otherFootprint }
+        if reclaimable != otherReclaimable { return reclaimable > otherReclaimable }
         if lastUsed != otherLastUsed { return lastUsed < otherLastUsed }
         return app() < otherApp()
     }
@@ -171,8 +172,12 @@ public enum VictimRanking {
 protocol KillRankable {
     var app: String { get }
     var band: KillBand { get }
-    /// What a kill would give back, bytes.
+    /// The memory charged to the app, bytes.
     var footprint: Int64 { get }
+    /// How much of it is in swap, bytes.
+    var swapped: Int64 { get }
+    /// What a kill gives back at once, bytes: the figure the order compares.
+    var reclaimable: Int64 { get }
     var lastUsed: Instant { get }
     var isProtected: Bool { get }
     /// Whether the app is in the foreground (inactive or active), where `kill_foreground = false` keeps it.
@@ -183,4 +188,5 @@ extension KillCandidate: KillRankable {}
 
 extension AppRecord: KillRankable {
     var app: String { name }
+    var swapped: Int64 { swappedBytes }
 }

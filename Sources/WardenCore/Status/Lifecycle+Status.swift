@@ -106,6 +106,7 @@ extension Lifecycle {
             launch: record.launch,
             footprint: record.isRunning ? record.footprint : 0,
             swappedBytes: record.isRunning ? record.swappedBytes : 0,
+            reclaimableBytes: record.isRunning ? record.reclaimable : 0,
             band: record.isRunning ? record.band : nil,
             taskTimeRemaining: record.isInForeground || record.holdsActivity ? nil : record.budgetLeft(at: now),
             nextFetchWake: record.timers[.fetchWake],
@@ -118,7 +119,8 @@ extension Lifecycle {
             fetchWindowOpen: record.fetchWindowOpen,
             pushWindowOpen: record.pushWindowOpen,
             cpuClass: CPUClass(state: record.state, holdsActivity: record.holdsActivity),
-            backgroundCPUPercent: record.isRunning ? record.cpuPercent : nil
+            backgroundCPUPercent: record.isRunning ? record.cpuPercent : nil,
+            coldLaunches: record.coldLaunches ?? 0
         )
     }
 }

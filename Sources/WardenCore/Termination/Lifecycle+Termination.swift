@@ -29,6 +29,7 @@ extension Lifecycle {
         records[index].pendingStart = nil
         records[index].awaitingReady = false
         records[index].lastTerminationWasSystem = reason.isSystemTermination
+        records[index].lastSystemTermination = reason.isSystemTermination ? reason : nil
         let blocksWakes =
             reason.isSystemTermination && !record.settings.background.wakeAfterSystemTermination
             && record.wakeBlock == nil
@@ -115,8 +116,10 @@ extension Lifecycle {
         else { return }
         decide(index, "Launch \(launch) failed: \(message)", at: now, &out)
         let restores = records[index].lastTerminationWasSystem
+        let killedBefore = records[index].lastSystemTermination
         terminate(index, reason: .launchFailed, because: "its launch failed", processGone: true, at: now, &out)
         records[index].lastTerminationWasSystem = restores
+        records[index].lastSystemTermination = killedBefore
     }
 
     /// A crash; within the crash window of a restoring launch it deletes the preserved state (§1.4).

@@ -106,6 +106,7 @@ extension WardenDaemon: WardenControl {
             name: snapshot.name, state: AppInfo.State(snapshot.state), status: AppInfo.Status(snapshot.status),
             pids: pids,
             footprintBytes: snapshot.footprint, swappedBytes: snapshot.swappedBytes,
+            reclaimableBytes: snapshot.reclaimableBytes,
             band: snapshot.band.map(AppInfo.Band.init),
             timeRemainingMillis: snapshot.taskTimeRemaining.map(\.milliseconds),
             nextWakeMillis: snapshot.nextFetchWake.map(wallMillis),
@@ -113,7 +114,8 @@ extension WardenDaemon: WardenControl {
             activities: snapshot.activities.map { ActivityInfo(id: $0.id, mode: $0.mode.rawValue) },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,
-            cpuTimeMillis: cpuTime?.milliseconds, backgroundCPUPercent: snapshot.backgroundCPUPercent)
+            cpuTimeMillis: cpuTime?.milliseconds, backgroundCPUPercent: snapshot.backgroundCPUPercent,
+            coldLaunches: snapshot.coldLaunches)
     }
 
     /// The processes the app list shows, read and sorted (callers first try `knownPids(of:)`). A
@@ -228,7 +230,7 @@ extension WardenDaemon: WardenControl {
         let level = lifecycle.memoryLevel.rawValue
         let kills = Array(history.recentKills.reversed())
         guard let sample = parts.memory.deviceMemory() else {
-            return DeviceInfo(pressure: level, recentKills: kills)
+            return DeviceInfo(pressure: level, recentKills: kills, coldLaunches: lifecycle.coldLaunchCount)
         }
         let settings = policy.memory
         let thresholds = DeviceInfo.Thresholds(
@@ -238,7 +240,7 @@ extension WardenDaemon: WardenControl {
             criticalExitBytes: settings.criticalExit.bytes(ofTotal: sample.total))
         return DeviceInfo(
             pressure: level, availableBytes: sample.available, totalBytes: sample.total, thresholds: thresholds,
-            recentKills: kills)
+            recentKills: kills, coldLaunches: lifecycle.coldLaunchCount)
     }
 
     public nonisolated func health() async -> Health {

@@ -59,6 +59,13 @@ extension WardenDaemon {
     /// a memory sample do not each save it ahead of the kill that sample may bring.
     func process(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
         guard phase.isRunning else { return .failure(Self.stoppingError) }
+        var event = event
+        // The compressor, beside the loop, cannot read the swap devices: what its result takes
+        // of RAM is measured here.
+        if case .compressed(let app, let launch, let swapped, nil) = event {
+            event = .compressed(
+                app: app, launch: launch, swappedBytes: swapped, swappedInRAM: parts.memory.swappedInRAM(swapped))
+        }
         let actions: [LifecycleAction]
         let ownEnd = endsOnItsOwn(event)
         let candidates = candidatesBefore(event)
@@ -125,12 +132,19 @@ extension WardenDaemon {
             event = .push(target: .app(app), payload: payload, id: id)
         }
         // A replay keeps each footprint until a step changes it: only changes are journaled.
-        let changed = candidates.filter { journal.footprintsJournaled[$0.app] != $0.footprint }
+        let changed = candidates.filter { journal.footprintsJournaled[$0.app] != JournalInput.footprintStep(of: $0) }
         let inputs = JournalInput.inputs(
             for: event, actions: actions, endsOnItsOwn: endsOnItsOwn, candidates: changed)
         if !inputs.isEmpty {
-            for candidate in changed { journal.footprintsJournaled[candidate.app] = candidate.footprint }
-            if case .footprint(let app, let bytes, _) = event { journal.footprintsJournaled[app] = bytes }
+            for candidate in changed {
+                journal.footprintsJournaled[candidate.app] = JournalInput.footprintStep(of: candidate)
+            }
+            if case .footprint(let app, let bytes, let swapped, let inRAM) = event {
+                journal.footprintsJournaled[app] =
+                    swapped.map {
+                        JournalInput.footprintStep(app: app, footprint: bytes, swapped: $0, inRAM: inRAM ?? $0)
+                    } ?? JournalInput.stepText(of: event)
+            }
         }
         for input in inputs {
             record(app: event.app ?? JournalEntry.systemApp, .input(input))

@@ -15,6 +15,9 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
     private let devicePressure = KeptOpenFile(path: "/proc/pressure/memory", capacity: 256)
     /// The `mm_stat` of each zram device, when every swap device is one (read at the start).
     private let zramStats: [KeptOpenFile]?
+    /// What a swapped byte takes of RAM, read again whenever a measured app has some of its
+    /// memory in swap.
+    private let swapShare = SwapRAMShareReader()
     private let deviceFiles: [(group: String, isV1: Bool, limit: KeptOpenFile, usage: KeptOpenFile)]
     /// The memory directory of each tracked group, and whether it is v1.
     private var memoryDirectories: [String: (path: String, isV1: Bool)] = [:]
@@ -53,11 +56,29 @@ public final class CgroupMemorySource: WardenMemorySource, @unchecked Sendable {
         return GroupOOMState.read(directory: directory.path, isV1: directory.isV1)
     }
 
+    /// Each app's footprint, the part in swap and the RAM that part takes: the swap devices'
+    /// `inRAMShare` of it, read only when some measured app has memory in swap (not known, nil,
+    /// when `/proc/swaps` cannot be read).
     public func measurements(of names: [String]) -> [String: AppMemoryMeasurement] {
-        sampler.sampleStatistics(of: names).mapValues { statistics in
-            AppMemoryMeasurement(
-                footprint: Int64(clamping: statistics.footprint),
-                swapped: Int64(clamping: min(statistics.swap, statistics.footprint)))
+        let sampled = sampler.sampleStatistics(of: names)
+        var share: Double??
+        return sampled.mapValues { statistics in
+            let swapped = min(statistics.swap, statistics.footprint)
+            var inRAM: Int64? = 0
+            if swapped > 0 {
+                if share == nil { share = swapShare.share(assumedZramRatio: SwapFigures.assumedZramRatio) }
+                inRAM = share!.map { Int64(clamping: SwapDevices.swappedInRAM(swapped, share: $0)) }
+            }
+            return AppMemoryMeasurement(
+                footprint: Int64(clamping: statistics.footprint), swapped: Int64(clamping: swapped),
+                swappedInRAM: inRAM)
+        }
+    }
+
+    public func swappedInRAM(_ swapped: Int64) -> Int64? {
+        guard swapped > 0 else { return 0 }
+        return swapShare.share(assumedZramRatio: SwapFigures.assumedZramRatio).map {
+            Int64(clamping: SwapDevices.swappedInRAM(UInt64(swapped), share: $0))
         }
     }
 

@@ -125,11 +125,18 @@ extension WardenDaemon {
     /// part in swap moved by `swappedChange` or more (the kernel swapping a frozen app out, a
     /// thawed app bringing its pages back), which a wake's cost and `status` read; nil otherwise.
     static func footprintEvent(
-        _ app: String, _ measurement: AppMemoryMeasurement, known: (bytes: Int64, swapped: Int64)?
+        _ app: String, _ measurement: AppMemoryMeasurement, known: (bytes: Int64, swapped: Int64, swappedInRAM: Int64)?
     ) -> LifecycleEvent? {
         let swappedMoved = known.map { abs($0.swapped - measurement.swapped) >= swappedChange } ?? true
-        guard known?.bytes != measurement.footprint || swappedMoved else { return nil }
-        return .footprint(app: app, bytes: measurement.footprint, swapped: measurement.swapped)
+        // What the swapped part takes of RAM follows the zram's compression, which drifts.
+        let inRAMMoved =
+            known.map { known in
+                measurement.swappedInRAM.map { abs(known.swappedInRAM - $0) >= swappedChange } ?? false
+            } ?? true
+        guard known?.bytes != measurement.footprint || swappedMoved || inRAMMoved else { return nil }
+        return .footprint(
+            app: app, bytes: measurement.footprint, swapped: measurement.swapped,
+            swappedInRAM: measurement.swappedInRAM)
     }
 
     /// How far an app's part in swap moves before the core is told: a MiB.

@@ -13,9 +13,13 @@ public protocol WardenMemorySource: Sendable {
     /// Stops measuring the group of app `name`.
     func untrack(_ name: String)
 
-    /// The footprint, and the part of it in swap, of the measured groups of the apps `names`
-    /// (apps not measured are passed over).
+    /// The footprint, the part of it in swap and the RAM that part takes, of the measured groups
+    /// of the apps `names` (apps not measured are passed over).
     func measurements(of names: [String]) -> [String: AppMemoryMeasurement]
+
+    /// What `swapped` bytes of an app's memory take of RAM on the device's swap now (their
+    /// compressed size in a zram, nothing on a drive); nil when not known.
+    func swappedInRAM(_ swapped: Int64) -> Int64?
 
     /// The memory available to the apps and the memory they share, in bytes; nil when unknown.
     func deviceMemory() -> (available: Int64, total: Int64)?
@@ -34,14 +38,17 @@ public protocol WardenMemorySource: Sendable {
 
 /// One app's memory as the daemon measures it, in bytes.
 public struct AppMemoryMeasurement: Sendable, Equatable {
-    /// What a kill would give back: anonymous memory, shmem and swap (`MemoryStatistics.footprint`).
+    /// The memory charged to the app: anonymous memory, shmem and swap (`MemoryStatistics.footprint`).
     public var footprint: Int64
     /// The part of the footprint in swap now.
     public var swapped: Int64
+    /// The RAM the swapped part takes (compressed in a zram, none on a drive); nil when not known.
+    public var swappedInRAM: Int64?
 
-    public init(footprint: Int64, swapped: Int64) {
+    public init(footprint: Int64, swapped: Int64, swappedInRAM: Int64? = nil) {
         self.footprint = footprint
         self.swapped = swapped
+        self.swappedInRAM = swappedInRAM
     }
 }
 
@@ -51,4 +58,6 @@ extension WardenMemorySource {
     public func oomState(of name: String) -> GroupOOMState? { nil }
 
     public func swapFigures() -> SwapFigures? { nil }
+
+    public func swappedInRAM(_ swapped: Int64) -> Int64? { nil }
 }

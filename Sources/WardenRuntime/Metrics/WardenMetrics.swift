@@ -75,6 +75,11 @@ public final class WardenMetrics: Sendable {
             factory: factory)
     }
 
+    /// Cold launches of `app`: opens of it after the device had killed it.
+    func coldLaunch(_ app: String) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: "appwarden_cold_launches_total", dimensions: [("app", app)], factory: factory)
+    }
+
     func hookRun(_ kind: HookInvocation.Kind, outcome: String) -> CoreMetrics.Counter {
         CoreMetrics.Counter(
             label: "appwarden_hook_runs_total", dimensions: [("hook", kind.policyKey), ("outcome", outcome)],
@@ -92,8 +97,8 @@ public final class WardenMetrics: Sendable {
     // MARK: What the daemon carries out
 
     /// Counts what a batch of the core's actions does: terminations, memory kills, push
-    /// dispositions and fetch or push windows that timed out. A memory kill starts its latency
-    /// measurement at `now`.
+    /// dispositions, fetch or push windows that timed out and cold launches (a `$AppStart` after
+    /// a kill). A memory kill starts its latency measurement at `now`.
     func count(_ actions: [LifecycleAction], at now: Instant) {
         for action in actions {
             switch action {
@@ -101,6 +106,10 @@ public final class WardenMetrics: Sendable {
                 memoryKills.increment()
                 killsInFlight.withLock { $0[app] = now }
             case .journal(let record):
+                if case .analytics(.appStart(_, _, _?)) = record.kind {
+                    coldLaunch(record.app).increment()
+                    continue
+                }
                 guard case .analytics(.appTerminated(let reason)) = record.kind else { continue }
                 termination(reason).increment()
                 if reason == .fetchTimeout { wake("fetch", outcome: "timeout").increment() }
@@ -167,6 +176,7 @@ public final class WardenMetrics: Sendable {
         for app in gone {
             gauge("appwarden_app_footprint_bytes", [("app", app)]).destroy()
             gauge("appwarden_app_swapped_bytes", [("app", app)]).destroy()
+            gauge("appwarden_app_reclaimable_bytes", [("app", app)]).destroy()
             gauge("appwarden_app_band", [("app", app)]).destroy()
             gauge("appwarden_app_cpu_class", [("app", app)]).destroy()
             gauge("appwarden_app_activities", [("app", app)]).destroy()
@@ -175,6 +185,7 @@ public final class WardenMetrics: Sendable {
         for app in running {
             gauge("appwarden_app_footprint_bytes", [("app", app.name)]).record(app.footprint)
             gauge("appwarden_app_swapped_bytes", [("app", app.name)]).record(app.swappedBytes)
+            gauge("appwarden_app_reclaimable_bytes", [("app", app.name)]).record(app.reclaimableBytes)
             if let band = app.band {
                 gauge("appwarden_app_band", [("app", app.name)]).record(band.rawValue)
             }
@@ -214,7 +225,9 @@ public final class WardenMetrics: Sendable {
     static let help: [String: String] = [
         "appwarden_apps": "Apps of the policy by lifecycle state.",
         "appwarden_app_footprint_bytes":
-            "What killing the app would give back: anonymous memory, shmem and swap of its group.",
+            "The memory charged to the app: anonymous memory, shmem and swap of its group.",
+        "appwarden_app_reclaimable_bytes":
+            "What killing the app would give back at once: its memory in RAM and what its swapped pages take of RAM (compressed in a zram, nothing on a drive).",
         "appwarden_app_swapped_bytes":
             "How much of the app's footprint is in swap, as its compression or the last measurement of its group left it.",
         "appwarden_app_band":
@@ -236,6 +249,8 @@ public final class WardenMetrics: Sendable {
         "appwarden_push_wakes_total": "Silent push windows by outcome.",
         "appwarden_push_dispositions_total": "Pushes by what became of them.",
         "appwarden_hook_runs_total": "Hook runs by hook and outcome.",
+        "appwarden_cold_launches_total":
+            "Cold launches by app: opens of an app after the device had killed it (a system termination), counted as each becomes active.",
         "appwarden_api_requests_total": "Control API requests by route and status.",
     ]
 

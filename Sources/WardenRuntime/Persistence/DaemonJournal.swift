@@ -13,7 +13,7 @@ struct DaemonJournal {
     var checkpointDue = false
     /// The footprint each app was last journaled with as an input (a `footprint` step) since the
     /// policy came into force.
-    var footprintsJournaled: [String: Int64] = [:]
+    var footprintsJournaled: [String: String] = [:]
     /// The checkpoint's text, kept encoded record by record between saves.
     var checkpointEncoder = CheckpointEncoder()
     /// When the checkpoint was last saved, on the daemon's clock.
