@@ -9,7 +9,8 @@ The path may be:
   - a Unix socket (what appwarden gives each app): connect to it, then whatever arrives is an event;
     when the other end hangs up (the daemon stopped, or was killed and restarted) connect to the
     same path again, with backoff from 50 ms doubling to 2 s, until a daemon listens there again;
-  - a FIFO: read it, whatever arrives is an event;
+  - a FIFO: read it, whatever arrives is an event; when its writer closes it (a daemon that
+    stopped), open it again and go on reading, for the next writer;
   - /dev/null, or nothing: pressure is not watched.
 
 Each event here drops the app's cache and prints a line; the app holds CACHE_MIB MiB (default 8)
@@ -126,6 +127,12 @@ def main():
                     print("the memory-pressure endpoint closed; connecting to it again", flush=True)
                     sockets.hang_up()
                     source = None
+                elif stat.S_ISFIFO(os.fstat(source).st_mode):
+                    # Opened again, the FIFO reports no hang-up until a new writer comes and goes.
+                    os.close(source)
+                    source = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+                    poller.register(source, flag)
+                    print("the memory-pressure FIFO's writer closed it; reading it again", flush=True)
                 else:
                     print("the memory-pressure endpoint closed; no longer watching", flush=True)
                 break

@@ -193,6 +193,44 @@ struct PressureEndpointTests {
         }
     }
 
+    /// The example app given a FIFO reads it again when its writer closes it, and hears the next
+    /// writer's event: a daemon that stopped and one that started after it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
+    func theExampleAppReadsAFIFOAgainAfterItsWriterClosedIt() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Examples/MemoryPressure/trim-on-pressure.py").standardized.path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fifo = folder + "/pressure"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let output = folder + "/out.txt"
+        let pid = try ShellSpawn.start(
+            "MEMORY_PRESSURE_WATCH='\(fifo)' CACHE_MIB=1 exec /usr/bin/python3 '\(script)' > '\(output)'",
+            descriptors: ShellSpawn.Descriptors(inputFromNull: true))
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        func count(_ text: String) -> Int {
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").components(separatedBy: text).count - 1
+        }
+        func writeEvent() {
+            let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            #expect(writer >= 0)
+            _ = write(writer, "w", 1)
+            close(writer)
+        }
+        #expect(await eventually(within: .seconds(10)) { count("watching memory pressure through \(fifo)") == 1 })
+        writeEvent()
+        #expect(await eventually(within: .seconds(10)) { count("reading it again") == 1 })
+        #expect(count("memory pressure: dropped") == 1)
+        writeEvent()
+        #expect(await eventually(within: .seconds(10)) { count("memory pressure: dropped") == 2 })
+        #expect(count("no longer watching") == 0)
+    }
+
     /// A daemon that stops leaves no socket behind, and the next one makes the socket of each app
     /// it re-adopts again at the same path.
     @Test(.requiresRootCgroups, .requiresBallast)
