@@ -78,7 +78,11 @@ struct HybridDriverCPUTests {
 
             try await driver.freeze(front)
             let alone = try await usage(of: [back], over: .seconds(1), with: driver)
-            #expect(alone[0] > 0.7, "the background got \(alone[0]) s of CPU in 1 s with the foreground frozen")
+            // Against what it got beside the foreground, not against the whole core: other work on
+            // a busy host takes its share of CPU 0 too.
+            #expect(
+                alone[0] > 0.1 && alone[0] > 5 * shared[1],
+                "the background got \(alone[0]) s of CPU in 1 s with the foreground frozen, \(shared[1]) s beside it")
             try await driver.thaw(front)
         }
     }
