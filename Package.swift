@@ -63,6 +63,7 @@ let package = Package(
             name: "WardenRuntime",
             dependencies: [
                 "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenPlatform", "WardenSQLite",
+                "CWardenSpawn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

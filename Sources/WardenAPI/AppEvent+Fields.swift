@@ -159,6 +159,7 @@ extension AppMessage {
         case .expirationWarning: "expirationWarning"
         case .fetchStart: "fetchStart"
         case .pushPayload: "pushPayload"
+        case .accessoryEvent: "accessoryEvent"
         case .memoryWarning: "memoryWarning"
         case .cpuWarning: "cpuWarning"
         case .activitiesEnded: "activitiesEnded"
@@ -178,6 +179,11 @@ extension AppMessage {
         case .pushPayload(let payload, let id, let window):
             ["payload": payload, "windowMillis": String(window.milliseconds)].merging(
                 id.map { ["id": $0] } ?? [:], uniquingKeysWith: { first, _ in first })
+        case .accessoryEvent(let action, let properties, let window):
+            [
+                "action": action, "properties": AccessoryMatch.propertiesText(properties),
+                "windowMillis": String(window.milliseconds),
+            ]
         case .cpuWarning(let percent, let limitPercent, let window):
             [
                 "percent": String(percent), "limitPercent": String(limitPercent),
@@ -204,6 +210,11 @@ extension AppMessage {
             self = .pushPayload(
                 payload: reader.text("payload") ?? "{}", id: reader.text("id"),
                 window: .milliseconds(reader.integer("windowMillis", legacy: "window_ms") ?? 0))
+        case "accessoryEvent":
+            self = .accessoryEvent(
+                action: reader.text("action") ?? "change",
+                properties: AccessoryMatch.properties(parsing: reader.text("properties") ?? "{}") ?? [:],
+                window: .milliseconds(reader.integer("windowMillis") ?? 0))
         case "memoryWarning": self = .memoryWarning
         case "cpuWarning":
             self = .cpuWarning(

@@ -19,6 +19,8 @@ public enum ControlAPI {
         .post, "/v1/apps/{app}/complete-fetch")
     public static let completePush = APIEndpoint<ControlRequests.Completion, ControlReplies.Done>(
         .post, "/v1/apps/{app}/complete-push")
+    public static let completeAccessory = APIEndpoint<NoBody, ControlReplies.Done>(
+        .post, "/v1/apps/{app}/complete-accessory")
     public static let fetchInterval = APIEndpoint<ControlRequests.FetchInterval, ControlReplies.Done>(
         .post, "/v1/apps/{app}/fetch-interval", idempotent: true)
     public static let registerPush = APIEndpoint<NoBody, ControlReplies.DeviceToken>(
@@ -71,7 +73,7 @@ public enum ControlAPI {
     public static var routes: [String] {
         let appCalls: [any APIRoute] = [
             ready, beginTask, endTask, beginActivity, endActivity, timeRemaining, completeFetch, completePush,
-            fetchInterval, registerPush,
+            completeAccessory, fetchInterval, registerPush,
             acquire, release, reportStatus,
         ]
         let verbs: [any APIRoute] = appVerbs + screenVerbs + [push, pushToken, reloadPolicy]

@@ -79,6 +79,15 @@ extension JournalInput {
                 step,
                 .unreplayable("a push waited for memory its wake would bring back, which a replay does not measure"),
             ]
+        case .accessory:
+            let step = JournalInput.step(stepText(of: event))
+            guard Lifecycle.wakeWaitedForMemory(actions) else { return [step] }
+            return [
+                step,
+                .unreplayable(
+                    "an accessory event was dropped for memory its wake would bring back, which a replay does not measure"
+                ),
+            ]
         case .launched, .compressed, .timeRemaining, .ready, .policyChanged:
             return []
         default:

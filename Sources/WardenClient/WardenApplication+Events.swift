@@ -37,6 +37,12 @@ extension WardenApplication {
         case .message(.pushPayload(let payload, _, _)):
             guard let handler = handlers.withLock({ $0.push }) else { return }
             handler(payload) { result in Task { try? await self.completePush(result) } }
+        case .message(.accessoryEvent(let action, let properties, let window)):
+            guard let handler = handlers.withLock({ $0.accessory }) else { return }
+            handler(action, properties) {
+                // An event handed over in the foreground opens no window: nothing to complete.
+                if window > .zero { Task { try? await self.completeAccessory() } }
+            }
         case .message(.memoryWarning):
             handlers.withLock { $0.memoryWarning }?()
         case .message(.cpuWarning(let percent, let limitPercent, _)):

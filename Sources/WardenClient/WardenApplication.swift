@@ -28,7 +28,7 @@ public final class WardenApplication: Sendable {
     public let appName: String?
     /// The daemon's socket, nil when not started by appwarden.
     public let connection: WardenConnection?
-    /// Why this process was launched: `user`, `fetch` or `push`.
+    /// Why this process was launched: `user`, `fetch`, `push` or `accessory`.
     public let launchReason: LaunchReason
     /// Where to save and restore the app's state.
     public let restorationDirectory: String?
@@ -42,6 +42,7 @@ public final class WardenApplication: Sendable {
     struct Handlers {
         var fetch: (@Sendable (@escaping @Sendable (CompletionResult) -> Void) -> Void)?
         var push: (@Sendable (String, @escaping @Sendable (CompletionResult) -> Void) -> Void)?
+        var accessory: (@Sendable (String, [String: String], @escaping @Sendable () -> Void) -> Void)?
         var memoryWarning: (@Sendable () -> Void)?
         var cpuWarning: (@Sendable (_ percent: Int, _ limitPercent: Int) -> Void)?
         var activitiesEnded: (@Sendable (_ activities: [ActivityIdentifier]) -> Void)?
@@ -164,6 +165,12 @@ public final class WardenApplication: Sendable {
             ControlAPI.completePush, [app], body: ControlRequests.Completion(result: result.rawValue))
     }
 
+    /// Reports that an accessory window's work is done.
+    public func completeAccessory() async throws {
+        let (connection, app) = try configured()
+        _ = try await connection.call(ControlAPI.completeAccessory, [app])
+    }
+
     /// Acquires a shared resource declared in the policy (holding it at suspension terminates the app).
     public func acquire(_ resource: String) async throws {
         let (connection, app) = try configured()
@@ -200,6 +207,18 @@ public final class WardenApplication: Sendable {
             Void
     ) {
         handlers.withLock { $0.push = handler }
+    }
+
+    /// Sets the handler of accessory events (rule 14): a device the policy's `accessories`
+    /// match was added, removed or changed (`action`), with its udev `properties`; it must call
+    /// `completion` within the window.
+    public func onAccessory(
+        _ handler:
+            @escaping @Sendable (
+                _ action: String, _ properties: [String: String], _ completion: @escaping @Sendable () -> Void
+            ) -> Void
+    ) {
+        handlers.withLock { $0.accessory = handler }
     }
 
     /// Sets the handler called when the system ends the app's activities: they ran unattended

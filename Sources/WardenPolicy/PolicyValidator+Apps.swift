@@ -5,7 +5,7 @@ extension PolicyValidator {
     static let appKeys = [
         "command", "args", "env", "working_directory", "user", "background_modes", "fetch_interval",
         "background_refresh", "protected", "readiness", "status_source", "memory_max", "memory_high", "resources",
-        "signals", "tasks_max",
+        "signals", "tasks_max", "accessories",
     ]
 
     /// Whether `name` can name an app or a resource: ASCII letters, digits, `-`, `_` and `.`, not
@@ -158,6 +158,8 @@ extension PolicyValidator {
                 app.signals = signals(entry)
             case "tasks_max":
                 app.tasksMax = taskLimit(entry) ?? app.tasksMax
+            case "accessories":
+                app.accessories = accessories(entry)
             default:
                 if Self.timingSections.contains(key) || key == "memory" || key == "cpu" {
                     continue  // read below, as a whole

@@ -5,7 +5,8 @@
 enum SignalNames {
     /// The message kinds a signal can accompany, in the order the lifecycle sends them.
     static let messageKinds = [
-        "expiration_warning", "fetch_start", "push_payload", "memory_warning", "cpu_warning", "activities_ended",
+        "expiration_warning", "fetch_start", "push_payload", "accessory_event", "memory_warning", "cpu_warning",
+        "activities_ended",
         "save_state",
     ]
 

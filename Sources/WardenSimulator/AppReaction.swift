@@ -9,7 +9,7 @@ public enum AppReaction: Sendable, Equatable {
 
 extension AppFacts {
     /// What app `app` does with `message`: completes its fetch or push window as `on_fetch` and
-    /// `on_push` say (a payload handed over in the foreground opens no window, so there is
+    /// `on_push` say, and its accessory window as `on_push` says (a payload or an accessory event handed over in the foreground opens no window, so there is
     /// nothing to complete), and ends the tasks named in its expiration call unless
     /// `on_expiration = "ignore"`.
     public func reactions(to message: AppMessage, of app: String) -> [AppReaction] {
@@ -20,6 +20,9 @@ extension AppFacts {
         case .pushPayload(_, _, let window):
             guard window > .zero, case .complete(let result, let delay) = onPush else { return [] }
             return [.call(.completePush(app: app, result: result), after: delay)]
+        case .accessoryEvent(_, _, let window):
+            guard window > .zero, case .complete(_, let delay) = onPush else { return [] }
+            return [.call(.completeAccessory(app: app), after: delay)]
         case .expirationWarning(let taskIDs, _):
             guard onExpiration == .endTasks else { return [] }
             return taskIDs.map { .call(.endTask(app: app, taskID: $0), after: .zero) }

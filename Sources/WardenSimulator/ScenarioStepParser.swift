@@ -7,6 +7,7 @@ import WardenPolicy
 /// simulation facts come first (`open mail`, `pressure critical`); app calls start with the
 /// app (`mail begin-task sync`). `push APP JSON` takes everything after APP as the payload;
 /// APP may also be a device token (`tok-APP-N`, as `register-push` returns them).
+/// `accessory ACTION JSON` is a device event: its udev properties as one JSON object of strings.
 public struct ScenarioStepParser: Sendable {
     /// The apps steps may name.
     public var apps: Set<String>
@@ -18,13 +19,13 @@ public struct ScenarioStepParser: Sendable {
     /// The operator verbs and simulation facts, in the order messages list them.
     public static let verbs = [
         "open", "home", "overlay", "overlay-end", "lock", "unlock", "force-quit", "reset", "push",
-        "footprint", "pressure", "memory", "scan", "stall", "cpu",
+        "accessory", "footprint", "pressure", "memory", "scan", "stall", "cpu",
     ]
 
     /// The app calls, written after the app's name.
     public static let appCalls = [
         "ready", "begin-task", "end-task", "begin-activity", "end-activity", "time-remaining", "complete-fetch",
-        "complete-push",
+        "complete-push", "complete-accessory",
         "set-fetch-interval", "register-push", "acquire", "release", "report-status", "crash", "exit",
     ]
 
@@ -79,6 +80,7 @@ public struct ScenarioStepParser: Sendable {
         case "force-quit": return .event(.forceQuit(app: try app(for: word, from: &words, rest: true)))
         case "reset": return .event(.reset(app: try app(for: word, from: &words, rest: true)))
         case "push": return try parsePush(&words)
+        case "accessory": return try parseAccessory(&words)
         case "footprint":
             let app = try app(for: word, from: &words, rest: false, example: "footprint mail 300MiB")
             guard let sizeWord = words.next() else {
@@ -175,6 +177,9 @@ public struct ScenarioStepParser: Sendable {
         case "register-push":
             try noMore(call, &words)
             return .event(.registerPush(app: app))
+        case "complete-accessory":
+            try noMore(call, &words)
+            return .event(.completeAccessory(app: app))
         case "crash":
             try noMore(call, &words)
             return .crash(app: app)
@@ -366,6 +371,31 @@ public struct ScenarioStepParser: Sendable {
             throw error
         }
         return .event(.push(target: .token(name), payload: String(payload), id: id))
+    }
+
+    private func parseAccessory(_ words: inout Words) throws(ScenarioStepError) -> ScenarioVerb {
+        let example = #"accessory add {"SUBSYSTEM": "usb", "ID_VENDOR_ID": "1234", "ID_MODEL_ID": "5678"}"#
+        guard let action = words.next() else {
+            throw ScenarioStepError(
+                "\"accessory\" needs an action (add, remove, change…) and the device's properties as JSON, as in \"\(example)\"."
+            )
+        }
+        guard AccessoryAction(rawValue: String(action)) != nil else {
+            throw ScenarioStepError(
+                "the accessory action \"\(action)\" is not one udev sends; expected one of \(AccessoryAction.allCases.map(\.rawValue).joined(separator: ", "))."
+            )
+        }
+        let json = words.rest()
+        guard !json.isEmpty else {
+            throw ScenarioStepError(
+                "\"accessory\" needs the device's properties as JSON after \"\(action)\", as in \"\(example)\".")
+        }
+        do {
+            let properties = try AccessoryMatch.parseProperties(String(json))
+            return .event(.accessory(action: String(action), properties: properties))
+        } catch {
+            throw ScenarioStepError(error.message)
+        }
     }
 
     private func app(for verb: String, from words: inout Words, rest: Bool, example: String? = nil)

@@ -62,7 +62,7 @@ public struct SimulationRecord: Sendable, Equatable {
     /// A fetch or push window opened for an app (a wake, passive launch or not).
     public struct Window: Sendable, Equatable {
         public enum Kind: String, Sendable, Equatable {
-            case fetch, push
+            case fetch, push, accessory
         }
 
         public var time: Instant

@@ -195,6 +195,8 @@ extension Simulator {
             case .fetchStart: record.windows.append(SimulationRecord.Window(time: now, app: app, kind: .fetch))
             case .pushPayload(_, _, let window) where window > .zero:
                 record.windows.append(SimulationRecord.Window(time: now, app: app, kind: .push))
+            case .accessoryEvent(_, _, let window) where window > .zero:
+                record.windows.append(SimulationRecord.Window(time: now, app: app, kind: .accessory))
             default: break
             }
             guard let index = index(of: app) else { return }
@@ -305,6 +307,7 @@ extension Simulator {
         case .watchdog: ordinal = 9
         case .cpuBudget: ordinal = 10
         case .activityLimit: ordinal = 11
+        case .accessoryWindow: ordinal = 12
         }
         return index * Self.timerKindCount + ordinal
     }

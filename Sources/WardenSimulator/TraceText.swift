@@ -88,6 +88,9 @@ public enum TraceText {
         case .spawnFailed(let app, let launch, let message): (app, "launch \(launch) failed: \(message)")
         case .completeFetch(let app, let result): (app, "complete-fetch \(result.rawValue)")
         case .completePush(let app, let result): (app, "complete-push \(result.rawValue)")
+        case .completeAccessory(let app): (app, "complete-accessory")
+        case .accessory(let action, let properties):
+            ("", "accessory \(action) \(AccessoryMatch.propertiesText(properties))")
         case .endTask(let app, let id): (app, "end-task \(id)")
         case .scanResult(let app, let outcome): (app, "scan found \(outcome.rawValue)")
         case .memorySample(let available, let total, let swap):
@@ -155,6 +158,8 @@ public enum TraceText {
             case .pushPayload(_, let id, let window):
                 let named = id.map { " \"\($0)\"" } ?? ""
                 return (app, "← push\(named) (window \(DurationFormat.string(window)))")
+            case .accessoryEvent(let action, _, let window):
+                return (app, "← accessory \(action) (window \(DurationFormat.string(window)))")
             case .memoryWarning: return (app, "← memory warning")
             case .cpuWarning(let percent, let limit, let window):
                 return (

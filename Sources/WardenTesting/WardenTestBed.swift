@@ -42,6 +42,7 @@ public struct WardenTestBed: Sendable {
     ///     continues from its checkpoint; by default a new journal and directory.
     ///   - clock: The manual clock, and what the daemon reads as the wall and boot clocks
     ///     (`WardenClock.virtual`).
+    ///   - devices: Where device events come from; by default none (scenario steps stand for them).
     public static func start(
         policy: Policy,
         sampleInterval: Duration = .seconds(1_000_000_000),
@@ -51,6 +52,7 @@ public struct WardenTestBed: Sendable {
         restarting: (journal: WardenMemoryJournal, stateDirectory: String)? = nil,
         clock: (manual: ManualClock, wallNow: @Sendable () -> Int64, bootNow: @Sendable () -> WardenClock.BootTime?)? =
             nil,
+        devices: (any DeviceEventSource)? = nil,
         prepare: (FakeCgroupDriver, FakeProcessLauncher) -> Void = { _, _ in }
     ) async -> WardenTestBed {
         let directory = restarting?.stateDirectory ?? NSTemporaryDirectory() + "appwarden-virtual-\(UUID().uuidString)"
@@ -69,7 +71,7 @@ public struct WardenTestBed: Sendable {
         let parts = DaemonParts(
             clock: clock.map { WardenClock.virtual($0.manual, wallNow: $0.wallNow, bootNow: $0.bootNow) }
                 ?? WardenClock.virtual(manual), alarm: alarm, journal: journal, driver: driver, launcher: launcher,
-            memory: driver, signals: driver, tokenSource: tokenSource, logger: logger ?? quiet)
+            memory: driver, signals: driver, devices: devices, tokenSource: tokenSource, logger: logger ?? quiet)
         let daemon = WardenDaemon(options: options, policy: policy, parts: parts)
         await daemon.startRunning()
         let bed = WardenTestBed(

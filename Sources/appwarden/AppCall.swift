@@ -15,6 +15,7 @@ enum AppCall: Equatable {
     case timeRemaining
     case completeFetch(result: String)
     case completePush(result: String)
+    case completeAccessory
     case setFetchInterval(String)
     case registerPush
     case acquire(resource: String)
@@ -37,6 +38,7 @@ enum AppCall: Equatable {
         case ("time-remaining", _, 0): self = .timeRemaining
         case ("complete-fetch", let result?, 1) where Self.isCompletion(result): self = .completeFetch(result: result)
         case ("complete-push", let result?, 1) where Self.isCompletion(result): self = .completePush(result: result)
+        case ("complete-accessory", _, 0): self = .completeAccessory
         case ("set-fetch-interval", let interval?, 1) where Self.isFetchInterval(interval):
             self = .setFetchInterval(interval)
         case ("register-push", _, 0): self = .registerPush
@@ -86,6 +88,8 @@ enum AppCall: Equatable {
                 answer, text: answer.remainingMillis.map { DurationFormat.secondsString(millis: $0) } ?? "unlimited")
         case .completeFetch(let result): try call(ControlAPI.completeFetch, ControlRequests.Completion(result: result))
         case .completePush(let result): try call(ControlAPI.completePush, ControlRequests.Completion(result: result))
+        case .completeAccessory:
+            client.output(try client.callNow(ControlAPI.completeAccessory, arguments), text: "")
         case .setFetchInterval(let interval):
             try call(ControlAPI.fetchInterval, ControlRequests.FetchInterval(interval: interval))
         case .registerPush:

@@ -13,7 +13,8 @@ struct AppCommand: AsyncParsableCommand {
         subcommands: [
             AppReadyCommand.self, AppBeginTaskCommand.self, AppEndTaskCommand.self, AppBeginActivityCommand.self,
             AppEndActivityCommand.self, AppTimeRemainingCommand.self,
-            AppCompleteFetchCommand.self, AppCompletePushCommand.self, AppSetFetchIntervalCommand.self,
+            AppCompleteFetchCommand.self, AppCompletePushCommand.self, AppCompleteAccessoryCommand.self,
+            AppSetFetchIntervalCommand.self,
             AppRegisterPushCommand.self, AppAcquireCommand.self, AppReleaseCommand.self,
             AppReportStatusCommand.self, AppEventsCommand.self,
         ]
@@ -133,6 +134,15 @@ struct AppCompletePushCommand: AppCallCommand {
     func validate() throws { try validateCompletion(result) }
 
     var call: AppCall { .completePush(result: result) }
+}
+
+/// `appwarden app complete-accessory`.
+struct AppCompleteAccessoryCommand: AppCallCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "complete-accessory", abstract: "Complete the handling of an accessory event.")
+    @OptionGroup var options: AppOptions
+
+    var call: AppCall { .completeAccessory }
 }
 
 /// `appwarden app set-fetch-interval minimum|never|DURATION`.

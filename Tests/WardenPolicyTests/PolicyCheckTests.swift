@@ -13,7 +13,7 @@ import WardenPolicy
                 #"Policy "unknown-keys.toml", line 1: key "foreground_slot" is unknown; did you mean "foreground_slots"?"#,
                 #"Policy "unknown-keys.toml", line 4: key "fetch.windw" is unknown; did you mean "fetch.window"?"#,
                 #"Policy "unknown-keys.toml", line 8: key "apps.mail.fetch_intervall" is unknown; did you mean "apps.mail.fetch_interval"?"#,
-                #"Policy "unknown-keys.toml", line 9: key "apps.mail.colour" is unknown; an app table takes command, args, env, working_directory, user, background_modes, fetch_interval, background_refresh, protected, readiness, status_source, memory_max, memory_high, resources, signals, tasks_max, background, fetch, push, watchdog, termination, launch, restoration, memory and cpu."#,
+                #"Policy "unknown-keys.toml", line 9: key "apps.mail.colour" is unknown; an app table takes command, args, env, working_directory, user, background_modes, fetch_interval, background_refresh, protected, readiness, status_source, memory_max, memory_high, resources, signals, tasks_max, accessories, background, fetch, push, watchdog, termination, launch, restoration, memory and cpu."#,
                 #"Policy "unknown-keys.toml", line 11: key "memmory" is unknown; did you mean "memory"?"#,
             ])
     }

@@ -49,7 +49,7 @@ import WardenPolicy
         #expect(diagnostic.key == "apps.legacy.signals.save_sate")
         #expect(
             diagnostic.message
-                == #"key "apps.legacy.signals.save_sate" names an unknown message kind "save_sate" (did you mean "save_state"?); the known kinds are "expiration_warning", "fetch_start", "push_payload", "memory_warning", "cpu_warning", "activities_ended" and "save_state"."#
+                == #"key "apps.legacy.signals.save_sate" names an unknown message kind "save_sate" (did you mean "save_state"?); the known kinds are "expiration_warning", "fetch_start", "push_payload", "accessory_event", "memory_warning", "cpu_warning", "activities_ended" and "save_state"."#
         )
     }
 

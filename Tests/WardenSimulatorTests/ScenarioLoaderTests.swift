@@ -127,7 +127,7 @@ import WardenSimulator
     @Test func unknownVerbIsReported() {
         #expect(
             messages(steps: ["0s open mail", "1s home", "10s opne mail"]) == [
-                #"Scenario "test.toml", line 6: step 3 ("10s opne mail"): unknown verb "opne" (did you mean "open"?); expected one of open, home, overlay, overlay-end, lock, unlock, force-quit, reset, push, footprint, pressure, memory, scan, stall, cpu, or an app's name followed by an app call."#
+                #"Scenario "test.toml", line 6: step 3 ("10s opne mail"): unknown verb "opne" (did you mean "open"?); expected one of open, home, overlay, overlay-end, lock, unlock, force-quit, reset, push, accessory, footprint, pressure, memory, scan, stall, cpu, or an app's name followed by an app call."#
             ])
     }
 
@@ -209,7 +209,7 @@ import WardenSimulator
                 #"Scenario "test.toml", line 10: key "apps.maps.on_fetch" must be "complete newData|noData|failed after DURATION" (such as "complete newData after 1s") or "never"."#,
                 #"Scenario "test.toml", line 11: key "apps.maps.launch_time" must be a duration such as "2s", or "never"."#,
                 #"Scenario "test.toml", line 14: key "expect.kill_order" entry 1 ("mial") names the unknown app "mial" (did you mean "mail"?)."#,
-                #"Scenario "test.toml", line 15: key "expect.terminations" entry 1 ("maps memPressure") has the unknown termination reason "memPressure"; expected one of exited, crashed, userForceQuit, memoryPressure, backgroundTaskExpired, fetchTimeout, pushTimeout, heldSharedResource, launchTimeout, launchFailed, memoryLimit, kernelOOMKill, cpuLimit, policyRemoved, policyChanged."#,
+                #"Scenario "test.toml", line 15: key "expect.terminations" entry 1 ("maps memPressure") has the unknown termination reason "memPressure"; expected one of exited, crashed, userForceQuit, memoryPressure, backgroundTaskExpired, fetchTimeout, pushTimeout, accessoryTimeout, heldSharedResource, launchTimeout, launchFailed, memoryLimit, kernelOOMKill, cpuLimit, policyRemoved, policyChanged."#,
                 #"Scenario "test.toml", line 16: key "expect.analytics" entry 1 ("$AppTerminated maps") lists $AppTerminated, which is checked by "terminations" ("APP reason") instead."#,
                 #"Scenario "test.toml", line 17: key "expect.at" entry 1 ("9s mail sleeping") has the unknown state "sleeping"; expected one of notRunning, inactive, active, background, suspended."#,
                 #"Scenario "test.toml", line 18: key "expect.kill_ordre" is unknown (did you mean "kill_order"?); [expect] takes kill_order, terminations, analytics, status, launches, refused, at."#,

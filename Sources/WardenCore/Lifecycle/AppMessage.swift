@@ -8,6 +8,9 @@ public enum AppMessage: Sendable, Equatable {
     case fetchStart(window: Duration)
     /// A silent push arrived; the window to `complete-push` opened.
     case pushPayload(payload: String, id: String?, window: Duration)
+    /// A device the app handles was added or removed (`action`, with its udev `properties`);
+    /// the window to `complete-accessory` opened (zero for an app in the foreground).
+    case accessoryEvent(action: String, properties: [String: String], window: Duration)
     /// Memory is short: free what can be rebuilt.
     case memoryWarning
     /// The app used more than its background CPU budget over the last window (`percent` of one

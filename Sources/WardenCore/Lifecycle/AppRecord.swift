@@ -36,6 +36,8 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// The continuous modes the policy declares (`audio`, `location`, `long-work`): the
     /// activities the app may hold.
     var continuousModes: Set<BackgroundMode> = []
+    /// The accessories whose events wake the app (rule 14).
+    var accessories: [AccessoryMatch] = []
     var backgroundRefresh = true
     /// The policy's `fetch_interval`, which `reset` restores.
     var policyFetchInterval: FetchInterval
@@ -97,6 +99,9 @@ public struct AppRecord: Sendable, Equatable, Codable {
 
     var fetchWindowOpen = false
     var pushWindowOpen = false
+    /// Whether an accessory window is open (rule 14); nil when closed, so that a checkpoint
+    /// written before accessory wakes reads as closed.
+    var accessoryWindow: Bool?
     /// The stall counted in the open fetch window; nil where it cannot be measured.
     var fetchStall: WindowStall?
     /// The stall counted in the open push window; nil where it cannot be measured.
@@ -190,7 +195,8 @@ public struct AppRecord: Sendable, Equatable, Codable {
         case foregroundSince, lastUsed, everInForeground
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
         case heldActivities, nextActivityNumber
-        case fetchWindowOpen, pushWindowOpen, fetchStall, pushStall, heldResources, wakeBlock, hasPreservedState,
+        case fetchWindowOpen, pushWindowOpen, accessoryWindow, fetchStall, pushStall, heldResources, wakeBlock,
+            hasPreservedState,
             lastTerminationWasSystem, lastSystemTermination, coldLaunches
         case requestedFetchInterval, deliveredPushIDs
         case footprint, lastMemoryWarning, lastBand, lastScore
@@ -207,6 +213,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         self.hasFetchMode = policy.backgroundModes.contains(.fetch)
         self.hasRemoteNotificationMode = policy.backgroundModes.contains(.remoteNotification)
         self.continuousModes = policy.backgroundModes.filter(\.isContinuous)
+        self.accessories = policy.accessories
         self.backgroundRefresh = policy.backgroundRefresh
         self.policyFetchInterval = policy.fetchInterval
         self.requestedFetchInterval = policy.fetchInterval
@@ -225,6 +232,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         hasFetchMode = policy.backgroundModes.contains(.fetch)
         hasRemoteNotificationMode = policy.backgroundModes.contains(.remoteNotification)
         continuousModes = policy.backgroundModes.filter(\.isContinuous)
+        accessories = policy.accessories
         backgroundRefresh = policy.backgroundRefresh
         policyFetchInterval = policy.fetchInterval
         inPolicy = true
@@ -259,8 +267,14 @@ public struct AppRecord: Sendable, Equatable, Codable {
         set { heldActivities = newValue.isEmpty ? nil : newValue }
     }
 
-    /// Whether a fetch or push window is open.
-    @inline(__always) var hasOpenWindow: Bool { fetchWindowOpen || pushWindowOpen }
+    /// Whether an accessory window is open (rule 14).
+    var accessoryWindowOpen: Bool {
+        get { accessoryWindow ?? false }
+        set { accessoryWindow = newValue ? true : nil }
+    }
+
+    /// Whether a fetch, push or accessory window is open.
+    @inline(__always) var hasOpenWindow: Bool { fetchWindowOpen || pushWindowOpen || accessoryWindow != nil }
 
     /// Whether the app may be woken for background fetches now.
     @inline(__always) var wantsFetch: Bool {
@@ -312,6 +326,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         if !heldResources.isEmpty { heldResources.removeAll() }
         fetchWindowOpen = false
         pushWindowOpen = false
+        accessoryWindow = nil
         budgetSession = false
         believedStatus = .unknown
         groupLimits = nil
@@ -328,7 +343,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
     }
 }
 
-/// Why fetch and push wakes leave an app alone until the user opens it (rules 4 and 5).
+/// Why fetch, push and accessory wakes leave an app alone until the user opens it (rules 4, 5 and 14).
 enum WakeBlock: Sendable, Equatable, Codable {
     /// The user force-quit the app.
     case forceQuit

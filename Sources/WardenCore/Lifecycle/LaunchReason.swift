@@ -6,4 +6,6 @@ public enum LaunchReason: String, Sendable, Hashable, CaseIterable, Codable {
     case fetch
     /// A silent push woke it (passive launch).
     case push
+    /// An accessory the app handles was plugged in or removed (passive launch, rule 14).
+    case accessory
 }

@@ -16,6 +16,8 @@ extension Lifecycle {
             fetchWindowFired(index, at: now, &out)
         case .pushWindow:
             pushWindowFired(index, at: now, &out)
+        case .accessoryWindow:
+            accessoryWindowFired(index, at: now, &out)
         case .fetchWake:
             fetchWakeFired(index, at: now, &out)
         case .pushSlot:

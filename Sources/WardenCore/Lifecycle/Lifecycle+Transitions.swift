@@ -48,7 +48,7 @@ extension Lifecycle {
     @inline(__always) func band(of index: Int) -> KillBand {
         KillBand(
             state: records[index].state, hasTasks: !records[index].tasks.isEmpty,
-            hasOpenWindow: records[index].fetchWindowOpen || records[index].pushWindowOpen,
+            hasOpenWindow: records[index].hasOpenWindow,
             overFairShare: records[index].isOverFairShare, holdsActivity: records[index].heldActivities != nil)
     }
 
@@ -232,7 +232,7 @@ extension Lifecycle {
         } else if !records[index].tasks.isEmpty {
             cancel(index, .backgroundGrace, &out)
             armBudgetTimers(index, at: now, &out)
-        } else if records[index].fetchWindowOpen || records[index].pushWindowOpen {
+        } else if records[index].hasOpenWindow {
             cancel(index, .backgroundGrace, &out)
         } else if records[index].isManaged {
             arm(index, .backgroundGrace, at: now + records[index].settings.background.grace, &out)
@@ -241,9 +241,7 @@ extension Lifecycle {
 
     /// Suspends a background app with nothing keeping it awake at once.
     mutating func suspendIfIdle(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
-        guard !records[index].holdsActivity, records[index].tasks.isEmpty, !records[index].fetchWindowOpen,
-            !records[index].pushWindowOpen
-        else {
+        guard !records[index].holdsActivity, records[index].tasks.isEmpty, !records[index].hasOpenWindow else {
             return
         }
         suspend(index, because: reason, at: now, &out)
@@ -287,7 +285,7 @@ extension Lifecycle {
         return paths
     }
 
-    /// Thaws a suspended app into background (for a fetch or a push).
+    /// Thaws a suspended app into background (for a fetch, a push or an accessory).
     mutating func thaw(_ index: Int, because reason: String, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].state == .suspended else { return }
         out.append(.thaw(app: records[index].name))

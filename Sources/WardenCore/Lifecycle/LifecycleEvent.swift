@@ -14,6 +14,9 @@ public enum LifecycleEvent: Sendable, Equatable {
     /// received; `id` is the notification id (the payload's top-level `"id"`, or one given
     /// with the request), used to deliver each notification once.
     case push(target: PushTarget, payload: String, id: String?)
+    /// A device was added, removed or changed (`action`, udev's `ACTION`), with its udev
+    /// properties: every app whose `accessories` match them is woken (rule 14).
+    case accessory(action: String, properties: [String: String])
 
     // MARK: App calls (§1.2)
     case ready(app: String)
@@ -26,6 +29,7 @@ public enum LifecycleEvent: Sendable, Equatable {
     case timeRemaining(app: String)
     case completeFetch(app: String, result: CompletionResult)
     case completePush(app: String, result: CompletionResult)
+    case completeAccessory(app: String)
     case setFetchInterval(app: String, interval: FetchInterval)
     case registerPush(app: String)
     case acquire(app: String, resource: String)
@@ -89,7 +93,7 @@ extension LifecycleEvent {
     public var app: String? {
         switch self {
         case .open(let app), .forceQuit(let app), .reset(let app), .ready(let app), .timeRemaining(let app),
-            .registerPush(let app):
+            .registerPush(let app), .completeAccessory(let app):
             app
         case .beginTask(let app, _), .endTask(let app, _), .beginActivity(let app, _), .endActivity(let app, _),
             .completeFetch(let app, _), .completePush(let app, _),
@@ -104,7 +108,7 @@ extension LifecycleEvent {
             if case .app(let app) = target { app } else { nil }
         case .timerFired(let timer):
             timer.app
-        case .home, .overlay, .overlayEnd, .lock, .unlock, .pressure, .memorySample, .policyChanged:
+        case .home, .overlay, .overlayEnd, .lock, .unlock, .pressure, .memorySample, .policyChanged, .accessory:
             nil
         }
     }

@@ -6,6 +6,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
     private var taskBudget: Instant?
     private var fetchWindow: Instant?
     private var pushWindow: Instant?
+    private var accessoryWindow: Instant?
     private var fetchWake: Instant?
     private var pushSlot: Instant?
     private var launchTimeout: Instant?
@@ -22,6 +23,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
             case .taskBudget: taskBudget
             case .fetchWindow: fetchWindow
             case .pushWindow: pushWindow
+            case .accessoryWindow: accessoryWindow
             case .fetchWake: fetchWake
             case .pushSlot: pushSlot
             case .launchTimeout: launchTimeout
@@ -38,6 +40,7 @@ struct TimerDeadlines: Sendable, Equatable, Codable {
             case .taskBudget: taskBudget = newValue
             case .fetchWindow: fetchWindow = newValue
             case .pushWindow: pushWindow = newValue
+            case .accessoryWindow: accessoryWindow = newValue
             case .fetchWake: fetchWake = newValue
             case .pushSlot: pushSlot = newValue
             case .launchTimeout: launchTimeout = newValue

@@ -19,6 +19,8 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
         case fetchWindow
         /// The push window ended without `complete-push` (rule 5).
         case pushWindow
+        /// The accessory window ended without `complete-accessory` (rule 14).
+        case accessoryWindow
         /// A background fetch is due (rule 4).
         case fetchWake
         /// A push slot frees up, or memory is tried again, and a held push may be delivered (rule 5).

@@ -17,7 +17,8 @@ struct KillableRecords: Collection {
         @inline(__always) var band: KillBand {
             KillBand(
                 state: pointer.pointee.state, hasTasks: !pointer.pointee.tasks.isEmpty,
-                hasOpenWindow: pointer.pointee.fetchWindowOpen || pointer.pointee.pushWindowOpen,
+                hasOpenWindow: pointer.pointee.fetchWindowOpen || pointer.pointee.pushWindowOpen
+                    || pointer.pointee.accessoryWindow != nil,
                 overFairShare: pointer.pointee.bounds.fairShare.map { pointer.pointee.footprint > $0 } ?? false,
                 holdsActivity: pointer.pointee.heldActivities != nil)
         }

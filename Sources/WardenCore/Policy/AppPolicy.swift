@@ -36,13 +36,15 @@ public struct AppPolicy: Sendable, Equatable {
     /// Global timing settings with this app's overrides applied.
     public var settings: TimingSettings
     /// Signals sent to the app's main process along with messages on its event stream
-    /// (`signals`), by message kind: `expiration_warning`, `fetch_start`, `push_payload`,
+    /// (`signals`), by message kind: `expiration_warning`, `fetch_start`, `push_payload`, `accessory_event`,
     /// `memory_warning`, `save_state`; each value is a Linux signal number. Empty by default.
     public var signals: [String: Int32] = [:]
     /// The most tasks the app's group may hold (`tasks_max`; `[limits] tasks_max` by default).
     public var tasksMax: TaskLimit = LimitSettings().tasksMax
     /// The app's CPU classes and background CPU budget (`[cpu]` with `[apps.NAME.cpu]` applied).
     public var cpu = CPUSettings()
+    /// The accessories whose arrival or departure wakes the app (`accessories`, rule 14).
+    public var accessories: [AccessoryMatch] = []
 
     public init(
         name: String,
@@ -104,8 +106,8 @@ public enum BackgroundMode: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// iOS modes that appwarden does not implement, which a policy may not name: background
-    /// tasks need no mode here, and nothing keeps an app unfrozen for VoIP or accessories
-    /// (`long-work` covers a call the app holds an activity for).
+    /// tasks need no mode here, nothing keeps an app unfrozen for VoIP (`long-work` covers a
+    /// call the app holds an activity for), and accessories are declared with `accessories`.
     public static let unsupported = [
         "processing", "voip", "external-accessory", "bluetooth-central", "bluetooth-peripheral",
     ]

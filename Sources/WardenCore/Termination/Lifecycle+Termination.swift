@@ -25,6 +25,7 @@ extension Lifecycle {
         records[index].tasks.removeAll()
         records[index].fetchWindowOpen = false
         records[index].pushWindowOpen = false
+        records[index].accessoryWindow = nil
         records[index].budgetSession = false
         records[index].pendingStart = nil
         records[index].awaitingReady = false
@@ -68,8 +69,8 @@ extension Lifecycle {
 
     /// The timers that belong to a running process; fetch wakes and push slots outlive it.
     static let processTimers: [TimerID.Kind] = [
-        .backgroundGrace, .taskExpirationWarning, .taskBudget, .fetchWindow, .pushWindow, .launchTimeout,
-        .terminationGrace, .watchdog, .cpuBudget, .activityLimit,
+        .backgroundGrace, .taskExpirationWarning, .taskBudget, .fetchWindow, .pushWindow, .accessoryWindow,
+        .launchTimeout, .terminationGrace, .watchdog, .cpuBudget, .activityLimit,
     ]
 
     /// The process of launch `launch` ended. An exit the core asked for completes a graceful

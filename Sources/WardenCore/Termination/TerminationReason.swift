@@ -7,6 +7,8 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     case backgroundTaskExpired
     case fetchTimeout
     case pushTimeout
+    /// An accessory window ended without `complete-accessory` (rule 14).
+    case accessoryTimeout
     case heldSharedResource
     case launchTimeout
     /// The launch could not be carried out (no program, a group that could not be made, a new
@@ -31,7 +33,7 @@ public enum TerminationReason: String, Sendable, Hashable, CaseIterable, Codable
     /// state is kept and the next launch restores from it.
     public var isSystemTermination: Bool {
         switch self {
-        case .memoryPressure, .backgroundTaskExpired, .fetchTimeout, .pushTimeout,
+        case .memoryPressure, .backgroundTaskExpired, .fetchTimeout, .pushTimeout, .accessoryTimeout,
             .heldSharedResource, .launchTimeout, .memoryLimit, .kernelOOMKill, .cpuLimit:
             true
         case .exited, .crashed, .launchFailed, .userForceQuit, .policyRemoved, .policyChanged:

@@ -154,13 +154,13 @@ extension Lifecycle {
     /// The same for a launch of an app never measured, whose cost is estimated.
     static let launchCostPhrase = "launching it, at an estimated"
 
-    /// Whether `actions`, the core's answer to a timer or a push, skipped a fetch or held a push
-    /// for the memory its wake would bring back: figures (an app's part in swap, the last sample) that the
+    /// Whether `actions`, the core's answer to a timer, a push or an accessory, skipped a fetch,
+    /// held a push or dropped an accessory event for the memory its wake would bring back: figures (an app's part in swap, the last sample) that the
     /// journal does not keep, so a replay may wake the app.
     public static func wakeWaitedForMemory(_ actions: [LifecycleAction]) -> Bool {
         actions.contains { action in
             guard case .journal(let record) = action, case .decision(let text) = record.kind else { return false }
-            return ["Background fetch skipped: ", pushHeldPrefix].contains { prefix in
+            return ["Background fetch skipped: ", pushHeldPrefix, accessoryDroppedPrefix].contains { prefix in
                 text.hasPrefix(prefix + wakeCostPhrase + " ") || text.hasPrefix(prefix + launchCostPhrase + " ")
             }
         }

@@ -298,6 +298,22 @@ public struct PushRouter: Sendable {
         apps[app]?.pendingLaunch
     }
 
+    /// Takes one of the app's wake slots of the hour for a wake that is not a push (an
+    /// accessory's, rule 14, under the push's `max_per_hour`): nil when one was free and is
+    /// now taken, else when the next one frees up. Such a wake is never coalesced.
+    public mutating func takeWakeSlot(app: String, now: Instant, settings: PushSettings) -> Instant? {
+        var state = apps[app] ?? AppPushes()
+        state.expireWakes(at: now)
+        let limit = Self.limit(settings)
+        guard state.wakes.count < limit else {
+            apps[app] = state
+            return state.nextFreeSlot(at: now, limit: limit)
+        }
+        state.wakes.append(now)
+        apps[app] = state
+        return nil
+    }
+
     /// How many wake slots the app has used in the hour before `now`.
     public func wakesInLastHour(app: String, now: Instant) -> Int {
         apps[app]?.slotsTaken(at: now) ?? 0

@@ -18,6 +18,7 @@ extension ControlServer {
         appCall(router, ControlAPI.completePush) { app, body in
             .completePush(app: app, result: try Self.completion(body))
         }
+        appCall(router, ControlAPI.completeAccessory) { app, _ in .completeAccessory(app: app) }
         appCall(router, ControlAPI.fetchInterval) { app, body in
             guard let interval = FetchInterval(parsing: body.interval) else {
                 throw ControlServerFailure.invalid(APIMessages.invalidFetchInterval(body.interval))

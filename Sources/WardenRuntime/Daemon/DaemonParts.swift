@@ -20,6 +20,9 @@ public struct DaemonParts: Sendable {
     public var memory: any WardenMemorySource
     /// The kernel's memory notifications.
     public var signals: any MemorySignalSource
+    /// Devices added and removed (rule 14); nil hears of none (virtual time, where scenario
+    /// steps stand for them).
+    public var devices: (any DeviceEventSource)?
     /// Where new device tokens come from.
     public var tokenSource: DeviceTokenSource
     public var logger: Logger
@@ -27,8 +30,9 @@ public struct DaemonParts: Sendable {
     public init(
         clock: WardenClock, alarm: any DaemonAlarm, journal: any WardenJournal, driver: (any CgroupDriver)?,
         launcher: any ProcessLauncher, memory: any WardenMemorySource, signals: any MemorySignalSource,
-        tokenSource: DeviceTokenSource = .systemRandom, logger: Logger
+        devices: (any DeviceEventSource)? = nil, tokenSource: DeviceTokenSource = .systemRandom, logger: Logger
     ) {
+        self.devices = devices
         self.clock = clock
         self.alarm = alarm
         self.journal = journal

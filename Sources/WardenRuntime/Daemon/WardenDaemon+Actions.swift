@@ -152,6 +152,7 @@ extension WardenDaemon {
         case .expirationWarning: "expiration_warning"
         case .fetchStart: "fetch_start"
         case .pushPayload: "push_payload"
+        case .accessoryEvent: "accessory_event"
         case .memoryWarning: "memory_warning"
         case .cpuWarning: "cpu_warning"
         case .activitiesEnded: "activities_ended"

@@ -160,7 +160,7 @@ public actor WardenDaemon: Service {
             clock: WardenClock(clock), alarm: ClockAlarm(), journal: store, driver: driver,
             launcher: SpawningProcessLauncher(), memory: CgroupMemorySource(driver: driver, logger: logger),
             signals: KernelMemorySignals(driver: driver, stall: options.pressureStall, logger: logger),
-            logger: logger)
+            devices: KernelDeviceEvents(), logger: logger)
         return WardenDaemon(options: options, policy: policy, parts: parts, lock: lock, policyFromFile: true)
     }
 
@@ -196,6 +196,7 @@ public actor WardenDaemon: Service {
         phase = .running(lock)
         parts.launcher.report { [inbox] report in inbox.post(.process(report)) }
         parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
+        startDeviceEvents()
         if options.locksMemory { shedStartUpPages() }
         await boot()
         saveCheckpointIfDue()
@@ -345,6 +346,7 @@ public actor WardenDaemon: Service {
         parts.alarm.set(nil)
         timers.stop()
         parts.signals.stop()
+        parts.devices?.stop()
         parts.launcher.stop()
         workers.hooks.stop()
         workers.compressor.stop()
