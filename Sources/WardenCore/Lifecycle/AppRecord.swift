@@ -128,6 +128,9 @@ public struct AppRecord: Sendable, Equatable, Codable {
     // MARK: Memory
 
     var footprint: Int64 = 0
+    /// The peaks of the app's last launches and its expected size (rule 9's room before a
+    /// launch); nil until a footprint was measured, so that an old checkpoint decodes.
+    var memoryHistory: LaunchMemoryHistory?
     var lastMemoryWarning: Instant?
     var lastBand: KillBand?
     var lastScore: Int?
@@ -193,7 +196,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         case fetchWindowOpen, pushWindowOpen, fetchStall, pushStall, heldResources, wakeBlock, hasPreservedState,
             lastTerminationWasSystem, lastSystemTermination, coldLaunches
         case requestedFetchInterval, deliveredPushIDs
-        case footprint, lastMemoryWarning, lastBand, lastScore
+        case footprint, memoryHistory, lastMemoryWarning, lastBand, lastScore
         case publishedStatus, believedStatus
         case timers
     }
@@ -318,6 +321,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         isAboveHigh = false
         swappedBytes = 0
         swappedInRAM = 0
+        memoryHistory?.startLaunch()
         cpuBaseline = nil
         cpuStrikes = 0
         cpuPercent = nil
