@@ -94,4 +94,85 @@ import WardenCore
         #expect(fromOld.state(of: "a") == .suspended)
         _ = try harness.send(.open(app: "maps"), at: 102)
     }
+
+    /// With 300 MiB available (150 MiB above `warning_enter`), an open of `maps` (300 MiB
+    /// expected) kills the largest suspended app, `b` (200 MiB), before `maps` is spawned, and
+    /// says so on both; `a`, `front` and `maps` live.
+    @Test func aLaunchWithTooLittleRoomKillsTheLargestSuspendedAppFirst() throws {
+        var harness = try Self.device(available: 300 * Self.mib)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure"])
+        let kill = try #require(
+            out.firstIndex {
+                if case .journal(let record) = $0, record.app == "b", case .memoryKill = record.kind {
+                    true
+                } else {
+                    false
+                }
+            })
+        let spawn = try #require(Self.spawnIndex("maps", in: out))
+        #expect(kill < spawn)
+        #expect(harness.state("maps") == .inactive || harness.state("maps") == .active)
+        #expect(harness.state("a") == .suspended)
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0.hasPrefix("Made room for maps: 300MiB expected, 150MiB free above warning_enter")
+                    && $0.contains("killed \"b\" (200MiB)")
+            })
+        #expect(Self.decisions("b", in: harness).contains { $0.contains("make room for the launch of \"maps\"") })
+    }
+
+    /// With room enough (750 MiB above `warning_enter`), the launch kills nobody.
+    @Test func aLaunchWithRoomEnoughKillsNobody() throws {
+        var harness = try Self.device(available: 900 * Self.mib)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit"])
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(!Self.decisions("maps", in: harness).contains { $0.hasPrefix("Made room") })
+    }
+
+    /// An app never measured has no expected size: it is launched as before, whatever the room.
+    @Test func anUnknownAppIsLaunchedAsBefore() throws {
+        var harness = try Self.device(available: 160 * Self.mib)
+        try harness.send(.open(app: "front"), at: 102)
+        try harness.send(.forceQuit(app: "front"), at: 103)
+        #expect(harness.core.expectedLaunchSize(of: "front") == nil)
+        let out = try harness.send(.open(app: "front"), at: 104)
+        #expect(Self.spawnIndex("front", in: out) != nil)
+        #expect(harness.terminations == ["maps userForceQuit", "front userForceQuit"])
+    }
+
+    /// `[memory] make_room = false` launches the app without making room.
+    @Test func makeRoomFalseLaunchesWithoutKilling() throws {
+        var memory = MemorySettings()
+        memory.makeRoom = false
+        var harness = try Self.device(available: 300 * Self.mib, memory: memory)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(harness.terminations == ["maps userForceQuit"])
+    }
+
+    /// With too little room for the killable apps, all of them go but never a protected or
+    /// foreground one, and the journal says that was all that could be killed.
+    @Test func aLaunchNeverKillsProtectedOrForegroundApps() throws {
+        var harness = Harness(
+            policy(
+                [AppPolicy(name: "maps"), AppPolicy(name: "keep", isProtected: true), AppPolicy(name: "front")]))
+        try harness.send(.open(app: "maps"), at: 1)
+        try harness.send(.footprint(app: "maps", bytes: 600 * Self.mib), at: 2)
+        try harness.send(.forceQuit(app: "maps"), at: 3)
+        try harness.send(.open(app: "keep"), at: 4)
+        try harness.send(.open(app: "front"), at: 5)
+        try harness.send(.footprint(app: "keep", bytes: 300 * Self.mib), at: 6)
+        try harness.send(.footprint(app: "front", bytes: 300 * Self.mib), at: 6)
+        harness.advance(to: 100)
+        try harness.send(.memorySample(available: 200 * Self.mib, total: Self.total), at: 101)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit"])
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0.hasPrefix("Made room for maps:") && $0.contains("no app may be killed")
+            })
+    }
 }
