@@ -54,6 +54,15 @@ extension Lifecycle {
             at: now, &out)
     }
 
+    /// Whether an open of `app` would weigh its expected size against the room the last memory
+    /// sample left: it is not running, a size is learned for it and `make_room` is on. The
+    /// daemon measures the device once before such an open, so that the room is today's.
+    public func weighsRoomBeforeOpening(_ app: String) -> Bool {
+        guard policy.memory.makeRoom, let index = indexByName[app] else { return false }
+        return records[index].state == .notRunning && records[index].terminating == nil
+            && records[index].memoryHistory?.expected != nil
+    }
+
     /// How the room made before a launch is journaled, on the launching app.
     static let madeRoomPrefix = "Made room for "
 }
