@@ -175,4 +175,39 @@ import WardenCore
                 $0.hasPrefix("Made room for maps:") && $0.contains("no app may be killed")
             })
     }
+
+    /// A fetch wake that launches an app passively makes room the same way: news peaked at
+    /// 300MiB and ended at 100MiB, so the wake (weighed at 100MiB) is allowed, but its launch
+    /// is expected to take 300MiB against 250MiB of room: `a` (200MiB, suspended) is killed
+    /// before news is spawned for the fetch.
+    @Test func aFetchWakeThatLaunchesMakesRoomFirst() throws {
+        var news = AppPolicy(name: "news", backgroundModes: [.fetch], fetchInterval: .every(.seconds(900)))
+        news.settings.fetch.coalesce = .zero
+        var harness = Harness(policy([news, AppPolicy(name: "a"), AppPolicy(name: "front")]))
+        try harness.send(.open(app: "news"), at: 1)
+        try harness.send(.footprint(app: "news", bytes: 300 * Self.mib), at: 2)
+        try harness.send(.footprint(app: "news", bytes: 100 * Self.mib), at: 3)
+        try harness.send(.processExited(app: "news", launch: 1, end: .exited(code: 0)), at: 4)
+        #expect(harness.state("news") == .notRunning)
+        try harness.send(.open(app: "a"), at: 5)
+        try harness.send(.footprint(app: "a", bytes: 200 * Self.mib), at: 6)
+        try harness.send(.open(app: "front"), at: 7)
+        harness.advance(to: 100)
+        #expect(harness.state("a") == .suspended)
+        try harness.send(.memorySample(available: 400 * Self.mib, total: Self.total), at: 101)
+        harness.advance(to: 1000)
+        // news, never completing its fetch, ends at its window's end.
+        #expect(harness.terminations == ["news exited", "a memoryPressure", "news fetchTimeout"])
+        let spawn = try #require(
+            harness.actions.firstIndex { if case .spawn("news", 2, .fetch, _) = $0 { true } else { false } })
+        let kill = try #require(
+            harness.actions.firstIndex {
+                if case .journal(let record) = $0, record.app == "a", case .memoryKill = record.kind {
+                    true
+                } else {
+                    false
+                }
+            })
+        #expect(kill < spawn)
+    }
 }
