@@ -33,7 +33,7 @@ extension PolicyValidator {
     static let memoryKeys =
         [
             "warning_enter", "warning_exit", "critical_enter", "critical_exit", "kill_foreground", "warning_interval",
-            "stall_critical", "stall_before_kill", "victim_exit_wait",
+            "stall_critical", "stall_before_kill", "victim_exit_wait", "make_room",
         ] + appMemoryKeys
 
     /// The keys of `[memory]` that an app's `[apps.NAME.memory]` table may set for itself.
@@ -207,6 +207,8 @@ extension PolicyValidator {
                 if let flag = bool(value) { memory.killForeground = flag }
             } else if key == "compress_suspended" {
                 if let flag = bool(value) { memory.compressSuspended = flag }
+            } else if key == "make_room" {
+                if let flag = bool(value) { memory.makeRoom = flag }
             } else if let field = Self.boundFields.first(where: { $0.key == key }) {
                 memory[keyPath: field.global] = bound(value, allowingNone: true)
             } else if key == "stall_critical" {

@@ -167,10 +167,12 @@ public final class FakeCgroupDriver: CgroupDriver, WardenMemorySource, MemorySig
     }
 
     /// Models a device of `memory` bytes of which `reserved` are not the apps'; without it the
-    /// device's memory is unknown and no memory samples are taken.
-    public func setDeviceMemory(_ memory: Int64, reserved: Int64 = 0) {
+    /// device's memory is unknown and no memory samples are taken. `signalling` false changes
+    /// it as memory that crosses no threshold does: the daemon is not told, and sees it only
+    /// when it measures.
+    public func setDeviceMemory(_ memory: Int64, reserved: Int64 = 0, signalling: Bool = true) {
         state.withLock { $0.device = (memory, reserved) }
-        memoryChanged()
+        if signalling { memoryChanged() }
     }
 
     /// Gives the modelled device `total` bytes of swap, compressed in RAM at `zramRatio` (nil:

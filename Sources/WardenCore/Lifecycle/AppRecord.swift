@@ -133,6 +133,9 @@ public struct AppRecord: Sendable, Equatable, Codable {
     // MARK: Memory
 
     var footprint: Int64 = 0
+    /// The peaks of the app's last launches and its expected size (rule 9's room before a
+    /// launch); nil until a footprint was measured, so that an old checkpoint decodes.
+    var memoryHistory: LaunchMemoryHistory?
     var lastMemoryWarning: Instant?
     var lastBand: KillBand?
     var lastScore: Int?
@@ -199,7 +202,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
             hasPreservedState,
             lastTerminationWasSystem, lastSystemTermination, coldLaunches
         case requestedFetchInterval, deliveredPushIDs
-        case footprint, lastMemoryWarning, lastBand, lastScore
+        case footprint, memoryHistory, lastMemoryWarning, lastBand, lastScore
         case publishedStatus, believedStatus
         case timers
     }
@@ -333,6 +336,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         isAboveHigh = false
         swappedBytes = 0
         swappedInRAM = 0
+        memoryHistory?.startLaunch()
         cpuBaseline = nil
         cpuStrikes = 0
         cpuPercent = nil

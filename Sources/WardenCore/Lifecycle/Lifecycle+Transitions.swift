@@ -132,6 +132,7 @@ extension Lifecycle {
     mutating func launchPassively(
         _ index: Int, reason: LaunchReason, because sentence: String, at now: Instant, _ out: inout [LifecycleAction]
     ) {
+        makeRoomForLaunch(index, at: now, &out)
         launch(index, reason: reason, at: now, &out)
         journal(index, .analytics(.appStartPassively(reason: reason)), at: now, &out)
         setState(index, .background, because: sentence, at: now, &out)

@@ -1,5 +1,11 @@
 /// Memory: footprints, pressure levels, warnings (rule 8) and the killer (rule 9).
 extension Lifecycle {
+    /// The size expected of the app's next launch, learned from its last launches
+    /// (`LaunchMemoryHistory.expected`); nil for an unknown app or one never measured.
+    public func expectedLaunchSize(of app: String) -> Int64? {
+        indexByName[app].flatMap { records[$0].memoryHistory?.expected }
+    }
+
     /// The memory level the last sample or report left (rules 8 and 9).
     public var memoryLevel: PressureLevel { memoryTracker.level }
 
@@ -57,6 +63,9 @@ extension Lifecycle {
         }
         records[index].footprint = bytes
         guard records[index].isRunning else { return }
+        // The launch's peak, for the size expected of the app's next launches.
+        if records[index].memoryHistory == nil { records[index].memoryHistory = LaunchMemoryHistory() }
+        records[index].memoryHistory?.observe(bytes)
         // What is in swap now: a wake of the app brings this back (rule 4), and status shows it.
         // A footprint that shrank below what was in swap takes it along. A swapped part whose RAM
         // is not said counts whole.
@@ -368,7 +377,7 @@ extension Lifecycle {
     /// may not be killed, each with `VictimRanking.whyNotChosen`, up to `MemoryKillReport.listedLimit`.
     /// The records are ranked in place: only those listed are copied, so that with a thousand
     /// suspended apps the report costs the killer little more than its choice.
-    private func killReport(_ victim: Int, figures: MemoryFigures?) -> MemoryKillReport {
+    func killReport(_ victim: Int, figures: MemoryFigures?) -> MemoryKillReport {
         let killForeground = policy.memory.killForeground
         let chosen = Self.candidate(records[victim])
         let limit = MemoryKillReport.listedLimit

@@ -41,6 +41,10 @@ public struct MemorySettings: Sendable, Equatable {
     /// back while its end is not reported (`victim_exit_wait`, 1s): another app is killed
     /// meanwhile only if the device would stay critical with it back. Zero: no wait.
     public var victimExitWait: Duration
+    /// Before an app is launched, make room for the size its last launches lead to expect, by
+    /// the killer's order, when what memory and swap can give would not hold it (`make_room`,
+    /// true). False: the app is launched, and the killer acts once the level says so.
+    public var makeRoom: Bool
 
     public init(
         warningEnter: MemoryThreshold = .percent(15),
@@ -54,7 +58,8 @@ public struct MemorySettings: Sendable, Equatable {
         stallCritical: Double? = MemorySettings.defaultStallCritical,
         stallBeforeKill: Double? = MemorySettings.defaultStallBeforeKill,
         compressSuspended: Bool = true,
-        victimExitWait: Duration = MemorySettings.defaultVictimExitWait
+        victimExitWait: Duration = MemorySettings.defaultVictimExitWait,
+        makeRoom: Bool = true
     ) {
         self.warningEnter = warningEnter
         self.warningExit = warningExit
@@ -68,6 +73,7 @@ public struct MemorySettings: Sendable, Equatable {
         self.stallBeforeKill = stallBeforeKill
         self.compressSuspended = compressSuspended
         self.victimExitWait = victimExitWait
+        self.makeRoom = makeRoom
     }
 
     /// The built-in wait for a dying victim: lmkd waits for its victim's death the same way.

@@ -251,6 +251,9 @@ public actor WardenDaemon: Service {
         for await job in inbox.jobs {
             switch job {
             case .event(let event, let answer):
+                // An open that may make room first is weighed against memory measured now
+                // (one measurement), not against a sample from up to a slow poll ago.
+                if case .open(let app) = event, lifecycle.weighsRoomBeforeOpening(app) { await measure() }
                 let result = await process(event)
                 saveCheckpointIfDue(deferrable: answer == nil)
                 answer?.resume(returning: result)

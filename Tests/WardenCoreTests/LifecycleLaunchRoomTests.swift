@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+import WardenCore
+
+/// Room before a launch (rule 9): the sizes learned from an app's launches, and the kills made
+/// for them before its spawn.
+@Suite struct LifecycleLaunchRoomTests {
+    static let mib: Int64 = 1 << 20
+    static let total = 1000 * mib
+
+    /// `maps` measured at 300 MiB in an earlier launch and quit; `a` (100 MiB) and `b`
+    /// (200 MiB) suspended beside the foreground app `front`; the last sample found
+    /// `available` on a 1000 MiB device (`warning_enter` 15%: 150 MiB).
+    static func device(available: Int64, memory: MemorySettings = MemorySettings()) throws -> Harness {
+        var harness = Harness(
+            policy(
+                [AppPolicy(name: "maps"), AppPolicy(name: "a"), AppPolicy(name: "b"), AppPolicy(name: "front")],
+                memory: memory))
+        try harness.send(.open(app: "maps"), at: 1)
+        try harness.send(.footprint(app: "maps", bytes: 300 * mib), at: 2)
+        try harness.send(.forceQuit(app: "maps"), at: 3)
+        try harness.send(.open(app: "a"), at: 4)
+        try harness.send(.open(app: "b"), at: 5)
+        try harness.send(.open(app: "front"), at: 6)
+        try harness.send(.footprint(app: "a", bytes: 100 * mib), at: 7)
+        try harness.send(.footprint(app: "b", bytes: 200 * mib), at: 7)
+        harness.advance(to: 100)
+        #expect(harness.state("a") == .suspended && harness.state("b") == .suspended)
+        try harness.send(.memorySample(available: available, total: total), at: 101)
+        return harness
+    }
+
+    /// Where in the actions `.spawn` of `app` comes; nil if it never does.
+    static func spawnIndex(_ app: String, in actions: [LifecycleAction]) -> Int? {
+        actions.lastIndex { if case .spawn(app, _, _, _) = $0 { true } else { false } }
+    }
+
+    /// The decisions journaled for `app`.
+    static func decisions(_ app: String, in harness: Harness) -> [String] {
+        harness.journal.compactMap { record in
+            guard record.app == app, case .decision(let text) = record.kind else { return nil }
+            return text
+        }
+    }
+
+    /// The expected size is the median of the last launches' peaks: one launch far off does not
+    /// move it, and only the last five count.
+    @Test func theExpectedSizeIsTheMedianOfTheLastPeaks() {
+        var history = LaunchMemoryHistory()
+        #expect(history.expected == nil)
+        for peaks in [[100, 120], [110, 90], [900], [105], [130, 80]] {
+            history.startLaunch()
+            for peak in peaks { history.observe(Int64(peak)) }
+        }
+        // Peaks 120, 110, 900, 105, 130: the median is 120, not the mean of 277.
+        #expect(history.expected == 120)
+        history.startLaunch()
+        history.observe(1000)
+        history.startLaunch()
+        history.observe(1000)
+        // 900, 105, 130, 1000, 1000.
+        #expect(history.expected == 900)
+        #expect(history.peaks.count <= LaunchMemoryHistory.keptLaunches)
+    }
+
+    /// The core learns the peak of each launch from its footprints, and keeps it across a
+    /// checkpoint; a checkpoint written before sizes were learned still decodes.
+    @Test func theLearnedSizeSurvivesACheckpoint() throws {
+        var harness = try Self.device(available: 900 * Self.mib)
+        #expect(harness.core.expectedLaunchSize(of: "maps") == 300 * Self.mib)
+        #expect(harness.core.expectedLaunchSize(of: "front") == nil)
+        let json = try JSONEncoder().encode(harness.core.checkpoint(at: harness.now))
+        var restored = Harness(harness.core.policy)
+        restored.core = Lifecycle(
+            policy: harness.core.policy,
+            checkpoint: try JSONDecoder().decode(LifecycleCheckpoint.self, from: json), at: restored.now)
+        #expect(restored.core.expectedLaunchSize(of: "maps") == 300 * Self.mib)
+
+        var old = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        func strip(_ value: Any) -> Any {
+            if var object = value as? [String: Any] {
+                object["memoryHistory"] = nil
+                return object.mapValues(strip)
+            }
+            if let array = value as? [Any] { return array.map(strip) }
+            return value
+        }
+        old = strip(old) as? [String: Any] ?? [:]
+        let oldJSON = try JSONSerialization.data(withJSONObject: old)
+        #expect(!String(decoding: oldJSON, as: UTF8.self).contains("memoryHistory"))
+        let decoded = try JSONDecoder().decode(LifecycleCheckpoint.self, from: oldJSON)
+        let fromOld = Lifecycle(policy: harness.core.policy, checkpoint: decoded, at: restored.now)
+        #expect(fromOld.expectedLaunchSize(of: "maps") == nil)
+        #expect(fromOld.state(of: "a") == .suspended)
+        _ = try harness.send(.open(app: "maps"), at: 102)
+    }
+
+    /// With 300 MiB available (150 MiB above `warning_enter`), an open of `maps` (300 MiB
+    /// expected) kills the largest suspended app, `b` (200 MiB), before `maps` is spawned, and
+    /// says so on both; `a`, `front` and `maps` live.
+    @Test func aLaunchWithTooLittleRoomKillsTheLargestSuspendedAppFirst() throws {
+        var harness = try Self.device(available: 300 * Self.mib)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure"])
+        let kill = try #require(
+            out.firstIndex {
+                if case .journal(let record) = $0, record.app == "b", case .memoryKill = record.kind {
+                    true
+                } else {
+                    false
+                }
+            })
+        let spawn = try #require(Self.spawnIndex("maps", in: out))
+        #expect(kill < spawn)
+        #expect(harness.state("maps") == .inactive || harness.state("maps") == .active)
+        #expect(harness.state("a") == .suspended)
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0.hasPrefix("Made room for maps: 300MiB expected, 150MiB free above warning_enter")
+                    && $0.contains("killed \"b\" (200MiB)")
+            })
+        #expect(Self.decisions("b", in: harness).contains { $0.contains("make room for the launch of \"maps\"") })
+    }
+
+    /// With room enough (750 MiB above `warning_enter`), the launch kills nobody.
+    @Test func aLaunchWithRoomEnoughKillsNobody() throws {
+        var harness = try Self.device(available: 900 * Self.mib)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit"])
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(!Self.decisions("maps", in: harness).contains { $0.hasPrefix("Made room") })
+    }
+
+    /// An app never measured has no expected size: it is launched as before, whatever the room.
+    @Test func anUnknownAppIsLaunchedAsBefore() throws {
+        var harness = try Self.device(available: 160 * Self.mib)
+        try harness.send(.open(app: "front"), at: 102)
+        try harness.send(.forceQuit(app: "front"), at: 103)
+        #expect(harness.core.expectedLaunchSize(of: "front") == nil)
+        let out = try harness.send(.open(app: "front"), at: 104)
+        #expect(Self.spawnIndex("front", in: out) != nil)
+        #expect(harness.terminations == ["maps userForceQuit", "front userForceQuit"])
+    }
+
+    /// `[memory] make_room = false` launches the app without making room.
+    @Test func makeRoomFalseLaunchesWithoutKilling() throws {
+        var memory = MemorySettings()
+        memory.makeRoom = false
+        var harness = try Self.device(available: 300 * Self.mib, memory: memory)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(harness.terminations == ["maps userForceQuit"])
+    }
+
+    /// With too little room for the killable apps, all of them go but never a protected or
+    /// foreground one, and the journal says that was all that could be killed.
+    @Test func aLaunchNeverKillsProtectedOrForegroundApps() throws {
+        var harness = Harness(
+            policy(
+                [AppPolicy(name: "maps"), AppPolicy(name: "keep", isProtected: true), AppPolicy(name: "front")]))
+        try harness.send(.open(app: "maps"), at: 1)
+        try harness.send(.footprint(app: "maps", bytes: 600 * Self.mib), at: 2)
+        try harness.send(.forceQuit(app: "maps"), at: 3)
+        try harness.send(.open(app: "keep"), at: 4)
+        try harness.send(.open(app: "front"), at: 5)
+        try harness.send(.footprint(app: "keep", bytes: 300 * Self.mib), at: 6)
+        try harness.send(.footprint(app: "front", bytes: 300 * Self.mib), at: 6)
+        harness.advance(to: 100)
+        try harness.send(.memorySample(available: 200 * Self.mib, total: Self.total), at: 101)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit"])
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0.hasPrefix("Made room for maps:") && $0.contains("no app may be killed")
+            })
+    }
+
+    /// A fetch wake that launches an app passively makes room the same way: news peaked at
+    /// 300MiB and ended at 100MiB, so the wake (weighed at 100MiB) is allowed, but its launch
+    /// is expected to take 300MiB against 250MiB of room: `a` (200MiB, suspended) is killed
+    /// before news is spawned for the fetch.
+    @Test func aFetchWakeThatLaunchesMakesRoomFirst() throws {
+        var news = AppPolicy(name: "news", backgroundModes: [.fetch], fetchInterval: .every(.seconds(900)))
+        news.settings.fetch.coalesce = .zero
+        var harness = Harness(policy([news, AppPolicy(name: "a"), AppPolicy(name: "front")]))
+        try harness.send(.open(app: "news"), at: 1)
+        try harness.send(.footprint(app: "news", bytes: 300 * Self.mib), at: 2)
+        try harness.send(.footprint(app: "news", bytes: 100 * Self.mib), at: 3)
+        try harness.send(.processExited(app: "news", launch: 1, end: .exited(code: 0)), at: 4)
+        #expect(harness.state("news") == .notRunning)
+        try harness.send(.open(app: "a"), at: 5)
+        try harness.send(.footprint(app: "a", bytes: 200 * Self.mib), at: 6)
+        try harness.send(.open(app: "front"), at: 7)
+        harness.advance(to: 100)
+        #expect(harness.state("a") == .suspended)
+        try harness.send(.memorySample(available: 400 * Self.mib, total: Self.total), at: 101)
+        harness.advance(to: 1000)
+        // news, never completing its fetch, ends at its window's end.
+        #expect(harness.terminations == ["news exited", "a memoryPressure", "news fetchTimeout"])
+        let spawn = try #require(
+            harness.actions.firstIndex { if case .spawn("news", 2, .fetch, _) = $0 { true } else { false } })
+        let kill = try #require(
+            harness.actions.firstIndex {
+                if case .journal(let record) = $0, record.app == "a", case .memoryKill = record.kind {
+                    true
+                } else {
+                    false
+                }
+            })
+        #expect(kill < spawn)
+    }
+}

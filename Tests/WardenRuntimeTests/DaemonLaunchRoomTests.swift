@@ -1,0 +1,63 @@
+import Testing
+import WardenAPI
+import WardenCore
+import WardenPolicy
+import WardenRuntime
+import WardenTesting
+
+/// Room before a launch in the daemon, in virtual time: the size learned from an app's launch,
+/// a measurement made for the open, and the kill carried out before the spawn.
+@Suite struct DaemonLaunchRoomTests {
+    static let mib: Int64 = 1 << 20
+
+    /// camera took 400MiB in its first launch. Memory then falls by 200MiB without crossing a
+    /// threshold (no signal, no measurement on its own): the open of camera measures first,
+    /// finds 424MiB available, 270.4MiB above warning_enter (153.6MiB), and kills the largest
+    /// suspended app, mail, before camera's process is launched; explain says so.
+    @Test func anOpenMeasuresAndKillsBeforeTheSpawn() async throws {
+        let policy = try PolicyLoader.parse(
+            """
+            [memory]
+            fair_share = "none"
+            [apps.camera]
+            command = "/bin/camera"
+            [apps.mail]
+            command = "/bin/mail"
+            [apps.chat]
+            command = "/bin/chat"
+            """, file: "room.toml")
+        let bed = await WardenTestBed.start(policy: policy, sampleInterval: .seconds(1))
+        defer { bed.removeStateDirectory() }
+        bed.driver.setDeviceMemory(1024 * Self.mib)
+        bed.driver.setFootprint(400 * Self.mib, of: "camera")
+        bed.driver.setFootprint(300 * Self.mib, of: "mail")
+        bed.driver.setFootprint(100 * Self.mib, of: "chat")
+        _ = try await bed.daemon.perform(.open(app: "camera"))
+        await bed.advance(by: .seconds(10))
+        _ = try await bed.daemon.perform(.forceQuit(app: "camera"))
+        await bed.settle()
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        _ = try await bed.daemon.perform(.open(app: "chat"))
+        _ = try await bed.daemon.perform(.home)
+        await bed.advance(by: .seconds(10))
+        #expect(await bed.daemon.app(named: "mail")?.state == .suspended)
+        #expect(try await bed.daemon.terminationReasons(of: "mail") == [])
+
+        bed.driver.setDeviceMemory(1024 * Self.mib, reserved: 200 * Self.mib, signalling: false)
+        let launchesBefore = bed.launcher.launches.count
+        _ = try await bed.daemon.perform(.open(app: "camera"))
+        await bed.settle()
+        #expect(try await bed.daemon.terminationReasons(of: "mail") == ["memoryPressure"])
+        #expect(try await bed.daemon.terminationReasons(of: "chat") == [])
+        #expect(await bed.daemon.app(named: "camera")?.state == .active)
+        // The kill of mail's group comes before the group of camera's second process.
+        let calls = bed.driver.calls
+        let kill = try #require(calls.firstIndex(of: .kill("mail")))
+        let create = try #require(calls.lastIndex(of: .create("camera")))
+        #expect(kill < create)
+        #expect(bed.launcher.launches.count == launchesBefore + 1)
+        let sentences = try await bed.daemon.explain(app: "camera").sentences
+        #expect(sentences.contains { $0.contains("Made room for camera: 400MiB expected") && $0.contains("\"mail\"") })
+        await bed.stop()
+    }
+}
