@@ -275,8 +275,14 @@ struct TmuxHost {
         try await run(["send-keys", "-t", session] + keys)
     }
 
-    /// Kills the server and, should it outlive `kill-server`, its process.
+    /// Kills every pane's processes (each pane is a process group of its own), then the server
+    /// and, should it outlive `kill-server`, its process.
     func stop() async {
+        let panes = socket + ".panes"
+        try? await run(["list-panes", "-a", "-F", "#{pane_pid}"], output: panes)
+        for line in ((try? String(contentsOfFile: panes, encoding: .utf8)) ?? "").split(separator: "\n") {
+            if let pane = Int32(line), pane > 1 { kill(-pane, SIGKILL) }
+        }
         let file = socket + ".pid"
         try? await run(["display-message", "-p", "#{pid}"], output: file)
         try? await run(["kill-server"])
