@@ -179,4 +179,37 @@ struct AppFolderTests {
         #expect(homes["chat"] == "/srv/chat")
         await bed.stop()
     }
+
+    /// A state directory an app's user may not pass through (mode 0700, as a unit's
+    /// `StateDirectoryMode=` may make it) is named, with its mode and what to do, by the warnings
+    /// `policy reload` prints; search permission for others or for the app's group lets it through.
+    @Test(.requiresRoot)
+    func aStateDirectoryClosedToTheAppsUserIsNamed() throws {
+        let state = NSTemporaryDirectory() + "appwarden-reach-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: state + "/apps", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let policy = Policy(apps: [
+            AppPolicy(name: "mail", command: "/bin/sh", user: "65534"),
+            AppPolicy(name: "maps", command: "/bin/sh"),
+        ])
+        chown(state, 0, 0)
+        chmod(state, 0o700)
+        let warnings = PolicyWarnings.warnings(for: policy, stateDirectory: state)
+        #expect(warnings.count == 1, "\(warnings)")
+        let warning = try #require(warnings.first)
+        #expect(warning.hasPrefix("app \"mail\": its user (uid 65534) cannot pass through \"\(state)\" (mode 0700"))
+        #expect(warning.contains("chmod o+x"))
+        // Without the state directory (a `policy check`), nothing is said of it.
+        #expect(PolicyWarnings.warnings(for: policy).isEmpty)
+
+        chmod(state, 0o711)
+        #expect(PolicyWarnings.unreachableFolders(policy, stateDirectory: state).isEmpty)
+        chmod(state, 0o710)
+        #expect(PolicyWarnings.unreachableFolders(policy, stateDirectory: state).count == 1)
+        chown(state, 0, 65534)
+        #expect(PolicyWarnings.unreachableFolders(policy, stateDirectory: state).isEmpty)
+        // The folder of all the apps' folders counts as well.
+        chmod(state + "/apps", 0o700)
+        #expect(PolicyWarnings.unreachableFolders(policy, stateDirectory: state).count == 1)
+    }
 }

@@ -20,11 +20,16 @@ public struct SpawnRequest: Sendable, Hashable {
 
         /// The user and group ids, where they can be found.
         public var ids: (uid: UInt32, gid: UInt32)? {
+            identity.map { ($0.uid, $0.gid) }
+        }
+
+        /// The user and group ids and the supplementary groups, where they can be found.
+        public var identity: (uid: UInt32, gid: UInt32, groups: [UInt32])? {
             switch self {
-            case .ids(let uid, let gid, _): return (uid, gid)
+            case .ids(let uid, let gid, let groups): return (uid, gid, groups)
             case .name(let name):
                 guard case .success(let found?) = Syscalls.lookUpUser(name) else { return nil }
-                return (found.uid, found.gid)
+                return found
             }
         }
     }

@@ -207,7 +207,8 @@ extension WardenDaemon: WardenControl {
             throw refusal
         }
         let running = await onLoop { daemon in daemon.policy }
-        let warnings = PolicyWarnings.warnings(for: newPolicy, replacing: running)
+        let warnings = PolicyWarnings.warnings(
+            for: newPolicy, replacing: running, stateDirectory: options.stateDirectory)
         let reply = try await perform(.policyChanged(newPolicy, restartChanged: restartChanged))
         _ = await onLoop { daemon in daemon.recordPolicyInForce() }
         let message = "Reloaded the policy \"\(options.policyPath)\": \(newPolicy.apps.count) apps."

@@ -3,12 +3,27 @@ public import WardenCore
 
 /// What a valid policy may still get wrong, in sentences that `policy check` and `policy reload`
 /// both print: apps whose program cannot be found here, and, for a reload, hook commands the
-/// running policy did not run.
+/// running policy did not run and apps of other users that cannot reach their folders.
 public enum PolicyWarnings {
     /// The warnings for `policy`; for a reload, `running` is the policy in force before it, and
-    /// a `[hooks]` command it did not have is named.
-    public static func warnings(for policy: Policy, replacing running: Policy? = nil) -> [String] {
+    /// a `[hooks]` command it did not have is named; with the daemon's `stateDirectory`, an app
+    /// of another user that could not reach its folder there is named too.
+    public static func warnings(
+        for policy: Policy, replacing running: Policy? = nil, stateDirectory: String? = nil
+    ) -> [String] {
         missingPrograms(policy) + (running.map { newHooks(policy.hooks, replacing: $0.hooks) } ?? [])
+            + (stateDirectory.map { unreachableFolders(policy, stateDirectory: $0) } ?? [])
+    }
+
+    /// A sentence for each app that runs as another user (not root) who may not pass through a
+    /// directory above its folder in `stateDirectory` (`<state>/apps/APP`): it could neither
+    /// save its state nor use its HOME.
+    public static func unreachableFolders(_ policy: Policy, stateDirectory: String) -> [String] {
+        policy.apps.compactMap { app -> String? in
+            guard let identity = app.user.map(SpawnRequest.User.policy)?.identity else { return nil }
+            let folder = WardenDaemonOptions.appDirectory(of: app.name, in: stateDirectory)
+            return AppFolder.blockedPassage(to: folder, for: identity).map { "app \"\(app.name)\": \($0)" }
+        }
     }
 
     /// A sentence for each app whose command cannot be found as its launch would look for it.

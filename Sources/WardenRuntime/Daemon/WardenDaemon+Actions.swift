@@ -581,6 +581,9 @@ extension WardenDaemon {
         } catch {
             warnOnce(app, cause: "folder", "Could not prepare the folder of app \"\(app)\": \(error)")
         }
+        if let identity = user?.identity, let blocked = folder.blockedPassage(for: identity) {
+            warnOnce(app, cause: "folder-reach", "App \"\(app)\": \(blocked)")
+        }
         return folder
     }
 }

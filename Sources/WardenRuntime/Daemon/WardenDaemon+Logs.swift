@@ -13,6 +13,9 @@ extension WardenDaemon {
             "Policy \(options.policyPath): \(names.count) apps (\(names.isEmpty ? "none" : names.joined(separator: ", ")))."
         )
         logger.info("State directory \(options.stateDirectory): journal, app logs and restoration directories.")
+        for warning in PolicyWarnings.unreachableFolders(policy, stateDirectory: options.stateDirectory) {
+            logger.warning("Policy \(options.policyPath): \(warning)")
+        }
         if let driver {
             let layout = driver.layout
             let probe = driver.group(named: "probe")

@@ -82,6 +82,11 @@ public struct WardenDaemonOptions: Sendable {
     /// The folder that is `app`'s own: its `HOME` when it runs as another user, with its
     /// restoration directory inside.
     public func appDirectory(of app: String) -> String {
+        Self.appDirectory(of: app, in: stateDirectory)
+    }
+
+    /// The folder of `app` in the state directory `stateDirectory`.
+    public static func appDirectory(of app: String, in stateDirectory: String) -> String {
         stateDirectory + "/apps/" + app
     }
 

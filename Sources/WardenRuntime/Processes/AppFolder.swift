@@ -56,6 +56,42 @@ struct AppFolder: Sendable {
         }
     }
 
+    /// The first directory above the folder that `user` (its ids and supplementary groups) may not
+    /// pass through (no search permission for it: a state directory of mode 0700, say), as a
+    /// sentence; nil when every existing one lets it through, or when it is root. A directory not
+    /// made yet is the daemon's to make, and passable.
+    func blockedPassage(for user: (uid: uid_t, gid: gid_t, groups: [gid_t])) -> String? {
+        Self.blockedPassage(to: path, for: user)
+    }
+
+    /// `blockedPassage(for:)` for the folder at `path`.
+    static func blockedPassage(to path: String, for user: (uid: uid_t, gid: gid_t, groups: [gid_t])) -> String? {
+        guard user.uid != 0 else { return nil }
+        var above = ""
+        for component in path.split(separator: "/").dropLast() {
+            above += "/" + component
+            var info = stat()
+            guard stat(above, &info) == 0 else { return nil }
+            let mode = info.st_mode
+            let passes: Bool =
+                if info.st_uid == user.uid {
+                    mode & S_IXUSR != 0
+                } else if info.st_gid == user.gid || user.groups.contains(info.st_gid) {
+                    mode & S_IXGRP != 0
+                } else {
+                    mode & S_IXOTH != 0
+                }
+            if !passes {
+                let octal = String(mode & 0o7777, radix: 8)
+                return "its user (uid \(user.uid)) cannot pass through \"\(above)\" (mode 0\(octal), owner "
+                    + "\(info.st_uid):\(info.st_gid)), so its folder \"\(path)\" (its HOME and restoration "
+                    + "directory) is out of its reach; let others search that directory (chmod o+x) or give "
+                    + "the app's group search permission."
+            }
+        }
+        return nil
+    }
+
     /// `mkdir(2)` with mode 0700; an existing directory is fine.
     private static func makeDirectory(_ path: String) throws(AppFolderError) {
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
