@@ -168,6 +168,11 @@ fi
 printf 'Source: appwarden\n\nPackage: appwarden\nArchitecture: any\n' >"$shlibs/debian/control"
 mkdir -p "$shlibs/debian/appwarden/DEBIAN"
 depends=$(cd "$shlibs" && dpkg-shlibdeps -O --warnings=0 -e"$root/usr/bin/appwarden" | sed -n 's/^shlibs:Depends=//p')
+# Packed relative relocations (DT_RELR, scripts/build-static.sh) need glibc 2.36, a version the
+# executable requires (GLIBC_ABI_DT_RELR) through no symbol, so dpkg-shlibdeps does not see it.
+if readelf -V "$root/usr/bin/appwarden" | grep -q GLIBC_ABI_DT_RELR; then
+  depends=$(echo "$depends" | sed -E 's/libc6 \(>= [0-9.]+\)/libc6 (>= 2.36)/')
+fi
 [ -n "$depends" ] || {
   echo "package.sh: dpkg-shlibdeps found no dependencies for /usr/bin/appwarden." >&2
   exit 1
