@@ -13,11 +13,13 @@ extension Lifecycle {
     }
 
     /// Hands one device event to a matching app: a foreground app just gets it; an app with an
-    /// accessory window open gets it in that window, which starts again; any other is woken —
-    /// launched passively (`accessory`) or thawed — for `push.window`, under the push's rules:
-    /// not after a force-quit or a system termination, not when memory cannot take the wake,
-    /// at most `push.max_per_hour` wakes (pushes and accessories together). An event that may
-    /// not wake the app is dropped: a device event is news of now, not worth a later wake.
+    /// accessory window open gets it in that window, which starts again (its stall counted anew);
+    /// any other is woken — launched passively (`accessory`) or thawed — for `push.window`, under
+    /// the push's rules: not after a force-quit or a system termination, not when memory cannot
+    /// take the wake, at most `push.max_per_hour` wakes (pushes and accessories together). An
+    /// event that may not wake the app is dropped: a device event is news of now, not worth a
+    /// later wake. The window counts only the time the app could run (`startStallCount`), as a
+    /// fetch or push window does.
     mutating func deliverAccessory(
         _ index: Int, action: String, properties: [String: String], at now: Instant, _ out: inout [LifecycleAction]
     ) {
@@ -36,11 +38,12 @@ extension Lifecycle {
             decide(index, "Accessory event \(action) of \(device) dropped: the app is being stopped.", at: now, &out)
             return
         }
-        let window = records[index].settings.push.window
+        let window = BackgroundWindow.accessory.length(records[index].settings)
         if records[index].accessoryWindowOpen {
             out.append(
                 .deliver(app: name, message: .accessoryEvent(action: action, properties: properties, window: window)))
             arm(index, .accessoryWindow, at: now + window, &out)
+            startStallCount(index, .accessory, &out)
             return
         }
         if let why = pushWakeRefused(index) {
@@ -70,6 +73,7 @@ extension Lifecycle {
         out.append(
             .deliver(app: name, message: .accessoryEvent(action: action, properties: properties, window: window)))
         arm(index, .accessoryWindow, at: now + window, &out)
+        startStallCount(index, .accessory, &out)
         updateScore(index, force: false, &out)
     }
 
@@ -92,10 +96,17 @@ extension Lifecycle {
         closeWindow(index, because: "its accessory event completed", at: now, &out)
     }
 
-    /// The accessory window ended without `complete-accessory`: the app is terminated
-    /// (`accessoryTimeout`); an app the user opened meanwhile only has its window closed.
+    /// The accessory window reached its end: where the app's stall is counted, it is measured
+    /// first (`countStall`), as in a fetch or push window; otherwise the window ends.
     mutating func accessoryWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].accessoryWindowOpen else { return }
+        if awaitStall(index, .accessory, at: now, &out) { return }
+        accessoryWindowEnded(index, at: now, &out)
+    }
+
+    /// The accessory window ended without `complete-accessory`: the app is terminated
+    /// (`accessoryTimeout`); an app the user opened meanwhile only has its window closed.
+    mutating func accessoryWindowEnded(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         records[index].accessoryWindowOpen = false
         if records[index].isInForeground {
             decide(index, "Accessory window ended without completion while in the foreground.", at: now, &out)

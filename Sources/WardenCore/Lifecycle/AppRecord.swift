@@ -106,6 +106,8 @@ public struct AppRecord: Sendable, Equatable, Codable {
     var fetchStall: WindowStall?
     /// The stall counted in the open push window; nil where it cannot be measured.
     var pushStall: WindowStall?
+    /// The stall counted in the open accessory window; nil where it cannot be measured.
+    var accessoryStall: WindowStall?
     /// The memory the last fetch or push wake had to bring back into RAM (a compressed app's
     /// swapped part, a launched app's last footprint), in bytes: counted against later fetch
     /// wakes while a window is open. Not saved.
@@ -198,8 +200,8 @@ public struct AppRecord: Sendable, Equatable, Codable {
         case foregroundSince, lastUsed, everInForeground
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
         case heldActivities, nextActivityNumber
-        case fetchWindowOpen, pushWindowOpen, accessoryWindow, fetchStall, pushStall, heldResources, wakeBlock,
-            hasPreservedState,
+        case fetchWindowOpen, pushWindowOpen, accessoryWindow, fetchStall, pushStall, accessoryStall,
+            heldResources, wakeBlock, hasPreservedState,
             lastTerminationWasSystem, lastSystemTermination, coldLaunches
         case requestedFetchInterval, deliveredPushIDs
         case footprint, memoryHistory, lastMemoryWarning, lastBand, lastScore
