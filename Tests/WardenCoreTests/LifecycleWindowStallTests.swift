@@ -150,6 +150,7 @@ import WardenCore
             Self.decisions(measured).contains(
                 "Accessory window extended by 15s: the app could not run for 15s of it, waiting on memory or for a CPU."
             ))
+        #expect(core.snapshot(of: "till", at: Self.at(30))?.windows.first?.end == Self.at(45))
         let ended = try core.handle(.timerFired(Self.accessoryWindow), at: Self.at(45))
         let last = try core.handle(.stallMeasured(app: "till", launch: 1, total: .seconds(17)), at: Self.at(45))
         #expect(Self.terminations(ended + last) == [.accessoryTimeout])

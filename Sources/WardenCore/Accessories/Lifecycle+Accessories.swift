@@ -39,7 +39,9 @@ extension Lifecycle {
             return
         }
         let window = BackgroundWindow.accessory.length(records[index].settings)
+        let event = AppRecord.AccessoryEvent(action: action, device: Self.deviceDescription(properties))
         if records[index].accessoryWindowOpen {
+            records[index].accessoryWindowEvent = event
             out.append(
                 .deliver(app: name, message: .accessoryEvent(action: action, properties: properties, window: window)))
             arm(index, .accessoryWindow, at: now + window, &out)
@@ -70,6 +72,7 @@ extension Lifecycle {
             break
         }
         records[index].accessoryWindowOpen = true
+        records[index].accessoryWindowEvent = event
         out.append(
             .deliver(app: name, message: .accessoryEvent(action: action, properties: properties, window: window)))
         arm(index, .accessoryWindow, at: now + window, &out)
@@ -116,8 +119,14 @@ extension Lifecycle {
         }
     }
 
-    /// How a journal sentence names a device: its subsystem and ids where udev gave them.
+    /// How a journal sentence names a device: "device " and its description, or "a device".
     static func deviceName(_ properties: [String: String]) -> String {
+        deviceDescription(properties).map { "device " + $0 } ?? "a device"
+    }
+
+    /// A device in a few words, from what the event carries: its subsystem and ids where udev
+    /// gave them (`usb 1234:5678`), else its path; nil when the event has none of them.
+    static func deviceDescription(_ properties: [String: String]) -> String? {
         var parts: [String] = []
         if let subsystem = properties["SUBSYSTEM"] { parts.append(subsystem) }
         if let vendor = properties["ID_VENDOR_ID"], let product = properties["ID_MODEL_ID"] {
@@ -125,6 +134,6 @@ extension Lifecycle {
         } else if let path = properties["DEVPATH"] {
             parts.append(path)
         }
-        return parts.isEmpty ? "a device" : "device " + parts.joined(separator: " ")
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 }

@@ -25,7 +25,7 @@ extension Lifecycle {
         records[index].tasks.removeAll()
         records[index].fetchWindowOpen = false
         records[index].pushWindowOpen = false
-        records[index].accessoryWindow = nil
+        records[index].accessoryWindowOpen = false
         records[index].budgetSession = false
         records[index].pendingStart = nil
         records[index].awaitingReady = false
