@@ -41,6 +41,10 @@ extension Lifecycle {
         let window = BackgroundWindow.accessory.length(records[index].settings)
         let event = AppRecord.AccessoryEvent(action: action, device: Self.deviceDescription(properties))
         if records[index].accessoryWindowOpen {
+            decide(
+                index,
+                "Accessory event \(action) of \(device) received in the open accessory window, which starts again (\(DurationFormat.string(window))).",
+                at: now, &out)
             records[index].accessoryWindowEvent = event
             out.append(
                 .deliver(app: name, message: .accessoryEvent(action: action, properties: properties, window: window)))
@@ -60,14 +64,18 @@ extension Lifecycle {
             return
         }
         chargeWake(index)
+        let what = "accessory event \(action) of \(device)"
         switch records[index].state {
         case .notRunning:
-            launchPassively(
-                index, reason: .accessory, because: "launched in the background for an accessory", at: now, &out)
+            launchPassively(index, reason: .accessory, because: "launched in the background for \(what)", at: now, &out)
         case .suspended:
-            thaw(index, because: "woken for an accessory", at: now, &out)
+            thaw(index, because: "woken for \(what)", at: now, &out)
         case .background:
             cancel(index, .backgroundGrace, &out)
+            decide(
+                index,
+                "Kept awake in background for \(what), for an accessory window of \(DurationFormat.string(window)).",
+                at: now, &out)
         case .inactive, .active:
             break
         }

@@ -56,4 +56,7 @@ extension BackgroundWindow {
         case .accessory: "Accessory window"
         }
     }
+
+    /// The call that completes the window: `complete-fetch`, `complete-push`, `complete-accessory`.
+    var completion: String { "complete-\(rawValue)" }
 }
