@@ -24,6 +24,9 @@ public struct AppInfo: Codable, Sendable, Equatable {
     public var openTasks: [TaskInfo]
     /// The continuous activities the app holds (rule 14), in the order begun.
     public var activities: [ActivityInfo]
+    /// The fetch, push and accessory windows the app is in (rules 4, 5 and 14), in that order;
+    /// none when it is in none.
+    public var windows: [WindowInfo]
     public var heldResources: [String]
     public var forceQuit: Bool
     public var hasPreservedState: Bool
@@ -44,7 +47,8 @@ public struct AppInfo: Codable, Sendable, Equatable {
         name: String, state: State, status: Status, pids: [Int32] = [], footprintBytes: Int64 = 0,
         swappedBytes: Int64 = 0, reclaimableBytes: Int64? = nil, band: Band? = nil, timeRemainingMillis: Int64? = nil,
         nextWakeMillis: Int64? = nil,
-        openTasks: [TaskInfo] = [], activities: [ActivityInfo] = [], heldResources: [String] = [],
+        openTasks: [TaskInfo] = [], activities: [ActivityInfo] = [], windows: [WindowInfo] = [],
+        heldResources: [String] = [],
         forceQuit: Bool = false,
         hasPreservedState: Bool = false, cpuClass: String? = nil, cpuTimeMillis: Int64? = nil,
         backgroundCPUPercent: Int? = nil, coldLaunches: Int = 0
@@ -61,6 +65,7 @@ public struct AppInfo: Codable, Sendable, Equatable {
         self.nextWakeMillis = nextWakeMillis
         self.openTasks = openTasks
         self.activities = activities
+        self.windows = windows
         self.heldResources = heldResources
         self.forceQuit = forceQuit
         self.hasPreservedState = hasPreservedState
@@ -75,7 +80,7 @@ extension AppInfo {
     private enum CodingKeys: String, CodingKey {
         case name, state, status, pids, footprintBytes, swappedBytes, reclaimableBytes, band, timeRemainingMillis,
             nextWakeMillis
-        case openTasks, activities, heldResources, forceQuit, hasPreservedState, cpuClass, cpuTimeMillis,
+        case openTasks, activities, windows, heldResources, forceQuit, hasPreservedState, cpuClass, cpuTimeMillis,
             backgroundCPUPercent
         case coldLaunches
     }
@@ -83,7 +88,8 @@ extension AppInfo {
     /// Decodes an app; `swappedBytes`, which daemons before compression do not send, is 0 when
     /// absent, `reclaimableBytes`, which earlier daemons do not send, the footprint, `coldLaunches`,
     /// which earlier daemons do not send, 0, the CPU figures, which daemons before rule 13 do not
-    /// send, are nil, and the activities, which daemons before rule 14 do not send, are none.
+    /// send, are nil, and the activities, which daemons before rule 14 do not send, are none, as
+    /// are the windows, which earlier daemons do not send.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -99,6 +105,7 @@ extension AppInfo {
             nextWakeMillis: try container.decodeIfPresent(Int64.self, forKey: .nextWakeMillis),
             openTasks: try container.decode([TaskInfo].self, forKey: .openTasks),
             activities: try container.decodeIfPresent([ActivityInfo].self, forKey: .activities) ?? [],
+            windows: try container.decodeIfPresent([WindowInfo].self, forKey: .windows) ?? [],
             heldResources: try container.decode([String].self, forKey: .heldResources),
             forceQuit: try container.decode(Bool.self, forKey: .forceQuit),
             hasPreservedState: try container.decode(Bool.self, forKey: .hasPreservedState),
@@ -129,6 +136,28 @@ public struct ActivityInfo: Codable, Sendable, Equatable {
     public init(id: Int, mode: String) {
         self.id = id
         self.mode = mode
+    }
+}
+
+/// A fetch, push or accessory window an app is in (rules 4, 5 and 14): woken in background, it
+/// has until the window ends to call `complete-fetch`, `complete-push` or `complete-accessory`.
+public struct WindowInfo: Codable, Sendable, Equatable {
+    /// `fetch`, `push` or `accessory`.
+    public var kind: String
+    /// When the window ends unless the app completes it, wall-clock ms since the epoch: its
+    /// length, with the time the app could not run added so far; nil where no end is armed.
+    public var endMillis: Int64?
+    /// For an accessory window, the action of the device event it is for (`add`, `remove`, …).
+    public var action: String?
+    /// For an accessory window, the device in a few words, such as `usb 1234:5678` (subsystem
+    /// and vendor:product ids, else the device path), where the event said.
+    public var device: String?
+
+    public init(kind: String, endMillis: Int64?, action: String? = nil, device: String? = nil) {
+        self.kind = kind
+        self.endMillis = endMillis
+        self.action = action
+        self.device = device
     }
 }
 

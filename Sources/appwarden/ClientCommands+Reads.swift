@@ -88,6 +88,16 @@ struct StatusCommand: AsyncParsableCommand {
         return "\(cpuClass) \(DurationFormat.string(.milliseconds(millis)))"
     }
 
+    /// The STATE cell: the state and, for an app in a fetch, push or accessory window, which and
+    /// how long it has left, such as `background (accessory window, 12s left)`.
+    static func state(_ app: AppInfo, nowMillis: Int64) -> String {
+        guard !app.windows.isEmpty else { return app.state.rawValue }
+        let notes = app.windows.map { window in
+            "\(window.kind) window" + (window.endMillis.map { ", \(Self.span(max(0, $0 - nowMillis))) left" } ?? "")
+        }
+        return "\(app.state.rawValue) (\(notes.joined(separator: "; ")))"
+    }
+
     /// The TASKS cell: the open tasks as `ID:NAME`, then the activities held as `activity ID:MODE`;
     /// `-` for none.
     static func tasks(_ app: AppInfo) -> String {
@@ -107,7 +117,7 @@ struct StatusCommand: AsyncParsableCommand {
         for app in apps {
             rows.append([
                 app.name + (app.forceQuit ? " (force-quit)" : ""),
-                app.state.rawValue,
+                Self.state(app, nowMillis: nowMillis),
                 app.status.rawValue,
                 app.state == .notRunning ? "-" : DurationFormat.sizeString(app.footprintBytes),
                 Self.swapped(app),

@@ -42,6 +42,24 @@ import WardenAPI
             ])
     }
 
+    /// An app in a fetch, push or accessory window has it noted in its state cell with the time
+    /// left; an app in none shows its state alone.
+    @Test func anOpenWindowIsNotedInTheStateCell() {
+        let woken = AppInfo(
+            name: "till", state: .init(rawValue: "background"), status: .init(rawValue: "background"),
+            windows: [WindowInfo(kind: "accessory", endMillis: 1_012_000, action: "add", device: "usb 1234:5678")])
+        #expect(StatusCommand.state(woken, nowMillis: 1_000_000) == "background (accessory window, 12s left)")
+        let both = AppInfo(
+            name: "news", state: .init(rawValue: "background"), status: .init(rawValue: "background"),
+            windows: [WindowInfo(kind: "fetch", endMillis: 1_025_000), WindowInfo(kind: "push", endMillis: nil)])
+        #expect(
+            StatusCommand.state(both, nowMillis: 1_000_000) == "background (fetch window, 25s left; push window)")
+        let idle = AppInfo(name: "mail", state: .init(rawValue: "suspended"), status: .init(rawValue: "background"))
+        #expect(StatusCommand.state(idle, nowMillis: 1_000_000) == "suspended")
+        let lines = StatusCommand.table([woken, idle], nowMillis: 1_000_000).split(separator: "\n")
+        #expect(lines[1].hasPrefix("till  background (accessory window, 12s left)  background"))
+    }
+
     /// A name with letters beyond ASCII takes as many columns as it has characters, not bytes.
     @Test func namesBeyondASCIIAreAlignedByCharacters() {
         let apps = [

@@ -69,6 +69,69 @@ import WardenCore
         #expect(TerminationReason.accessoryTimeout.isSystemTermination)
     }
 
+    /// The snapshot gives the open accessory window with its end, the event's action and the
+    /// device; a new event starts it again, moving its end; completing it closes it.
+    @Test func theSnapshotGivesTheOpenAccessoryWindow() throws {
+        var harness = Harness(Self.kiosk())
+        try harness.send(Self.event(), at: 0)
+        #expect(
+            harness.core.snapshot(of: "till", at: harness.now)?.windows == [
+                AppSnapshot.OpenWindow(
+                    kind: .accessory, end: Harness.seconds(30), action: "add", device: "usb 1234:5678")
+            ])
+        #expect(harness.core.snapshot(of: "remote", at: harness.now)?.windows == [])
+        try harness.send(Self.event("remove"), at: 10)
+        #expect(
+            harness.core.snapshot(of: "till", at: harness.now)?.windows == [
+                AppSnapshot.OpenWindow(
+                    kind: .accessory, end: Harness.seconds(40), action: "remove", device: "usb 1234:5678")
+            ])
+        #expect(
+            harness.decisions("till").contains(
+                "Accessory event remove of device usb 1234:5678 received in the open accessory window, which starts again (30s)."
+            ))
+        try harness.send(.completeAccessory(app: "till"), at: 11)
+        #expect(harness.core.snapshot(of: "till", at: harness.now)?.windows == [])
+    }
+
+    /// An app in a push window that an accessory wakes too is in both, push first, each with its
+    /// own end; an event without ids or path names no device.
+    @Test func theSnapshotGivesEveryOpenWindowInOrder() throws {
+        var chat = AppPolicy(name: "chat", backgroundModes: [.remoteNotification])
+        chat.accessories = [AccessoryMatch(tag: "remote")]
+        var harness = Harness(Policy(apps: [chat]))
+        try harness.send(.push(target: .app("chat"), payload: #"{"aps":{"content-available":1}}"#, id: nil), at: 0)
+        try harness.send(.accessory(action: "change", properties: ["TAGS": ":remote:"]), at: 5)
+        #expect(
+            harness.core.snapshot(of: "chat", at: harness.now)?.windows == [
+                AppSnapshot.OpenWindow(kind: .push, end: Harness.seconds(30)),
+                AppSnapshot.OpenWindow(kind: .accessory, end: Harness.seconds(35), action: "change", device: nil),
+            ])
+        #expect(
+            harness.decisions("chat").contains(
+                "Kept awake in background for accessory event change of a device, for an accessory window of 30s."))
+    }
+
+    /// A wake journals which event woke the app: launched for it, or thawed for it.
+    @Test func theWakeSaysWhichEventWokeTheApp() throws {
+        var harness = Harness(Self.kiosk())
+        try harness.send(Self.event(), at: 0)
+        try harness.send(.completeAccessory(app: "till"), at: 1)
+        try harness.send(Self.event("remove"), at: 10)
+        let changes = harness.journal.compactMap { record -> String? in
+            guard record.app == "till", case .stateChange(let from, let to, let because) = record.kind else {
+                return nil
+            }
+            return "\(from) → \(to): \(because)"
+        }
+        #expect(
+            changes == [
+                "notRunning → background: launched in the background for accessory event add of device usb 1234:5678",
+                "background → suspended: its accessory event completed",
+                "suspended → background: woken for accessory event remove of device usb 1234:5678",
+            ])
+    }
+
     /// Completing without an open window is a conflict with a sentence.
     @Test func completingWithoutAWindowIsAConflict() throws {
         var harness = Harness(Self.kiosk())

@@ -1,8 +1,8 @@
 import Testing
 import WardenCore
 
-/// Rule 4 and 5 where the runtime counts an app's stall: a fetch or push window lasts the
-/// time the app could run. The core alone, with the test playing the runtime's answers.
+/// Rules 4, 5 and 14 where the runtime counts an app's stall: a fetch, push or accessory window
+/// lasts the time the app could run. The core alone, with the test playing the runtime's answers.
 @Suite struct LifecycleWindowStallTests {
     static let fetchWake = TimerID(app: "news", kind: .fetchWake)
     static let fetchWindow = TimerID(app: "news", kind: .fetchWindow)
@@ -120,5 +120,52 @@ import WardenCore
         let ended = try core.handle(.timerFired(window), at: Self.at(52))
         let last = try core.handle(.stallMeasured(app: "chat", launch: 1, total: .seconds(12)), at: Self.at(52))
         #expect(Self.terminations(ended + last) == [.pushTimeout])
+    }
+
+    /// A core with `till`, which a USB device wakes: launched for it at 0 s, the runtime's first
+    /// stall measurement saying `baseline`.
+    static func accessoryWoken(baseline: Duration = .seconds(2)) throws -> Lifecycle {
+        var till = AppPolicy(name: "till")
+        till.accessories = [AccessoryMatch(subsystem: "usb")]
+        var core = Lifecycle(policy: Policy(apps: [till]))
+        let woken = try core.handle(.accessory(action: "add", properties: ["SUBSYSTEM": "usb"]), at: at(0))
+        #expect(woken.contains(.measureStall(app: "till", launch: 1)))
+        _ = try core.handle(.launched(app: "till", launch: 1), at: at(0))
+        _ = try core.handle(.stallMeasured(app: "till", launch: 1, total: baseline), at: at(0))
+        return core
+    }
+
+    static let accessoryWindow = TimerID(app: "till", kind: .accessoryWindow)
+
+    /// An accessory window is lengthened by the stall in it as a fetch or push window is, and
+    /// ends in `accessoryTimeout` once the added time is spent.
+    @Test func anAccessoryWindowIsLengthenedByTheAppsOwnStall() throws {
+        var core = try Self.accessoryWoken()
+        let end = try core.handle(.timerFired(Self.accessoryWindow), at: Self.at(30))
+        #expect(end.contains(.measureStall(app: "till", launch: 1)))
+        #expect(Self.terminations(end).isEmpty)
+        let measured = try core.handle(.stallMeasured(app: "till", launch: 1, total: .seconds(17)), at: Self.at(30))
+        #expect(measured.contains(.armTimer(Self.accessoryWindow, deadline: Self.at(45))))
+        #expect(
+            Self.decisions(measured).contains(
+                "Accessory window extended by 15s: the app could not run for 15s of it, waiting on memory or for a CPU."
+            ))
+        #expect(core.snapshot(of: "till", at: Self.at(30))?.windows.first?.end == Self.at(45))
+        let ended = try core.handle(.timerFired(Self.accessoryWindow), at: Self.at(45))
+        let last = try core.handle(.stallMeasured(app: "till", launch: 1, total: .seconds(17)), at: Self.at(45))
+        #expect(Self.terminations(ended + last) == [.accessoryTimeout])
+    }
+
+    /// An accessory window that a new event starts again counts its stall from then: what the app
+    /// stalled before is not added to the new window.
+    @Test func anAccessoryWindowStartedAgainCountsItsStallAnew() throws {
+        var core = try Self.accessoryWoken()
+        let again = try core.handle(.accessory(action: "remove", properties: ["SUBSYSTEM": "usb"]), at: Self.at(20))
+        #expect(again.contains(.measureStall(app: "till", launch: 1)))
+        #expect(again.contains(.armTimer(Self.accessoryWindow, deadline: Self.at(50))))
+        _ = try core.handle(.stallMeasured(app: "till", launch: 1, total: .seconds(12)), at: Self.at(20))
+        _ = try core.handle(.timerFired(Self.accessoryWindow), at: Self.at(50))
+        let measured = try core.handle(.stallMeasured(app: "till", launch: 1, total: .seconds(12)), at: Self.at(50))
+        #expect(Self.terminations(measured) == [.accessoryTimeout])
     }
 }

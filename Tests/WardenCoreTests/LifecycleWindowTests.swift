@@ -54,7 +54,7 @@ import WardenCore
         #expect(harness.state("news") == .notRunning)
         #expect(
             harness.journal.contains {
-                $0.kind == .decision("Fetch and push wakes will not launch it until the user opens it.")
+                $0.kind == .decision("Fetch, push and accessory wakes will not launch it until the user opens it.")
             })
         try harness.send(.open(app: "news"), at: 10_000)
         #expect(harness.deadline("news", .fetchWake) != nil)

@@ -39,6 +39,29 @@ import WardenCore
         #expect(again == app)
     }
 
+    /// An app from a daemon before the windows were shown has none; the windows of a newer one
+    /// decode, and encode back unchanged.
+    @Test func windowsAreNoneFromAnEarlierDaemonAndDecodeFromANewerOne() throws {
+        let earlier = """
+            {"name":"till","state":"background","status":"background","pids":[3],"footprintBytes":0,\
+            "openTasks":[],"heldResources":[],"forceQuit":false,"hasPreservedState":false}
+            """
+        #expect(try JSONDecoder().decode(AppInfo.self, from: Data(earlier.utf8)).windows == [])
+        let newer = """
+            {"name":"till","state":"background","status":"background","pids":[3],"footprintBytes":0,\
+            "openTasks":[],"heldResources":[],"forceQuit":false,"hasPreservedState":false,\
+            "windows":[{"kind":"accessory","endMillis":1800000030000,"action":"add","device":"usb 1234:5678"},\
+            {"kind":"fetch"}]}
+            """
+        let app = try JSONDecoder().decode(AppInfo.self, from: Data(newer.utf8))
+        #expect(
+            app.windows == [
+                WindowInfo(kind: "accessory", endMillis: 1_800_000_030_000, action: "add", device: "usb 1234:5678"),
+                WindowInfo(kind: "fetch", endMillis: nil),
+            ])
+        #expect(try JSONDecoder().decode(AppInfo.self, from: JSONEncoder().encode(app)) == app)
+    }
+
     /// Known names on the wire decode to the typed values (`idle-background` is `.idleBackground`).
     @Test func knownNamesOnTheWireDecodeToTheirTypedValues() throws {
         let json = """

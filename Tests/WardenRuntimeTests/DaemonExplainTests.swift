@@ -174,7 +174,8 @@ import WardenTesting
         #expect(reader.contains("Next background fetch in 15m, after its interval of 15m."))
         let quitter = try await bed.daemon.explain(app: "quitter").sentences
         #expect(
-            quitter.contains("Fetch and push wakes leave it alone until the user opens it: the app was force-quit."))
+            quitter.contains(
+                "Fetch, push and accessory wakes leave it alone until the user opens it: the app was force-quit."))
         await bed.stop()
     }
 
@@ -237,7 +238,7 @@ import WardenTesting
         let dropper = try await bed.daemon.explain(app: "dropper").sentences
         #expect(
             dropper.contains(
-                "Fetch and push wakes leave it alone until the user opens it: the system terminated it (pushTimeout); [background] wake_after_system_termination = true would wake it."
+                "Fetch, push and accessory wakes leave it alone until the user opens it: the system terminated it (pushTimeout); [background] wake_after_system_termination = true would wake it."
             ))
         _ = try await bed.daemon.perform(.open(app: "worker"))
         await bed.settle()

@@ -211,6 +211,33 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// Accessory windows are counted by outcome: one completed, one that timed out.
+    @Test func accessoryWindowsAreCountedByOutcome() async throws {
+        let bed = try await DaemonVirtualTimeTests.bed(
+            """
+            [apps.till]
+            command = "/bin/till"
+            accessories = [{ subsystem = "usb" }]
+            [apps.remote]
+            command = "/bin/remote"
+            accessories = [{ tag = "remote" }]
+            """)
+        defer { bed.removeStateDirectory() }
+        let before = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        #expect(before[#"appwarden_accessory_wakes_total{outcome="completed"}"#] == 0)
+        #expect(before[#"appwarden_accessory_wakes_total{outcome="timeout"}"#] == 0)
+        _ = try await bed.daemon.perform(.accessory(action: "add", properties: ["SUBSYSTEM": "usb"]))
+        _ = try await bed.daemon.perform(.accessory(action: "add", properties: ["TAGS": ":remote:"]))
+        await bed.settle()
+        _ = try await bed.daemon.perform(.completeAccessory(app: "remote"))
+        await bed.advance(by: .seconds(31))
+        let after = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        #expect(after[#"appwarden_accessory_wakes_total{outcome="completed"}"#] == 1)
+        #expect(after[#"appwarden_accessory_wakes_total{outcome="timeout"}"#] == 1)
+        #expect(after[#"appwarden_terminations_total{reason="accessoryTimeout"}"#] == 1)
+        await bed.stop()
+    }
+
     /// Every metric of the exposition has a `# HELP` line, right before its `# TYPE` line.
     @Test func everyMetricHasAHelpLine() async throws {
         let bed = await WardenTestBed.start(policy: try PolicyLoader.parse(Self.policy, file: "metrics.toml"))

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOHTTP1
 import Testing
+import WardenAPI
 import WardenRuntime
 import WardenTesting
 
@@ -101,6 +102,36 @@ struct OpenAPIConformanceTests {
             // route succeeds.
             #expect(refused.count <= 8, "These did not answer 200: \(refused)")
             #expect(refused.allSatisfy { $0.hasPrefix("POST /v1/apps/{app}/") }, "Refused: \(refused)")
+        }
+    }
+
+    /// Every key an app encodes, with its windows, activities and tasks, is documented in its
+    /// schema, with the documented type.
+    @Test func theAppSchemasDocumentEveryKeyAnAppEncodes() throws {
+        let document = try Self.document()
+        let app = AppInfo(
+            name: "till", state: .init(rawValue: "background"), status: .init(rawValue: "background"), pids: [3],
+            footprintBytes: 5, swappedBytes: 1, reclaimableBytes: 4, band: .init(rawValue: "background-window"),
+            timeRemainingMillis: 1, nextWakeMillis: 2, openTasks: [TaskInfo(id: 1, name: "upload")],
+            activities: [ActivityInfo(id: 1, mode: "audio")],
+            windows: [WindowInfo(kind: "accessory", endMillis: 3, action: "add", device: "usb 1234:5678")],
+            heldResources: ["camera"], cpuClass: "background", cpuTimeMillis: 4, backgroundCPUPercent: 5,
+            coldLaunches: 1)
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(app))
+        let encoded = try #require(json as? [String: Any])
+        let parts: [(schema: String, object: [String: Any]?)] = [
+            ("AppInfo", encoded), ("WindowInfo", (encoded["windows"] as? [[String: Any]])?.first),
+            ("ActivityInfo", (encoded["activities"] as? [[String: Any]])?.first),
+            ("TaskInfo", (encoded["openTasks"] as? [[String: Any]])?.first),
+        ]
+        for (name, object) in parts {
+            let object = try #require(object, "The app encodes no \(name).")
+            let schema = try Self.resolve(["$ref": "#/components/schemas/\(name)"], document: document)
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            for key in object.keys.sorted() {
+                #expect(properties[key] != nil, "The schema \(name) does not document \"\(key)\".")
+            }
+            try Self.check(object, against: schema, document: document, at: name)
         }
     }
 

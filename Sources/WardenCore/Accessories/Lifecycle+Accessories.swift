@@ -13,11 +13,13 @@ extension Lifecycle {
     }
 
     /// Hands one device event to a matching app: a foreground app just gets it; an app with an
-    /// accessory window open gets it in that window, which starts again; any other is woken —
-    /// launched passively (`accessory`) or thawed — for `push.window`, under the push's rules:
-    /// not after a force-quit or a system termination, not when memory cannot take the wake,
-    /// at most `push.max_per_hour` wakes (pushes and accessories together). An event that may
-    /// not wake the app is dropped: a device event is news of now, not worth a later wake.
+    /// accessory window open gets it in that window, which starts again (its stall counted anew);
+    /// any other is woken — launched passively (`accessory`) or thawed — for `push.window`, under
+    /// the push's rules: not after a force-quit or a system termination, not when memory cannot
+    /// take the wake, at most `push.max_per_hour` wakes (pushes and accessories together). An
+    /// event that may not wake the app is dropped: a device event is news of now, not worth a
+    /// later wake. The window counts only the time the app could run (`startStallCount`), as a
+    /// fetch or push window does.
     mutating func deliverAccessory(
         _ index: Int, action: String, properties: [String: String], at now: Instant, _ out: inout [LifecycleAction]
     ) {
@@ -36,11 +38,18 @@ extension Lifecycle {
             decide(index, "Accessory event \(action) of \(device) dropped: the app is being stopped.", at: now, &out)
             return
         }
-        let window = records[index].settings.push.window
+        let window = BackgroundWindow.accessory.length(records[index].settings)
+        let event = AppRecord.AccessoryEvent(action: action, device: Self.deviceDescription(properties))
         if records[index].accessoryWindowOpen {
+            decide(
+                index,
+                "Accessory event \(action) of \(device) received in the open accessory window, which starts again (\(DurationFormat.string(window))).",
+                at: now, &out)
+            records[index].accessoryWindowEvent = event
             out.append(
                 .deliver(app: name, message: .accessoryEvent(action: action, properties: properties, window: window)))
             arm(index, .accessoryWindow, at: now + window, &out)
+            startStallCount(index, .accessory, &out)
             return
         }
         if let why = pushWakeRefused(index) {
@@ -55,21 +64,27 @@ extension Lifecycle {
             return
         }
         chargeWake(index)
+        let what = "accessory event \(action) of \(device)"
         switch records[index].state {
         case .notRunning:
-            launchPassively(
-                index, reason: .accessory, because: "launched in the background for an accessory", at: now, &out)
+            launchPassively(index, reason: .accessory, because: "launched in the background for \(what)", at: now, &out)
         case .suspended:
-            thaw(index, because: "woken for an accessory", at: now, &out)
+            thaw(index, because: "woken for \(what)", at: now, &out)
         case .background:
             cancel(index, .backgroundGrace, &out)
+            decide(
+                index,
+                "Kept awake in background for \(what), for an accessory window of \(DurationFormat.string(window)).",
+                at: now, &out)
         case .inactive, .active:
             break
         }
         records[index].accessoryWindowOpen = true
+        records[index].accessoryWindowEvent = event
         out.append(
             .deliver(app: name, message: .accessoryEvent(action: action, properties: properties, window: window)))
         arm(index, .accessoryWindow, at: now + window, &out)
+        startStallCount(index, .accessory, &out)
         updateScore(index, force: false, &out)
     }
 
@@ -92,10 +107,17 @@ extension Lifecycle {
         closeWindow(index, because: "its accessory event completed", at: now, &out)
     }
 
-    /// The accessory window ended without `complete-accessory`: the app is terminated
-    /// (`accessoryTimeout`); an app the user opened meanwhile only has its window closed.
+    /// The accessory window reached its end: where the app's stall is counted, it is measured
+    /// first (`countStall`), as in a fetch or push window; otherwise the window ends.
     mutating func accessoryWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].accessoryWindowOpen else { return }
+        if awaitStall(index, .accessory, at: now, &out) { return }
+        accessoryWindowEnded(index, at: now, &out)
+    }
+
+    /// The accessory window ended without `complete-accessory`: the app is terminated
+    /// (`accessoryTimeout`); an app the user opened meanwhile only has its window closed.
+    mutating func accessoryWindowEnded(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         records[index].accessoryWindowOpen = false
         if records[index].isInForeground {
             decide(index, "Accessory window ended without completion while in the foreground.", at: now, &out)
@@ -105,8 +127,14 @@ extension Lifecycle {
         }
     }
 
-    /// How a journal sentence names a device: its subsystem and ids where udev gave them.
+    /// How a journal sentence names a device: "device " and its description, or "a device".
     static func deviceName(_ properties: [String: String]) -> String {
+        deviceDescription(properties).map { "device " + $0 } ?? "a device"
+    }
+
+    /// A device in a few words, from what the event carries: its subsystem and ids where udev
+    /// gave them (`usb 1234:5678`), else its path; nil when the event has none of them.
+    static func deviceDescription(_ properties: [String: String]) -> String? {
         var parts: [String] = []
         if let subsystem = properties["SUBSYSTEM"] { parts.append(subsystem) }
         if let vendor = properties["ID_VENDOR_ID"], let product = properties["ID_MODEL_ID"] {
@@ -114,6 +142,6 @@ extension Lifecycle {
         } else if let path = properties["DEVPATH"] {
             parts.append(path)
         }
-        return parts.isEmpty ? "a device" : "device " + parts.joined(separator: " ")
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 }

@@ -17,6 +17,14 @@ public struct AppRecord: Sendable, Equatable, Codable {
         var name: String
     }
 
+    /// The device event an open accessory window is for (rule 14): the last one delivered in it.
+    struct AccessoryEvent: Sendable, Equatable, Codable {
+        /// `add`, `remove`, `change`, … as udev or the kernel named it.
+        var action: String
+        /// The device in a few words (`Lifecycle.deviceDescription`); nil when the event had none.
+        var device: String?
+    }
+
     /// A continuous activity the app has begun and not ended (rule 14).
     struct OpenActivity: Sendable, Equatable, Codable {
         var id: Int
@@ -106,6 +114,10 @@ public struct AppRecord: Sendable, Equatable, Codable {
     var fetchStall: WindowStall?
     /// The stall counted in the open push window; nil where it cannot be measured.
     var pushStall: WindowStall?
+    /// The stall counted in the open accessory window; nil where it cannot be measured.
+    var accessoryStall: WindowStall?
+    /// The event the open accessory window is for; nil when none is open.
+    var accessoryWindowEvent: AccessoryEvent?
     /// The memory the last fetch or push wake had to bring back into RAM (a compressed app's
     /// swapped part, a launched app's last footprint), in bytes: counted against later fetch
     /// wakes while a window is open. Not saved.
@@ -198,8 +210,8 @@ public struct AppRecord: Sendable, Equatable, Codable {
         case foregroundSince, lastUsed, everInForeground
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
         case heldActivities, nextActivityNumber
-        case fetchWindowOpen, pushWindowOpen, accessoryWindow, fetchStall, pushStall, heldResources, wakeBlock,
-            hasPreservedState,
+        case fetchWindowOpen, pushWindowOpen, accessoryWindow, fetchStall, pushStall, accessoryStall,
+            accessoryWindowEvent, heldResources, wakeBlock, hasPreservedState,
             lastTerminationWasSystem, lastSystemTermination, coldLaunches
         case requestedFetchInterval, deliveredPushIDs
         case footprint, memoryHistory, lastMemoryWarning, lastBand, lastScore
@@ -270,10 +282,13 @@ public struct AppRecord: Sendable, Equatable, Codable {
         set { heldActivities = newValue.isEmpty ? nil : newValue }
     }
 
-    /// Whether an accessory window is open (rule 14).
+    /// Whether an accessory window is open (rule 14). Closing it forgets the event it was for.
     var accessoryWindowOpen: Bool {
         get { accessoryWindow ?? false }
-        set { accessoryWindow = newValue ? true : nil }
+        set {
+            accessoryWindow = newValue ? true : nil
+            if !newValue { accessoryWindowEvent = nil }
+        }
     }
 
     /// Whether a fetch, push or accessory window is open.
@@ -329,7 +344,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         if !heldResources.isEmpty { heldResources.removeAll() }
         fetchWindowOpen = false
         pushWindowOpen = false
-        accessoryWindow = nil
+        accessoryWindowOpen = false
         budgetSession = false
         believedStatus = .unknown
         groupLimits = nil

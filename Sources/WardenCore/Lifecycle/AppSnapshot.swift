@@ -24,6 +24,26 @@ public struct AppSnapshot: Sendable, Equatable {
         }
     }
 
+    /// A fetch, push or accessory window the app is in (rules 4, 5 and 14).
+    public struct OpenWindow: Sendable, Equatable {
+        public var kind: BackgroundWindow
+        /// When the window ends unless the app completes it: its length, with the stall added so
+        /// far; nil where no end is armed.
+        public var end: Instant?
+        /// For an accessory window, the action of the event it is for (`add`, `remove`, …).
+        public var action: String?
+        /// For an accessory window, the device in a few words (`usb 1234:5678`), where the event
+        /// said.
+        public var device: String?
+
+        public init(kind: BackgroundWindow, end: Instant?, action: String? = nil, device: String? = nil) {
+            self.kind = kind
+            self.end = end
+            self.action = action
+            self.device = device
+        }
+    }
+
     public var name: String
     public var state: AppState
     /// The status last published to the status notifier's observers while the app runs;
@@ -59,6 +79,8 @@ public struct AppSnapshot: Sendable, Equatable {
     public var isTerminating: Bool
     public var fetchWindowOpen: Bool
     public var pushWindowOpen: Bool
+    /// The windows open, fetch, push and accessory in that order; none when the app is in none.
+    public var windows: [OpenWindow]
     /// The app's CPU class (rule 13) while it runs; nil when it does not.
     public var cpuClass: CPUClass?
     /// Its CPU use over its last measured window in background, in percent of one CPU (the
@@ -86,6 +108,7 @@ public struct AppSnapshot: Sendable, Equatable {
         isTerminating: Bool,
         fetchWindowOpen: Bool,
         pushWindowOpen: Bool,
+        windows: [OpenWindow] = [],
         cpuClass: CPUClass? = nil,
         backgroundCPUPercent: Int? = nil,
         coldLaunches: Int = 0
@@ -108,6 +131,7 @@ public struct AppSnapshot: Sendable, Equatable {
         self.isTerminating = isTerminating
         self.fetchWindowOpen = fetchWindowOpen
         self.pushWindowOpen = pushWindowOpen
+        self.windows = windows
         self.cpuClass = cpuClass
         self.backgroundCPUPercent = backgroundCPUPercent
         self.coldLaunches = coldLaunches

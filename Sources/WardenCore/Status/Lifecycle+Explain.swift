@@ -29,10 +29,27 @@ extension Lifecycle {
                 "Background task \(task.id) (\"\(task.name)\") is open"
                     + (left.map { ", \($0)." } ?? ", no budget runs in the foreground."))
         }
+        sentences += windowOutlook(record, at: now)
         sentences += cpuOutlook(index)
         sentences += fetchOutlook(record, at: now)
         sentences += pushOutlook(record, at: now)
+        sentences += accessoryOutlook(record)
         return sentences
+    }
+
+    /// The windows open (rules 4, 5 and 14): what each is for and how long the app has left to
+    /// complete it.
+    private func windowOutlook(_ record: AppRecord, at now: Instant) -> [String] {
+        guard record.hasOpenWindow else { return [] }
+        return BackgroundWindow.allCases.filter { $0.isOpen(in: record) }.map { window in
+            var what = "\(window == .accessory ? "An" : "A") \(window.rawValue) window is open"
+            if window == .accessory, let event = record.accessoryWindowEvent {
+                what += " for accessory event \(event.action) of \(event.device.map { "device " + $0 } ?? "a device")"
+            }
+            guard let end = record.timers[window.timer] else { return what + "." }
+            return
+                "\(what): the app has \(DurationFormat.roundedUp(max(.zero, end - now))) left to call \(window.completion)."
+        }
     }
 
     /// The app's CPU class and, in background, where it stands against its CPU budget (rule 13).
@@ -123,12 +140,21 @@ extension Lifecycle {
         return sentences
     }
 
+    /// For an app that accessories wake, the block that keeps them from waking it, where the
+    /// fetch and push sentences do not already say it.
+    private func accessoryOutlook(_ record: AppRecord) -> [String] {
+        guard !record.accessories.isEmpty, let block = record.wakeBlock,
+            !(record.hasFetchMode && record.backgroundRefresh), !record.hasRemoteNotificationMode
+        else { return [] }
+        return [Self.wakeBlockSentence(block)]
+    }
+
     private static func wakeBlockSentence(_ block: WakeBlock) -> String {
         switch block {
         case .forceQuit:
-            "Fetch and push wakes leave it alone until the user opens it: the app was force-quit."
+            "Fetch, push and accessory wakes leave it alone until the user opens it: the app was force-quit."
         case .systemTermination(let reason):
-            "Fetch and push wakes leave it alone until the user opens it: the system terminated it (\(reason.rawValue)); [background] wake_after_system_termination = true would wake it."
+            "Fetch, push and accessory wakes leave it alone until the user opens it: the system terminated it (\(reason.rawValue)); [background] wake_after_system_termination = true would wake it."
         }
     }
 

@@ -95,6 +95,16 @@ extension Lifecycle {
         return result
     }
 
+    /// The windows open in `record`, with when each ends as its timer stands.
+    private func openWindows(_ record: AppRecord) -> [AppSnapshot.OpenWindow] {
+        guard record.hasOpenWindow else { return [] }
+        return BackgroundWindow.allCases.filter { $0.isOpen(in: record) }.map { window in
+            let event = window == .accessory ? record.accessoryWindowEvent : nil
+            return AppSnapshot.OpenWindow(
+                kind: window, end: record.timers[window.timer], action: event?.action, device: event?.device)
+        }
+    }
+
     private func snapshot(_ index: Int, at now: Instant) -> AppSnapshot {
         let record = records[index]
         return AppSnapshot(
@@ -118,6 +128,7 @@ extension Lifecycle {
             isTerminating: record.terminating != nil,
             fetchWindowOpen: record.fetchWindowOpen,
             pushWindowOpen: record.pushWindowOpen,
+            windows: openWindows(record),
             cpuClass: CPUClass(state: record.state, holdsActivity: record.holdsActivity),
             backgroundCPUPercent: record.isRunning ? record.cpuPercent : nil,
             coldLaunches: record.coldLaunches ?? 0

@@ -25,7 +25,7 @@ extension Lifecycle {
         records[index].tasks.removeAll()
         records[index].fetchWindowOpen = false
         records[index].pushWindowOpen = false
-        records[index].accessoryWindow = nil
+        records[index].accessoryWindowOpen = false
         records[index].budgetSession = false
         records[index].pendingStart = nil
         records[index].awaitingReady = false
@@ -36,7 +36,7 @@ extension Lifecycle {
             && record.wakeBlock == nil
         if blocksWakes {
             records[index].wakeBlock = .systemTermination(reason)
-            decide(index, "Fetch and push wakes will not launch it until the user opens it.", at: now, &out)
+            decide(index, "Fetch, push and accessory wakes will not launch it until the user opens it.", at: now, &out)
         }
         if reason.isGraceful && !processGone {
             if record.state == .suspended {

@@ -1,4 +1,5 @@
-/// Background fetch (rule 4), silent pushes (rule 5) and the passive launches they cause (rule 6).
+/// Background fetch (rule 4), silent pushes (rule 5), the passive launches they cause (rule 6),
+/// and the stall every background window counts, accessory windows (rule 14) included.
 extension Lifecycle {
     // MARK: Fetch
 
@@ -65,7 +66,7 @@ extension Lifecycle {
         records[index].fetchWindowOpen = true
         out.append(.deliver(app: record.name, message: .fetchStart(window: window)))
         arm(index, .fetchWindow, at: now + window, &out)
-        startStallCount(index, \.fetchStall, &out)
+        startStallCount(index, .fetch, &out)
         updateScore(index, force: false, &out)
     }
 
@@ -89,7 +90,7 @@ extension Lifecycle {
     /// (`countStall`); otherwise the window ends.
     mutating func fetchWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].fetchWindowOpen else { return }
-        if awaitStall(index, \.fetchStall, at: now, &out) { return }
+        if awaitStall(index, .fetch, at: now, &out) { return }
         fetchWindowEnded(index, at: now, &out)
     }
 
@@ -379,7 +380,7 @@ extension Lifecycle {
         records[index].pushWindowOpen = true
         out.append(.deliver(app: name, message: .pushPayload(payload: pending.payload, id: pending.id, window: window)))
         arm(index, .pushWindow, at: now + window, &out)
-        startStallCount(index, \.pushStall, &out)
+        startStallCount(index, .push, &out)
         updateScore(index, force: false, &out)
     }
 
@@ -401,7 +402,7 @@ extension Lifecycle {
     /// (`countStall`); otherwise the window ends.
     mutating func pushWindowFired(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard records[index].pushWindowOpen else { return }
-        if awaitStall(index, \.pushStall, at: now, &out) { return }
+        if awaitStall(index, .push, at: now, &out) { return }
         pushWindowEnded(index, at: now, &out)
     }
 
@@ -417,12 +418,10 @@ extension Lifecycle {
 
     // MARK: Stall in a window
 
-    /// A window just opened: its stall count starts from the group's stall total now, which the
-    /// runtime is asked for.
-    mutating func startStallCount(
-        _ index: Int, _ stall: WritableKeyPath<AppRecord, WindowStall?>, _ out: inout [LifecycleAction]
-    ) {
-        records[index][keyPath: stall] = WindowStall()
+    /// A window just opened (or, for an accessory event, started again): its stall count starts
+    /// from the group's stall total now, which the runtime is asked for.
+    mutating func startStallCount(_ index: Int, _ window: BackgroundWindow, _ out: inout [LifecycleAction]) {
+        records[index][keyPath: window.stall] = WindowStall()
         out.append(.measureStall(app: records[index].name, launch: records[index].launch))
     }
 
@@ -431,84 +430,81 @@ extension Lifecycle {
     /// `WindowStall.answerWait` (a measurement that never comes, across a restart, ends it);
     /// returns whether it waits.
     mutating func awaitStall(
-        _ index: Int, _ stall: WritableKeyPath<AppRecord, WindowStall?>, at now: Instant,
-        _ out: inout [LifecycleAction]
+        _ index: Int, _ window: BackgroundWindow, at now: Instant, _ out: inout [LifecycleAction]
     ) -> Bool {
-        guard !records[index].isInForeground, let count = records[index][keyPath: stall], count.baseline != nil,
-            !count.awaitingEnd
+        guard !records[index].isInForeground, let count = records[index][keyPath: window.stall],
+            count.baseline != nil, !count.awaitingEnd
         else { return false }
-        records[index][keyPath: stall]?.awaitingEnd = true
+        records[index][keyPath: window.stall]?.awaitingEnd = true
         out.append(.measureStall(app: records[index].name, launch: records[index].launch))
-        arm(index, stall == \AppRecord.fetchStall ? .fetchWindow : .pushWindow, at: now + WindowStall.answerWait, &out)
+        arm(index, window.timer, at: now + WindowStall.answerWait, &out)
         return true
     }
 
     /// The group's stall in total (waiting on memory or for a CPU), measured: the start of an
     /// open window's count, or, for a window at its end, the stall in it added to the window (up
-    /// to one more window in all, rule 4), or the window ends when there is none to add. A stall
-    /// the runtime cannot measure (nil) ends the count: the window lasts its length.
+    /// to one more window in all), or the window ends when there is none to add. A stall the
+    /// runtime cannot measure (nil) ends the count: the window lasts its length. Every open
+    /// window, fetch, push or accessory, is counted alike.
     mutating func stallMeasured(
         _ app: String, launch: Int, total: Duration?, at now: Instant, _ out: inout [LifecycleAction]
     ) {
         guard let index = indexByName[app], records[index].launch == launch, records[index].isRunning else { return }
-        if records[index].fetchWindowOpen, records[index].fetchStall != nil {
-            countStall(index, \.fetchStall, total: total, at: now, &out)
-        }
-        if records[index].pushWindowOpen, records[index].pushStall != nil {
-            countStall(index, \.pushStall, total: total, at: now, &out)
+        // Each window is looked at once the one before is counted: an end that terminated the app
+        // closed every window.
+        for window in BackgroundWindow.allCases
+        where window.isOpen(in: records[index]) && records[index][keyPath: window.stall] != nil {
+            countStall(index, window, total: total, at: now, &out)
         }
     }
 
     /// One window's share of `stallMeasured`.
     mutating func countStall(
-        _ index: Int, _ stall: WritableKeyPath<AppRecord, WindowStall?>, total: Duration?, at now: Instant,
-        _ out: inout [LifecycleAction]
+        _ index: Int, _ window: BackgroundWindow, total: Duration?, at now: Instant, _ out: inout [LifecycleAction]
     ) {
-        guard var count = records[index][keyPath: stall] else { return }
-        let isFetch = stall == \AppRecord.fetchStall
+        guard var count = records[index][keyPath: window.stall] else { return }
         guard let total else {
-            records[index][keyPath: stall] = nil
-            if count.awaitingEnd { endWindow(index, isFetch: isFetch, at: now, &out) }
+            records[index][keyPath: window.stall] = nil
+            if count.awaitingEnd { endWindow(index, window, at: now, &out) }
             return
         }
         guard count.baseline != nil else {
             count.baseline = total
-            records[index][keyPath: stall] = count
+            records[index][keyPath: window.stall] = count
             return
         }
         guard count.awaitingEnd else { return }
         count.awaitingEnd = false
-        let window = isFetch ? records[index].settings.fetch.window : records[index].settings.push.window
-        let extra = records[index].isInForeground ? .zero : count.credit(total: total, window: window)
+        let length = window.length(records[index].settings)
+        let extra = records[index].isInForeground ? .zero : count.credit(total: total, window: length)
         let stalled = DurationFormat.string(count.stalled(total: total))
-        let kind = isFetch ? "Fetch" : "Push"
         guard extra > .zero else {
-            records[index][keyPath: stall] = count
+            records[index][keyPath: window.stall] = count
             if count.credited > .zero && !records[index].isInForeground {
                 decide(
                     index,
-                    "\(kind) window not extended further: the app could not run for \(stalled) of it, waiting on memory or for a CPU, and at most \(DurationFormat.string(window)) is added.",
+                    "\(window.sentenceName) not extended further: the app could not run for \(stalled) of it, waiting on memory or for a CPU, and at most \(DurationFormat.string(length)) is added.",
                     at: now, &out)
             }
-            endWindow(index, isFetch: isFetch, at: now, &out)
+            endWindow(index, window, at: now, &out)
             return
         }
         count.credited += extra
-        records[index][keyPath: stall] = count
+        records[index][keyPath: window.stall] = count
         decide(
             index,
-            "\(kind) window extended by \(DurationFormat.string(extra)): the app could not run for \(stalled) of it, waiting on memory or for a CPU.",
+            "\(window.sentenceName) extended by \(DurationFormat.string(extra)): the app could not run for \(stalled) of it, waiting on memory or for a CPU.",
             at: now, &out)
-        arm(index, isFetch ? .fetchWindow : .pushWindow, at: now + extra, &out)
+        arm(index, window.timer, at: now + extra, &out)
     }
 
-    /// Ends the fetch or the push window without completion, its timer with it.
-    mutating func endWindow(_ index: Int, isFetch: Bool, at now: Instant, _ out: inout [LifecycleAction]) {
-        cancel(index, isFetch ? .fetchWindow : .pushWindow, &out)
-        if isFetch {
-            fetchWindowEnded(index, at: now, &out)
-        } else {
-            pushWindowEnded(index, at: now, &out)
+    /// Ends a window without completion, its timer with it.
+    mutating func endWindow(_ index: Int, _ window: BackgroundWindow, at now: Instant, _ out: inout [LifecycleAction]) {
+        cancel(index, window.timer, &out)
+        switch window {
+        case .fetch: fetchWindowEnded(index, at: now, &out)
+        case .push: pushWindowEnded(index, at: now, &out)
+        case .accessory: accessoryWindowEnded(index, at: now, &out)
         }
     }
 

@@ -1,6 +1,6 @@
-/// The stall an app's own group went through during one of its fetch or push windows (time its
-/// processes waited on memory or for a CPU), counted so that a window lasts the time the app
-/// could run.
+/// The stall an app's own group went through during one of its fetch, push or accessory windows
+/// (time its processes waited on memory or for a CPU), counted so that a window lasts the time
+/// the app could run.
 ///
 /// The runtime measures the group's stall (the PSI `some` totals of its `memory.pressure` and
 /// `cpu.pressure`, since the group began) when the window opens and again when it ends; the stall

@@ -112,6 +112,10 @@ extension WardenDaemon: WardenControl {
             nextWakeMillis: snapshot.nextFetchWake.map(wallMillis),
             openTasks: snapshot.openTasks.map { TaskInfo(id: $0.id, name: $0.name) },
             activities: snapshot.activities.map { ActivityInfo(id: $0.id, mode: $0.mode.rawValue) },
+            windows: snapshot.windows.map {
+                WindowInfo(
+                    kind: $0.kind.rawValue, endMillis: $0.end.map(wallMillis), action: $0.action, device: $0.device)
+            },
             heldResources: snapshot.heldResources, forceQuit: snapshot.isForceQuit,
             hasPreservedState: snapshot.hasPreservedState, cpuClass: snapshot.cpuClass?.rawValue,
             cpuTimeMillis: cpuTime?.milliseconds, backgroundCPUPercent: snapshot.backgroundCPUPercent,

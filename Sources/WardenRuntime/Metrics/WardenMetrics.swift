@@ -38,6 +38,7 @@ public final class WardenMetrics: Sendable {
             _ = wake("fetch", outcome: outcome)
             _ = wake("push", outcome: outcome)
         }
+        for outcome in Self.accessoryWakeOutcomes { _ = wake("accessory", outcome: outcome) }
         for disposition in PushDisposition.allCases { _ = pushDisposition(disposition) }
         for kind in HookInvocation.Kind.allCases {
             for outcome in ["finished", "failed", "timedOut"] { _ = hookRun(kind, outcome: outcome) }
@@ -48,6 +49,9 @@ public final class WardenMetrics: Sendable {
 
     /// The outcomes of a fetch or push window: the app's completion result, or `timeout`.
     static let wakeOutcomes = CompletionResult.allCases.map(\.rawValue) + ["timeout"]
+    /// The outcomes of an accessory window, whose completion carries no result: `completed`, or
+    /// `timeout`.
+    static let accessoryWakeOutcomes = ["completed", "timeout"]
 
     // MARK: Counters
 
@@ -97,7 +101,7 @@ public final class WardenMetrics: Sendable {
     // MARK: What the daemon carries out
 
     /// Counts what a batch of the core's actions does: terminations, memory kills, push
-    /// dispositions, fetch or push windows that timed out and cold launches (a `$AppStart` after
+    /// dispositions, fetch, push or accessory windows that timed out and cold launches (a `$AppStart` after
     /// a kill). A memory kill starts its latency measurement at `now`.
     func count(_ actions: [LifecycleAction], at now: Instant) {
         for action in actions {
@@ -114,6 +118,7 @@ public final class WardenMetrics: Sendable {
                 termination(reason).increment()
                 if reason == .fetchTimeout { wake("fetch", outcome: "timeout").increment() }
                 if reason == .pushTimeout { wake("push", outcome: "timeout").increment() }
+                if reason == .accessoryTimeout { wake("accessory", outcome: "timeout").increment() }
             case .reply(.push(let disposition)):
                 pushDisposition(disposition).increment()
             default:
@@ -122,11 +127,13 @@ public final class WardenMetrics: Sendable {
         }
     }
 
-    /// Counts an event the core accepted: a completed fetch or push window, by its result.
+    /// Counts an event the core accepted: a completed fetch or push window, by its result, and a
+    /// completed accessory window.
     func count(accepted event: LifecycleEvent) {
         switch event {
         case .completeFetch(_, let result): wake("fetch", outcome: result.rawValue).increment()
         case .completePush(_, let result): wake("push", outcome: result.rawValue).increment()
+        case .completeAccessory: wake("accessory", outcome: "completed").increment()
         default: break
         }
     }
@@ -247,6 +254,7 @@ public final class WardenMetrics: Sendable {
             "Time from the decision to kill an app for memory to the end of its process.",
         "appwarden_fetch_wakes_total": "Background fetch windows by outcome.",
         "appwarden_push_wakes_total": "Silent push windows by outcome.",
+        "appwarden_accessory_wakes_total": "Accessory windows (rule 14) by outcome: completed or timeout.",
         "appwarden_push_dispositions_total": "Pushes by what became of them.",
         "appwarden_hook_runs_total": "Hook runs by hook and outcome.",
         "appwarden_cold_launches_total":
