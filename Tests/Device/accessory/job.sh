@@ -22,7 +22,7 @@ check "the daemon answers" wait_for_daemon 5
 check "the daemon reads the device events (no 'Accessory wakes are off' in its log)" sh -c \
   '! journalctl -u appwarden --no-pager | grep -q "Accessory wakes are off"'
 
-# The JSON field $2 of app $1's activities, one per line.
+# App $1's activities as status shows them, "ID:MODE" separated by spaces; empty for none.
 activities() {
   appwarden status --json "$1" 2>/dev/null | python3 -c '
 import json, sys
