@@ -210,8 +210,18 @@ struct AppEventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events", abstract: "Follow the app's own events live (one line each; JSON lines with --json).")
     @OptionGroup var options: AppOptions
+    @Option(
+        help: """
+            First replay the app's stored events after this journal id, then follow (default: \
+            $APPWARDEN_EVENTS_SINCE for the app $APPWARDEN_APP names, which the daemon sets at each launch, so \
+            that the wake that launched the app is not missed; live only without either).
+            """)
+    var since: Int64?
 
     func run() async throws {
-        try await follow(options.client, JournalQuery(app: options.app))
+        let environment = ProcessInfo.processInfo.environment
+        let launchedAs = options.appName == nil || options.appName == environment["APPWARDEN_APP"]
+        let since = since ?? (launchedAs ? environment["APPWARDEN_EVENTS_SINCE"].flatMap { Int64($0) } : nil)
+        try await follow(options.client, JournalQuery(app: options.app, sinceID: since))
     }
 }

@@ -279,6 +279,41 @@ struct ControlServerCommandLineTests {
         }
     }
 
+    /// `app events` in an app the daemon launched starts after `$APPWARDEN_EVENTS_SINCE`, so that the
+    /// wake that launched it, journaled before the app could connect, is not missed.
+    @Test func appEventsReplaysFromTheLaunchsJournalID() async throws {
+        try await ControlServerHarness.run(heartbeat: .milliseconds(30)) { harness in
+            _ = try await harness.request(.POST, "/v1/open/mail")
+            let earlier = try await harness.double.journal(JournalQuery(app: "mail")).map(\.id)
+            #expect(!earlier.isEmpty)
+            let process = try AppwardenCommandLine.process(
+                ["app", "events", "--json"],
+                environment: [
+                    "APPWARDEN_SOCKET": harness.socketPath, "APPWARDEN_APP": "mail", "APPWARDEN_EVENTS_SINCE": "0",
+                ])
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            let descriptor = output.fileHandleForReading.fileDescriptor
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(10)
+            var text = ""
+            while text.filter({ $0 == "\n" }).count < earlier.count && clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 { text += String(decoding: buffer[0..<count], as: UTF8.self) }
+            }
+            let entries = try text.split(separator: "\n").map {
+                try JSONDecoder().decode(JournalEntry.self, from: Data($0.utf8))
+            }
+            #expect(entries.map(\.id) == earlier, "app events printed: \(text)")
+            #expect(process.isRunning)
+        }
+    }
+
     /// `push` sends the payload as given and prints what became of it.
     @Test func pushPrintsTheDisposition() async throws {
         try await ControlServerHarness.run { harness in
