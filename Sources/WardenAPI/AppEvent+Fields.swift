@@ -290,8 +290,20 @@ extension MemoryKillReport {
                 "reclaimableBytes": String(reclaimable), "candidates": list,
             ]
             .merging(unlisted > 0 ? ["unlistedCandidates": String(unlisted)] : [:], uniquingKeysWith: { $1 })
-            .merging(swapped > 0 ? ["swappedBytes": String(swapped)] : [:], uniquingKeysWith: { $1 }),
+            .merging(swapped > 0 ? ["swappedBytes": String(swapped)] : [:], uniquingKeysWith: { $1 })
+            .merging(
+                tookRoom.map {
+                    ["roomGrowthBytes": String($0.growth), "roomBytes": String($0.room), "roomMadeBy": $0.madeBy]
+                } ?? [:], uniquingKeysWith: { $1 }),
             uniquingKeysWith: { first, _ in first })
+    }
+
+    /// How the victim took the room the last kill made, when its report says so.
+    private static func tookRoom(_ reader: PropertyReader) -> TookRoom? {
+        guard let growth = reader.integer("roomGrowthBytes"), let room = reader.integer("roomBytes"),
+            let madeBy = reader.text("roomMadeBy")
+        else { return nil }
+        return TookRoom(growth: growth, room: room, madeBy: madeBy)
     }
 
     init?(_ reader: PropertyReader) {
@@ -311,7 +323,7 @@ extension MemoryKillReport {
         self.init(
             level: level, figures: MemoryFigures(reader), band: band, footprint: footprint,
             swapped: reader.integer("swappedBytes") ?? 0, reclaimable: reader.integer("reclaimableBytes"),
-            others: others,
+            tookRoom: Self.tookRoom(reader), others: others,
             unlisted: Int(reader.integer("unlistedCandidates") ?? 0))
     }
 }

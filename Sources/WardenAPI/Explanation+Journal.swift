@@ -68,11 +68,17 @@ extension Explanation {
                 "Killed for memory at level \(report.level.rawValue), as reported by the kernel's pressure signal."
             ]
         }
-        sentences.append(
-            report.band == .overFairShare
-                ? "It was over its fair share and gave back \(givenBack(report)); the killer takes an app over its fair share first."
-                : "It was in the \(report.band) band and gave back \(givenBack(report)); the killer takes the \(report.band) band first."
-        )
+        if let tookRoom = report.tookRoom {
+            sentences.append(
+                "It \(tookRoom.clause), and gave back \(givenBack(report)); the killer takes an app that takes the room of its last kill first."
+            )
+        } else {
+            sentences.append(
+                report.band == .overFairShare
+                    ? "It was over its fair share and gave back \(givenBack(report)); the killer takes an app over its fair share first."
+                    : "It was in the \(report.band) band and gave back \(givenBack(report)); the killer takes the \(report.band) band first."
+            )
+        }
         if report.others.isEmpty {
             sentences.append("No other app was a candidate.")
         }

@@ -86,6 +86,7 @@ import WardenRuntime
         var crowded = report
         crowded.unlisted = 980
         crowded.swapped = 300
+        crowded.tookRoom = MemoryKillReport.TookRoom(growth: 180, room: 200, madeBy: "b")
         let events: [AppEvent] = [
             .memoryKill(crowded),
             .analytics(.appStart(cold: true, afterPassive: false)),

@@ -71,6 +71,45 @@ import WardenTesting
         await bed.stop()
     }
 
+    /// After a kill whose room a foreground app took, the next kill takes that app, and explain
+    /// says how much it grew into the room and which kill made it.
+    @Test func explainAfterAKillOfTheAppThatTookTheRoomSaysSo() async throws {
+        let bed = try await DaemonVirtualTimeTests.bed(
+            """
+            [apps.first]
+            command = "/bin/first"
+            [apps.second]
+            command = "/bin/second"
+            [apps.front]
+            command = "/bin/front"
+            """)
+        defer { bed.removeStateDirectory() }
+        for (app, size) in [("first", 200), ("second", 200), ("front", 100)] {
+            _ = try await bed.daemon.perform(.open(app: app))
+            await bed.settle()
+            _ = try await bed.daemon.perform(.footprint(app: app, bytes: Int64(size) * Self.mebibyte))
+        }
+        let total = 1024 * Self.mebibyte
+        _ = try await bed.daemon.perform(.memorySample(available: 10 * Self.mebibyte, total: total))
+        await bed.settle()
+        #expect(try await bed.daemon.terminationReasons(of: "first") == ["memoryPressure"])
+        _ = try await bed.daemon.perform(.footprint(app: "front", bytes: 280 * Self.mebibyte))
+        _ = try await bed.daemon.perform(.memorySample(available: 10 * Self.mebibyte, total: total))
+        await bed.settle()
+        #expect(try await bed.daemon.terminationReasons(of: "front") == ["memoryPressure"])
+        #expect(try await bed.daemon.terminationReasons(of: "second") == [])
+        let text = try await bed.daemon.explain(app: "front").sentences.joined(separator: "\n")
+        #expect(
+            text.contains(
+                "It grew by 180MiB into the 200MiB the kill of \"first\" gave back, and gave back 280MiB; the killer takes an app that takes the room of its last kill first."
+            ), "\(text)")
+        #expect(
+            text.contains(
+                "): it did not grow by half of the 200MiB the kill of \"first\" gave back; an app that did goes first."
+            ), "\(text)")
+        await bed.stop()
+    }
+
     /// The thresholds read the same in the log, the journal and explain, as in `top`: each level
     /// below its enter threshold, ending at its exit threshold, also while a level holds (a change
     /// from warning to critical gives warning_enter as the warning threshold, not warning_exit).

@@ -37,6 +37,9 @@ public struct Lifecycle: Sendable {
     /// Apps killed for memory whose process has not been reported ended yet: the memory they
     /// give back is on its way (rule 9, `MemorySettings.victimExitWait`).
     var dyingVictims: [DyingVictim] = []
+    /// The room the last memory kill made, until the level is normal again (rule 9, the culprit
+    /// who takes the room).
+    var roomGivenBack: RoomGivenBack?
     /// What could still be freed without killing at the last memory sample (available memory
     /// plus what swap could still take), in bytes; nil before the first sample. Fetch wakes are
     /// weighed against it (rule 4, `Lifecycle.memoryRefusesWake`).

@@ -127,6 +127,8 @@ extension Lifecycle {
         let level = memoryTracker.level
         guard level != previous else { return }
         if level != .critical { reportedNoVictim = false }
+        // The room the last kill made is kept while the device stays short, and only then.
+        if level == .normal { roomGivenBack = nil }
         guard let command = policy.hooks.onPressure else { return }
         out.append(
             .runHook(
@@ -329,7 +331,8 @@ extension Lifecycle {
     }
 
     /// The candidates for the killer as `VictimRanking` lists them: `VictimRanking.rank` of
-    /// them is the order in which critical pressure kills, one app per event.
+    /// them is the order in which critical pressure kills, one app per event, but for an app
+    /// that grew into the room the last kill made, which goes first (`roomTaker`).
     public func killCandidates() -> [KillCandidate] {
         withKillableRecords { records in records.map(Self.candidate) }
     }
@@ -342,14 +345,18 @@ extension Lifecycle {
     }
 
     /// Kills exactly one victim (rule 9), or journals, once while the level holds, that nobody
-    /// may be killed. The victim's journal says why: the figures, its band, and every other
-    /// candidate with the reason it was passed over.
+    /// may be killed. An app that grew into the room the last kill made goes first
+    /// (`roomTaker`), then the bands' order. The victim's journal says why: the figures, its
+    /// band, and every other candidate with the reason it was passed over. The kill's own room
+    /// is then remembered, until the next kill or a normal level.
     mutating func killOneVictim(figures: MemoryFigures? = nil, at now: Instant, _ out: inout [LifecycleAction]) {
         let killForeground = policy.memory.killForeground
+        let taker = roomTaker(killForeground: killForeground)
         guard
-            let index = withKillableRecords({ records in
-                VictimRanking.victimIndex(among: records, killForeground: killForeground)
-            })
+            let index = taker
+                ?? withKillableRecords({ records in
+                    VictimRanking.victimIndex(among: records, killForeground: killForeground)
+                })
         else {
             guard !reportedNoVictim else { return }
             reportedNoVictim = true
@@ -365,11 +372,14 @@ extension Lifecycle {
             DyingVictim(
                 app: records[index].name, launch: records[index].launch, bytes: records[index].reclaimable,
                 killedAt: now))
-        decide(index, victimSentence(index), at: now, &out)
+        let tookRoom = taker.flatMap(tookRoom)
+        decide(index, victimSentence(index, tookRoom: tookRoom), at: now, &out)
         out.append(
             .journal(
                 JournalRecord(
-                    app: records[index].name, time: now, kind: .memoryKill(killReport(index, figures: figures)))))
+                    app: records[index].name, time: now,
+                    kind: .memoryKill(killReport(index, figures: figures, tookRoom: tookRoom)))))
+        rememberRoom(madeBy: index)
         terminate(index, reason: .memoryPressure, because: "killed for memory pressure", at: now, &out)
     }
 
@@ -377,14 +387,18 @@ extension Lifecycle {
     /// may not be killed, each with `VictimRanking.whyNotChosen`, up to `MemoryKillReport.listedLimit`.
     /// The records are ranked in place: only those listed are copied, so that with a thousand
     /// suspended apps the report costs the killer little more than its choice.
-    func killReport(_ victim: Int, figures: MemoryFigures?) -> MemoryKillReport {
+    /// When the victim took the room the last kill made (`tookRoom`), the others that may be
+    /// killed are passed over for that (`whyNotChosen(_:forTheRoomTakenBy:_:)`).
+    func killReport(_ victim: Int, figures: MemoryFigures?, tookRoom: MemoryKillReport.TookRoom? = nil)
+        -> MemoryKillReport
+    {
         let killForeground = policy.memory.killForeground
         let chosen = Self.candidate(records[victim])
         let limit = MemoryKillReport.listedLimit
-        let (others, killable) = withKillableRecords { records -> ([KillCandidate], Int) in
+        let (listed, killable) = withKillableRecords { records -> ([(index: Int, candidate: KillCandidate)], Int) in
             // The eligible in kill order, then those that may not be killed, in the records' order.
             var others = VictimRanking.firstIndices(limit + 1, among: records, killForeground: killForeground)
-                .filter { $0 != victim }.prefix(limit).map { Self.candidate(records[$0]) }
+                .filter { $0 != victim }.prefix(limit).map { (index: $0, candidate: Self.candidate(records[$0])) }
             var killable = 0
             for index in records.indices {
                 killable += 1
@@ -394,25 +408,35 @@ extension Lifecycle {
                     isInForeground: record.isInForeground, isProtected: record.isProtected,
                     killForeground: killForeground)
                 {
-                    others.append(Self.candidate(record))
+                    others.append((index, Self.candidate(record)))
                 }
             }
             return (others, killable)
         }
+        let others = listed.map { index, candidate in
+            let reason =
+                if let tookRoom, VictimRanking.isEligible(candidate, killForeground: killForeground) {
+                    whyNotChosen(index, forTheRoomTakenBy: chosen.app, tookRoom)
+                } else {
+                    VictimRanking.whyNotChosen(candidate, victim: chosen, killForeground: killForeground)
+                }
+            return MemoryKillReport.PassedOver(
+                app: candidate.app, band: candidate.band, footprint: candidate.footprint,
+                reclaimable: candidate.reclaimable, reason: reason)
+        }
         return MemoryKillReport(
             level: memoryTracker.level, figures: figures, band: chosen.band, footprint: chosen.footprint,
             swapped: min(max(0, records[victim].swappedBytes), chosen.footprint), reclaimable: chosen.reclaimable,
-            others: others.map { candidate in
-                MemoryKillReport.PassedOver(
-                    app: candidate.app, band: candidate.band, footprint: candidate.footprint,
-                    reclaimable: candidate.reclaimable,
-                    reason: VictimRanking.whyNotChosen(candidate, victim: chosen, killForeground: killForeground))
-            },
-            unlisted: max(0, killable - 1 - limit))
+            tookRoom: tookRoom, others: others, unlisted: max(0, killable - 1 - limit))
     }
 
-    /// Why the killer chose the app at `index`, in words.
-    private func victimSentence(_ index: Int) -> String {
+    /// Why the killer chose the app at `index`, in words; `tookRoom` when it grew into the room
+    /// the last kill made.
+    private func victimSentence(_ index: Int, tookRoom: MemoryKillReport.TookRoom?) -> String {
+        if let tookRoom {
+            return
+                "Chosen by the memory killer: it \(tookRoom.clause), and an app that takes the room of the last kill goes first."
+        }
         switch band(of: index) {
         case .overFairShare:
             let share = records[index].bounds.fairShare ?? 0

@@ -15,6 +15,9 @@ public struct MemoryKillReport: Sendable, Equatable {
     /// What the kill gives back at once, bytes: the footprint's part in RAM and what its swapped
     /// part took of RAM (the figure rule 9 ranked by).
     public var reclaimable: Int64
+    /// Set when the victim was chosen for growing into the room the last kill made, before the
+    /// bands (rule 9, the culprit who takes the room).
+    public var tookRoom: TookRoom?
     public var others: [PassedOver]
     /// The candidates after the first `listedLimit`, counted but not listed.
     public var unlisted: Int
@@ -24,7 +27,7 @@ public struct MemoryKillReport: Sendable, Equatable {
 
     public init(
         level: PressureLevel, figures: MemoryFigures?, band: KillBand, footprint: Int64, swapped: Int64 = 0,
-        reclaimable: Int64? = nil, others: [PassedOver], unlisted: Int = 0
+        reclaimable: Int64? = nil, tookRoom: TookRoom? = nil, others: [PassedOver], unlisted: Int = 0
     ) {
         self.level = level
         self.figures = figures
@@ -32,8 +35,30 @@ public struct MemoryKillReport: Sendable, Equatable {
         self.footprint = footprint
         self.swapped = swapped
         self.reclaimable = reclaimable ?? footprint
+        self.tookRoom = tookRoom
         self.others = others
         self.unlisted = unlisted
+    }
+
+    /// How the victim grew into the room the last kill made.
+    public struct TookRoom: Sendable, Equatable {
+        /// How much its footprint grew since that kill, bytes.
+        public var growth: Int64
+        /// What that kill gave back at once, bytes.
+        public var room: Int64
+        /// The app whose kill made the room.
+        public var madeBy: String
+
+        public init(growth: Int64, room: Int64, madeBy: String) {
+            self.growth = growth
+            self.room = room
+            self.madeBy = madeBy
+        }
+
+        /// "grew by 180MiB into the 200MiB the kill of \"b\" gave back"
+        public var clause: String {
+            "grew by \(DurationFormat.sizeString(growth)) into the \(DurationFormat.sizeString(room)) the kill of \"\(madeBy)\" gave back"
+        }
     }
 
     /// A candidate that was not chosen, and why (`VictimRanking.whyNotChosen`).

@@ -6,7 +6,8 @@
 /// The order is total: two different candidates never tie, so the result does not depend on the
 /// order in which the candidates are given. The memory killer of `Lifecycle` chooses its victims
 /// with `victimIndex(among:killForeground:)` over its own records, so the order listed here is
-/// the order in which apps are killed.
+/// the order in which apps are killed, except that an app that grew into the room the last kill
+/// made goes before it (`Lifecycle.roomTaker(killForeground:)`).
 public enum VictimRanking {
     /// The whole order, first victim first.
     ///

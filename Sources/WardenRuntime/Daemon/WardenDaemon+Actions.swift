@@ -124,8 +124,9 @@ extension WardenDaemon {
                 faults.map {
                     "; the daemon took \($0) major page fault\($0 == 1 ? "" : "s") since the measurement that chose it"
                 } ?? ""
+            let chosen = report.tookRoom.map { "it \($0.clause)" } ?? "\(report.band) band"
             return
-                "Killed app \"\(record.app)\" for memory pressure: \(report.band) band, gives back \(Explanation.givenBack(report))\(measured)\(waited)."
+                "Killed app \"\(record.app)\" for memory pressure: \(chosen), gives back \(Explanation.givenBack(report))\(measured)\(waited)."
         default:
             return nil
         }
