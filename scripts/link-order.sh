@@ -132,7 +132,7 @@ daemon=""
 # the lock (the last of them triggered by lockTouchedPages), which the lock keeps; then what ran
 # after it (the last dump, at the end, is "callgrind"). In each, "ob=" names the object a function
 # belongs to, and "fn=(ID) NAME" a function that ran, named in full the first time its ID appears.
-functions() { # FILE...: the executable's functions that ran, in the order first seen
+functions() { # FILE...: the executable's functions that ran, each once
   awk -v exe="$appwarden" '
     # "(ID) NAME" defines ID in this file; "(ID)" refers back to it.
     function named(spec, table,    id, rest) {
@@ -162,10 +162,13 @@ done
 # the front; only the names the executable defines once are ordered.
 nm --defined-only "$appwarden" | awk 'NF == 3 { count[$3]++ } END { for (name in count) if (count[name] == 1) print name }' \
   >"$work/unique"
-functions "${locked[@]}" | grep -xF -f "$work/unique" >"$work/locked"
-functions "${later[@]}" | grep -xF -f "$work/unique" | grep -vxF -f "$work/locked" >"$work/later" || true
+# Each part sorted by name (which groups a module's and a type's functions), so that the file
+# changes little from one run to the next.
+functions "${locked[@]}" | grep -xF -f "$work/unique" | LC_ALL=C sort >"$work/locked"
+functions "${later[@]}" | grep -xF -f "$work/unique" | grep -vxF -f "$work/locked" | LC_ALL=C sort >"$work/later" || true
 cat "$work/locked" "$work/later" >"$work/hot"
-functions "$work/callgrind.1" | grep -xF -f "$work/unique" | grep -vxF -f "$work/hot" >"$work/start-up" || true
+functions "$work/callgrind.1" | grep -xF -f "$work/unique" | grep -vxF -f "$work/hot" | LC_ALL=C sort \
+  >"$work/start-up" || true
 {
   echo "# The functions of the appwarden executable in the order the static release build lays them out"
   echo "# (lld --symbol-ordering-file): what the daemon runs from letting go of its start-up pages to"
