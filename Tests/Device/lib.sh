@@ -162,3 +162,22 @@ app_group() {
 kernel_oom_kills() {
   awk '$1 == "oom_kill" { print $2 }' /proc/vmstat
 }
+
+# Starts, in the background, a process outside appwarden that takes memory 10 MiB at a time until
+# LEAVE MiB of MemAvailable are left, then holds it; $! is its pid.
+hog_memory() { # hog_memory LEAVE
+  python3 - "$1" <<'PY' &
+import sys, time
+def available():
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) // 1024
+target = available() - int(sys.argv[1])
+held = []
+while len(held) * 10 < target:
+    held.append(b"\x01" * (10 << 20))
+    time.sleep(0.2)
+print("hog: holding", len(held) * 10, "MiB", flush=True)
+time.sleep(3600)
+PY
+}

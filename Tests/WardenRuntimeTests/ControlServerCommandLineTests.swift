@@ -243,6 +243,21 @@ struct ControlServerCommandLineTests {
         }
     }
 
+    /// What a running command printed to `output` once it has printed `count` lines, or at `deadline`.
+    static func lines(_ count: Int, from output: Pipe, before deadline: ContinuousClock.Instant) async throws -> String
+    {
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var text = ""
+        while text.filter({ $0 == "\n" }).count < count && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let got = read(descriptor, &buffer, buffer.count)
+            if got > 0 { text += String(decoding: buffer[0..<got], as: UTF8.self) }
+        }
+        return text
+    }
+
     /// `watch --json` prints each new entry of the live stream as a JSON line, across heartbeats.
     @Test func watchPrintsLiveEntriesAsJSONLines() async throws {
         try await ControlServerHarness.run(heartbeat: .milliseconds(30)) { harness in
@@ -253,8 +268,6 @@ struct ControlServerCommandLineTests {
             process.standardOutput = output
             try process.run()
             defer { if process.isRunning { process.terminate() } }
-            let descriptor = output.fileHandleForReading.fileDescriptor
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(10)
             while await harness.double.subscriptionCount == 0 && clock.now < deadline {
@@ -265,13 +278,7 @@ struct ControlServerCommandLineTests {
             _ = try await harness.request(.POST, "/v1/open/mail")
             let expected = try await harness.double.journal(JournalQuery(app: "mail")).map(\.id)
             #expect(!expected.isEmpty)
-            var text = ""
-            while text.filter({ $0 == "\n" }).count < expected.count && clock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                var buffer = [UInt8](repeating: 0, count: 65536)
-                let count = read(descriptor, &buffer, buffer.count)
-                if count > 0 { text += String(decoding: buffer[0..<count], as: UTF8.self) }
-            }
+            let text = try await Self.lines(expected.count, from: output, before: deadline)
             let lines = text.split(separator: "\n").map(String.init)
             let entries = try lines.map { try JSONDecoder().decode(JournalEntry.self, from: Data($0.utf8)) }
             #expect(entries.map(\.id) == expected)
@@ -295,17 +302,7 @@ struct ControlServerCommandLineTests {
             process.standardOutput = output
             try process.run()
             defer { if process.isRunning { process.terminate() } }
-            let descriptor = output.fileHandleForReading.fileDescriptor
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(10)
-            var text = ""
-            while text.filter({ $0 == "\n" }).count < earlier.count && clock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                var buffer = [UInt8](repeating: 0, count: 65536)
-                let count = read(descriptor, &buffer, buffer.count)
-                if count > 0 { text += String(decoding: buffer[0..<count], as: UTF8.self) }
-            }
+            let text = try await Self.lines(earlier.count, from: output, before: ContinuousClock.now + .seconds(10))
             let entries = try text.split(separator: "\n").map {
                 try JSONDecoder().decode(JournalEntry.self, from: Data($0.utf8))
             }

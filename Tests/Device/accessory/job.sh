@@ -180,20 +180,7 @@ front_before=$(app_line front)
 # audio's shell, the first of its processes (the others are its passing date and sleep).
 audio_main() { app_line audio | sed 's/,.*//'; }
 audio_before=$(audio_main)
-python3 - <<'PY' &
-import time
-def available():
-    for line in open("/proc/meminfo"):
-        if line.startswith("MemAvailable:"):
-            return int(line.split()[1]) // 1024
-target = available() - 100
-held = []
-while len(held) * 10 < target:
-    held.append(b"\x01" * (10 << 20))
-    time.sleep(0.2)
-print("hog: holding", len(held) * 10, "MiB", flush=True)
-time.sleep(3600)
-PY
+hog_memory 100
 hog=$!
 limit=$(within 15)
 i=0

@@ -50,20 +50,7 @@ check "no memory limit sits above the apps" \
 step "whole-device pressure: a process outside appwarden takes memory until 120 MiB are left"
 grep MemAvailable /proc/meminfo
 front_before=$(app_line front)
-python3 - <<'PY' &
-import time
-def available():
-    for line in open("/proc/meminfo"):
-        if line.startswith("MemAvailable:"):
-            return int(line.split()[1]) // 1024
-target = available() - 120
-held = []
-while len(held) * 10 < target:
-    held.append(b"\x01" * (10 << 20))
-    time.sleep(0.2)
-print("hog: holding", len(held) * 10, "MiB", flush=True)
-time.sleep(3600)
-PY
+hog_memory 120
 hog=$!
 i=0
 limit=$(within 10)
