@@ -119,4 +119,13 @@ extension LifecycleEvent {
     public var isQuery: Bool {
         if case .timeRemaining = self { true } else { false }
     }
+
+    /// Whether the event is a measurement: a footprint or a memory sample. The memory watch
+    /// makes them every 10 ms near a threshold; the device's quiet spell goes on through them.
+    public var isMeasurement: Bool {
+        switch self {
+        case .footprint, .memorySample: true
+        default: false
+        }
+    }
 }

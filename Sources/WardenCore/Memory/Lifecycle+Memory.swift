@@ -16,6 +16,29 @@ extension Lifecycle {
         return tracker.update(available: available, total: total, swap: swap)
     }
 
+    /// The running apps (not the suspended ones: a frozen app cannot grow, and is measured when
+    /// frozen) to measure before a memory sample of these figures, so that the killer ranks them
+    /// on fresh figures: all of them when the sample makes or keeps the level critical, none
+    /// otherwise. The memory watch hands the core their changed footprints, then the sample.
+    public func appsToMeasure(beforeSampleOf available: Int64, total: Int64, swap: SwapFigures? = nil) -> [String] {
+        guard memoryLevel(afterSampleOf: available, total: total, swap: swap) == .critical else { return [] }
+        return runningApps(includingSuspended: false)
+    }
+
+    /// The footprints the killer ranks before `event` is handled, which the journal keeps for a
+    /// replay of a kill (a victim is no candidate afterwards): for a memory sample that decides
+    /// something and for a pressure report that is or leaves a level other than normal; none
+    /// for other events (the watch samples every 10 ms near a threshold).
+    public func killCandidates(before event: LifecycleEvent) -> [KillCandidate] {
+        switch event {
+        case .memorySample(let available, let total, let swap):
+            sampleDecidesNothing(available: available, total: total, swap: swap) ? [] : killCandidates()
+        case .pressure(let level):
+            memoryLevel == .normal && level == .normal ? [] : killCandidates()
+        default: []
+        }
+    }
+
     /// Whether a memory sample of these figures would decide nothing: the level normal before
     /// and after it, and the device's size unchanged (a new size resolves the apps' limits again).
     public func sampleDecidesNothing(available: Int64, total: Int64, swap: SwapFigures? = nil) -> Bool {

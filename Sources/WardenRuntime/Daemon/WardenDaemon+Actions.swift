@@ -19,7 +19,6 @@ extension WardenDaemon {
     @discardableResult
     func execute(_ actions: [LifecycleAction], followUps: inout [LifecycleEvent]) async -> Reply? {
         var reply: Reply?
-        var killedForMemory = false
         // The major page faults each kill for memory cost the daemon, for the kill's log line.
         var faultsByVictim: [String: Int] = [:]
         metrics.count(actions, at: now())
@@ -40,7 +39,6 @@ extension WardenDaemon {
             case .kill(let app, let reason):
                 rememberKill(app, reason: reason)
                 faultsByVictim[app] = await kill(app, reason: reason)
-                killedForMemory = killedForMemory || reason == .memoryPressure
             case .setOOMScore(let app, _, let score):
                 await setOOMScore(app, score: score)
             case .setMemoryLimits(let app, let limits):
@@ -75,8 +73,8 @@ extension WardenDaemon {
                 hooks.start(hook)
             }
         }
-        if killedForMemory {
-            followUps += remeasure()
+        if MemoryWatchPlan.measuresAgain(after: actions) {
+            followUps += memoryWatch.measureAgain(memory: parts.memory, lifecycle: lifecycle)
         }
         return reply
     }
@@ -300,7 +298,7 @@ extension WardenDaemon {
         // Measured once frozen: suspended apps are otherwise measured only now and then, and
         // the killer ranks them by this figure.
         if let measurement = parts.memory.measurements(of: [app])[app],
-            let event = Self.footprintEvent(app, measurement, known: lifecycle.footprint(of: app))
+            let event = MemoryWatch.footprintEvent(app, measurement, known: lifecycle.footprint(of: app))
         {
             followUps.append(event)
         }
@@ -365,7 +363,7 @@ extension WardenDaemon {
             parts.launcher.send(SIGKILL, to: main.pid)
         }
         let releasingMemory = options.releasesMemoryOnKill && reason == .memoryPressure
-        let faultsBefore = memoryWatch.faultsAtMeasurement ?? DaemonMemory.majorFaults()
+        let faultsBefore = memoryWatch.faultsCountedFrom()
         await releaseGroup(app, killing: releasingMemory ? .releasingMemory : .signalOnly)
         guard reason == .memoryPressure else {
             logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")

@@ -68,7 +68,7 @@ extension WardenDaemon {
         }
         let actions: [LifecycleAction]
         let ownEnd = endsOnItsOwn(event)
-        let candidates = candidatesBefore(event)
+        let candidates = lifecycle.killCandidates(before: event)
         do {
             actions = try lifecycle.handle(event, at: now())
         } catch {
@@ -84,7 +84,7 @@ extension WardenDaemon {
             let next = followUps.removeFirst()
             do {
                 let nextOwnEnd = endsOnItsOwn(next)
-                let nextCandidates = candidatesBefore(next)
+                let nextCandidates = lifecycle.killCandidates(before: next)
                 let more = try lifecycle.handle(next, at: now())
                 recordInputs(of: next, actions: more, endsOnItsOwn: nextOwnEnd, candidates: nextCandidates)
                 changed = changed || Self.changesCheckpoint(more, of: event)
@@ -95,7 +95,7 @@ extension WardenDaemon {
         }
         journal.flush(logger: logger)
         if changed { journal.checkpointDue = true }
-        memoryWatchAfterEvent(event)
+        if !event.isMeasurement { memoryWatch.plan.eventHandled(at: now(), quiet: deviceIsQuiet) }
         return .success(reply)
     }
 
@@ -103,20 +103,6 @@ extension WardenDaemon {
     private func endsOnItsOwn(_ event: LifecycleEvent) -> Bool {
         guard case .processExited(let app, let launch, _) = event else { return false }
         return lifecycle.endsOnItsOwn(app, launch: launch)
-    }
-
-    /// The footprints the killer ranks before a memory sample or a pressure event is handled
-    /// (a victim is no candidate afterwards); none for other events, nor for a sample that
-    /// decides nothing (the watch samples every 10 ms near a threshold).
-    private func candidatesBefore(_ event: LifecycleEvent) -> [KillCandidate] {
-        switch event {
-        case .memorySample(let available, let total, let swap):
-            return lifecycle.sampleDecidesNothing(available: available, total: total, swap: swap)
-                ? [] : lifecycle.killCandidates()
-        case .pressure(let level):
-            return lifecycle.memoryLevel == .normal && level == .normal ? [] : lifecycle.killCandidates()
-        default: return []
-        }
     }
 
     /// Journals what a replay of this moment needs (`JournalInput.inputs`), before the records
@@ -180,20 +166,12 @@ extension WardenDaemon {
                 if case .reply = action { false } else { true }
             }
         }
-        guard isMeasurement(event) else { return true }
+        guard event.isMeasurement else { return true }
         return actions.contains { action in
             switch action {
             case .spawn, .freeze, .thaw, .terminate, .kill: true
             default: false
             }
-        }
-    }
-
-    /// Whether the event is a measurement: a footprint or a memory sample.
-    static func isMeasurement(_ event: LifecycleEvent) -> Bool {
-        switch event {
-        case .footprint, .memorySample: true
-        default: false
         }
     }
 

@@ -51,8 +51,8 @@ public actor WardenDaemon: Service {
     var processes = ProcessTable()
     /// The core's armed timers.
     var timers = DaemonTimers()
-    /// The memory watch's schedule and what it armed.
-    var memoryWatch = MemoryWatch()
+    /// The memory watch: the core's plan of it and what it armed.
+    var memoryWatch: MemoryWatch
     /// The journal and the followers of the event stream.
     var journal: DaemonJournal
     var phase: Phase
@@ -78,6 +78,10 @@ public actor WardenDaemon: Service {
         self.parts = parts
         self.lifecycle = Lifecycle(policy: policy, tokenSource: parts.tokenSource)
         self.journal = DaemonJournal(store: parts.journal)
+        self.memoryWatch = MemoryWatch(
+            plan: MemoryWatchPlan(
+                sampleInterval: options.sampleInterval, freezerCheckSweeps: options.freezerCheckSweeps,
+                suspendedCheckSweeps: options.suspendedSampleSweeps))
         self.phase = .ready(lock)
         let metrics = WardenMetrics()
         self.metrics = metrics

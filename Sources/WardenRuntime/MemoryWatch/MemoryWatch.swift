@@ -1,42 +1,147 @@
+import Logging
 import WardenCgroup
 import WardenCore
 
-/// What the memory watch keeps between measurements: when it measures next, when the sweeps of
-/// the apps are due, and the v1 usage thresholds it armed.
+/// The memory watch: it measures and hands the core facts; the core alone decides.
+///
+/// When to measure, sweep, look at the suspended apps and trim is the core's plan
+/// (`MemoryWatchPlan`), and what a sample must include is the core's too
+/// (`Lifecycle.appsToMeasure(beforeSampleOf:total:swap:)`); this component owns what the
+/// measurements need on the host: the v1 usage thresholds it armed, the daemon's major faults
+/// when a measurement began (a kill for memory says how many it took since, which should be
+/// none), the round of suspended apps looked at, and the code left unlocked at start. It turns
+/// measurements into the core's events; the daemon hands them to the core.
 struct MemoryWatch {
-    /// How soon to measure again (the rule lives in the core).
-    var schedule = MemoryPollingSchedule()
-    /// When the next measurement is due, since the clock's origin; nil while the device's memory
-    /// cannot be measured (then only signals and sweeps wake the watch).
-    var nextMeasurement: Duration?
-    /// When the next sweep of the running apps is due (none while the device is quiet).
-    var nextSweep: Duration?
-    /// When suspended apps' groups are next checked for a thaw behind appwarden's back.
-    var nextSuspendedCheck: Duration?
-    /// The place in the policy's declaration order of the last suspended app that check looked
-    /// at (`Lifecycle.apps(in:)`): the next check goes on after it.
-    var lastSuspendedChecked: Int?
-    /// How many sweeps have run.
-    var sweeps = 0
-    /// Whether the device was quiet (`WardenDaemon.deviceIsQuiet`) at the last measurement.
-    var quiet = false
-    /// When the last event other than a measurement was handled, since the clock's origin.
-    var lastEvent: Duration = .zero
-    /// Whether the daemon's heap was trimmed since that event (`DaemonMemory.trimHeap`).
-    var trimmed = false
+    /// When to measure, sweep, look at the suspended apps and trim.
+    var plan: MemoryWatchPlan
     /// The parts of the daemon's code and read-only data left unlocked at start
     /// (`DaemonMemory.lockTouchedPages`), let go of with the trim.
     var unlockedCode: [DaemonMemory.MappingRange] = []
     /// The v1 usage thresholds armed: the group and the usage marks.
-    var thresholds: (group: String, marks: [UInt64])?
-    /// The daemon's major page faults when the last measurement began (`DaemonMemory.majorFaults`):
-    /// a kill for memory says how many it took since, which should be none.
-    var faultsAtMeasurement: Int?
+    private var thresholds: (group: String, marks: [UInt64])?
     /// The marks the kernel refused (logged once, not tried again for the same marks).
-    var refusedMarks: [UInt64] = []
+    private var refusedMarks: [UInt64] = []
+    /// The daemon's major page faults when the last measurement began (`DaemonMemory.majorFaults`).
+    private var faultsAtMeasurement: Int?
+    /// The place in the policy's declaration order of the last suspended app looked at
+    /// (`Lifecycle.apps(in:)`): the next round goes on after it.
+    private var lastSuspendedChecked: Int?
 
-    /// The earliest of the watch's deadlines: the next measurement, sweep or suspended check.
-    var due: Duration? {
-        [nextMeasurement, quiet ? nil : nextSweep, nextSuspendedCheck].compactMap { $0 }.min()
+    init(plan: MemoryWatchPlan = MemoryWatchPlan()) {
+        self.plan = plan
+    }
+
+    /// How far an app's part in swap moves before the core is told: a MiB.
+    static let swappedChange: Int64 = 1 << 20
+
+    /// A measurement begins: a kill it leads to counts the daemon's major faults from here.
+    mutating func countFaultsFromNow() {
+        faultsAtMeasurement = DaemonMemory.majorFaults()
+    }
+
+    /// The daemon's major faults since the last measurement began (since now when none has).
+    func faultsCountedFrom() -> Int {
+        faultsAtMeasurement ?? DaemonMemory.majorFaults()
+    }
+
+    /// The events of one measurement of `device` for the core: the changed footprints of the
+    /// running apps when the core says the sample needs them (a sample that makes or keeps the
+    /// level critical ranks the apps on fresh figures), then the sample. The plan records it.
+    mutating func sample(
+        of device: (available: Int64, total: Int64), swap: SwapFigures?, at time: Instant,
+        memory: any WardenMemorySource, lifecycle: Lifecycle
+    ) -> [LifecycleEvent] {
+        plan.measured(available: MemoryLevelTracker.effectiveAvailable(device.available, swap: swap), at: time)
+        let apps = lifecycle.appsToMeasure(beforeSampleOf: device.available, total: device.total, swap: swap)
+        return Self.footprintEvents(of: apps, memory: memory, lifecycle: lifecycle)
+            + [.memorySample(available: device.available, total: device.total, swap: swap)]
+    }
+
+    /// After a kill for memory (`MemoryWatchPlan.measuresAgain(after:)`): the group is empty (the
+    /// driver waited), so the running apps and the device are measured again, as events for the
+    /// core; a sample still critical kills the next victim.
+    mutating func measureAgain(memory: any WardenMemorySource, lifecycle: Lifecycle) -> [LifecycleEvent] {
+        // A next victim chosen by this measurement counts its own faults from here.
+        countFaultsFromNow()
+        var events = Self.footprintEvents(of: lifecycle.runningApps(includingSuspended: false), memory: memory, lifecycle: lifecycle)
+        if let device = memory.deviceMemory() {
+            events.append(.memorySample(available: device.available, total: device.total, swap: memory.swapFigures()))
+        }
+        return events
+    }
+
+    /// The footprints of the apps `names` that changed, as events for the core.
+    static func footprintEvents(
+        of names: [String], memory: any WardenMemorySource, lifecycle: Lifecycle
+    ) -> [LifecycleEvent] {
+        memory.measurements(of: names).sorted { $0.key < $1.key }.compactMap { name, measurement in
+            footprintEvent(name, measurement, known: lifecycle.footprint(of: name))
+        }
+    }
+
+    /// The event that tells the core of `measurement`: when the footprint changed, or when the
+    /// part in swap moved by `swappedChange` or more (the kernel swapping a frozen app out, a
+    /// thawed app bringing its pages back), which a wake's cost and `status` read; nil otherwise.
+    static func footprintEvent(
+        _ app: String, _ measurement: AppMemoryMeasurement, known: (bytes: Int64, swapped: Int64, swappedInRAM: Int64)?
+    ) -> LifecycleEvent? {
+        let swappedMoved = known.map { abs($0.swapped - measurement.swapped) >= swappedChange } ?? true
+        // What the swapped part takes of RAM follows the zram's compression, which drifts.
+        let inRAMMoved =
+            known.map { known in
+                measurement.swappedInRAM.map { abs(known.swappedInRAM - $0) >= swappedChange } ?? false
+            } ?? true
+        guard known?.bytes != measurement.footprint || swappedMoved || inRAMMoved else { return nil }
+        return .footprint(
+            app: app, bytes: measurement.footprint, swapped: measurement.swapped,
+            swappedInRAM: measurement.swappedInRAM)
+    }
+
+    /// The next round of at most `perRound` suspended apps to look at, of `all` (in declaration
+    /// order), going on after the last one looked at, by its place: apps suspended or woken
+    /// since move no other app's turn.
+    mutating func suspendedRound(of all: [(place: Int, name: String)], perRound: Int) -> [String] {
+        var round = all
+        if all.count > perRound {
+            let start = lastSuspendedChecked.flatMap { last in all.firstIndex { $0.place > last } } ?? 0
+            round = (0..<perRound).map { all[(start + $0) % all.count] }
+        }
+        lastSuspendedChecked = round.last?.place
+        return round.map(\.name)
+    }
+
+    /// Arms v1 usage thresholds at `marks` in the device's usage group (none where there is no
+    /// such group), again when the group or the marks change; marks the kernel refused are not
+    /// tried again.
+    mutating func armUsageThresholds(
+        in device: (group: String, marks: [UInt64])?, signals: any MemorySignalSource, logger: Logger
+    ) {
+        guard let device else {
+            if let armed = thresholds {
+                _ = signals.armUsageThresholds(group: armed.group, marks: [])
+                thresholds = nil
+            }
+            return
+        }
+        if let armed = thresholds, armed.group == device.group, armed.marks == device.marks { return }
+        if refusedMarks == device.marks { return }
+        if signals.armUsageThresholds(group: device.group, marks: device.marks) {
+            refusedMarks = []
+            thresholds = device.marks.isEmpty ? nil : device
+            logger.debug(
+                "Memory usage thresholds armed.", metadata: ["group": "\(device.group)", "bytes": "\(device.marks)"])
+        } else {
+            refusedMarks = device.marks
+            thresholds = nil
+        }
+    }
+
+    /// Gives back free heap (`DaemonMemory.trimHeap`) and the code and read-only data left
+    /// unlocked at start, which the quiet spell's own work mapped again (`DaemonMemory.shed`);
+    /// what measuring and killing run stays locked (in `serve`).
+    func trim(logger: Logger) {
+        guard let outcome = DaemonMemory.trimHeap() else { return }
+        let after = DaemonMemory.shed(unlockedCode)?.after ?? outcome.after
+        logger.debug("Idle: resident memory \(outcome.before >> 20) MiB → \(after >> 20) MiB.")
     }
 }

@@ -13,15 +13,16 @@ import WardenCore
 /// groups frozen or thawed behind appwarden's back, and re-adopted processes the launcher could
 /// not watch.
 extension WardenDaemon {
-    /// One sweep of the running apps, every `sampleInterval` while the device is not quiet.
-    func sweepApps() async {
+    /// One sweep of the running apps, every `sampleInterval` while the device is not quiet;
+    /// every `freezerCheckSweeps`th also looks for running apps frozen behind appwarden's back.
+    func sweepApps(checkingFreezer: Bool) async {
         guard phase.isRunning else { return }
         await checkAdoptedProcesses()
-        memoryWatch.sweeps &+= 1
-        if memoryWatch.sweeps % options.freezerCheckSweeps == 0 {
+        if checkingFreezer {
             await reconcileFreezer(includingSuspended: false)
         }
-        for event in measureRunningApps() {
+        let running = lifecycle.runningApps(includingSuspended: false)
+        for event in MemoryWatch.footprintEvents(of: running, memory: parts.memory, lifecycle: lifecycle) {
             _ = await process(event)
         }
     }
@@ -37,17 +38,8 @@ extension WardenDaemon {
         var checked = lifecycle.runningApps(includingSuspended: false)
         var suspended: [String] = []
         if includingSuspended {
-            let all = lifecycle.apps(in: .suspended)
-            var round = all
-            if all.count > options.suspendedChecksPerRound {
-                // After the last one looked at, by its place: apps that were suspended or woken
-                // since move no other app's turn.
-                let start =
-                    memoryWatch.lastSuspendedChecked.flatMap { last in all.firstIndex { $0.place > last } } ?? 0
-                round = (0..<options.suspendedChecksPerRound).map { all[(start + $0) % all.count] }
-            }
-            memoryWatch.lastSuspendedChecked = round.last?.place
-            suspended = round.map(\.name)
+            suspended = memoryWatch.suspendedRound(
+                of: lifecycle.apps(in: .suspended), perRound: options.suspendedChecksPerRound)
             checked += suspended
         }
         for app in checked.sorted() {
@@ -61,7 +53,7 @@ extension WardenDaemon {
         // compression did: the suspended apps looked at are measured too, so that a wake's
         // cost (rule 4) counts what is in swap now.
         if includingSuspended, !suspended.isEmpty, parts.memory.swapFigures() != nil {
-            for event in footprintEvents(of: suspended) {
+            for event in MemoryWatch.footprintEvents(of: suspended, memory: parts.memory, lifecycle: lifecycle) {
                 _ = await process(event)
             }
         }

@@ -30,6 +30,18 @@ struct ProcessTable {
     /// The apps whose killed group `KillFinisher` waits for, beside the loop.
     var dyingGroups: Set<String> = []
 
+    /// The OOM kill the app's group counted since its baseline, as its counters now say
+    /// (`state`), with the figures the journal gives; nil when there was none. Taken once: the
+    /// counters are the new baseline.
+    mutating func takeOOMKill(of app: String, state: GroupOOMState) -> OOMKill? {
+        let baseline = oomBaselines[app] ?? nil
+        guard state.killedSince(baseline) else { return nil }
+        oomBaselines[app] = state
+        return OOMKill(
+            limit: state.reachedLimitSince(baseline) ? state.limit.map { Int64(clamping: $0) } : nil,
+            peak: state.peak.map { Int64(clamping: $0) })
+    }
+
     /// Whether the launcher watches every running app's process; worked out again only after
     /// `running` changed, since the memory watch asks at every measurement (a thousand
     /// suspended apps are a thousand running processes).

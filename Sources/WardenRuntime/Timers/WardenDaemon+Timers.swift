@@ -26,7 +26,7 @@ extension WardenDaemon {
 
     /// Sets the alarm to the earliest deadline: the next timer's or the memory watch's.
     func rearmAlarm() {
-        let next = [timers.nextDeadline?.sinceOrigin, memoryWatch.due].compactMap { $0 }.min()
+        let next = [timers.nextDeadline, memoryWatch.plan.due].compactMap { $0?.sinceOrigin }.min()
         parts.alarm.set(next)
     }
 }
