@@ -126,7 +126,8 @@ struct MemoryWatchPlanTests {
 
     /// Only a kill for memory makes the watch measure again at once.
     @Test func onlyAKillForMemoryMeasuresAgain() {
-        #expect(MemoryWatchPlan.measuresAgain(after: [.thaw(app: "mail"), .kill(app: "maps", reason: .memoryPressure)]))
+        #expect(
+            MemoryWatchPlan.measuresAgain(after: [.thaw(app: "mail"), .kill(app: "maps", reason: .memoryPressure)]))
         #expect(!MemoryWatchPlan.measuresAgain(after: [.kill(app: "maps", reason: .userForceQuit)]))
         #expect(!MemoryWatchPlan.measuresAgain(after: []))
     }

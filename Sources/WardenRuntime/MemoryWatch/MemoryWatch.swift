@@ -63,7 +63,8 @@ struct MemoryWatch {
     mutating func measureAgain(memory: any WardenMemorySource, lifecycle: Lifecycle) -> [LifecycleEvent] {
         // A next victim chosen by this measurement counts its own faults from here.
         countFaultsFromNow()
-        var events = Self.footprintEvents(of: lifecycle.runningApps(includingSuspended: false), memory: memory, lifecycle: lifecycle)
+        var events = Self.footprintEvents(
+            of: lifecycle.runningApps(includingSuspended: false), memory: memory, lifecycle: lifecycle)
         if let device = memory.deviceMemory() {
             events.append(.memorySample(available: device.available, total: device.total, swap: memory.swapFigures()))
         }
