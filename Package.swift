@@ -33,7 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
-        .target(name: "WardenCore"),
+        // A strict JSON reader, standard library only: push payloads, accessory events, answers.
+        .target(name: "WardenJSON"),
+        .target(name: "WardenCore", dependencies: ["WardenJSON"]),
         .target(name: "WardenPlatform"),
         .target(name: "WardenPolicy", dependencies: ["WardenCore"]),
         .target(name: "WardenSimulator", dependencies: ["WardenCore", "WardenPolicy", "WardenPlatform"]),
@@ -57,7 +59,7 @@ let package = Package(
         ),
         // The SQLite layer under the journal: Swift over the C library, without Foundation.
         .target(name: "WardenSQLite", dependencies: ["CSQLite"]),
-        .target(name: "WardenAPI", dependencies: ["WardenCore"]),
+        .target(name: "WardenAPI", dependencies: ["WardenCore", "WardenJSON"]),
         .target(name: "WardenClient", dependencies: ["WardenAPI", "WardenPlatform"]),
         .target(
             name: "WardenRuntime",
@@ -104,7 +106,7 @@ let package = Package(
             name: "WardenRuntimeTests",
             dependencies: [
                 "WardenRuntime", "WardenClient", "WardenAPI", "WardenCore", "WardenCgroup", "WardenTesting",
-                "WardenSimulator", "WardenPolicy", "WardenSQLite",
+                "WardenSimulator", "WardenPolicy", "WardenSQLite", "WardenJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

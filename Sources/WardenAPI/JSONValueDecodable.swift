@@ -1,4 +1,5 @@
 public import WardenCore
+public import WardenJSON
 
 /// A value that reads itself from JSON text value by value (`JSONReader`'s pulling reads) as its
 /// `Decodable` conformance reads the same text, without `JSONDecoder` and without a tree of the
@@ -23,12 +24,16 @@ extension JSONValueDecodable {
             return value
         } catch {
             switch error {
-            case .invalid(let error): throw error
+            case .invalid(let error): throw LifecycleError(.invalid, error.message)
             case .mismatch(let problem):
                 // Text that is not JSON further on is named as such, as a reader of the whole
                 // document would have named it before finding what does not fit.
                 var whole = JSONReader(bytes: bytes, subject: subject, noun: "the answer", maximumDepth: 512)
-                _ = try whole.readDocument()
+                do throws(JSONError) {
+                    _ = try whole.readDocument()
+                } catch {
+                    throw LifecycleError(.invalid, error.message)
+                }
                 throw LifecycleError(.invalid, "\(subject) is not the expected JSON: \(problem)")
             }
         }

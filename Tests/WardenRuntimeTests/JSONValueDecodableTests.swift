@@ -3,6 +3,7 @@ import Testing
 import WardenAPI
 import WardenClient
 import WardenCore
+import WardenJSON
 
 @testable import WardenRuntime
 
@@ -98,7 +99,7 @@ struct JSONValueDecodableTests {
                 #expect(error.message.contains("appears twice"), "\(error.message)")
             }
             var tree = JSONReader(bytes: text, subject: "The answer", noun: "the answer")
-            #expect(throws: LifecycleError.self) { _ = try tree.readDocument() }
+            #expect(throws: JSONError.self) { _ = try tree.readDocument() }
         }
         var tree = JSONReader(bytes: ascii, subject: "The answer", noun: "the answer")
         #expect(throws: Never.self) { _ = try tree.readDocument() }
@@ -164,7 +165,7 @@ struct JSONValueDecodableTests {
                 #expect(!error.message.contains("expected JSON"), "\(error.message)")
                 var tree = JSONReader(
                     bytes: Array(text.utf8), subject: "The answer", noun: "the answer", maximumDepth: 512)
-                #expect(throws: LifecycleError.self) { _ = try tree.readDocument() }
+                #expect(throws: JSONError.self) { _ = try tree.readDocument() }
             }
         }
     }

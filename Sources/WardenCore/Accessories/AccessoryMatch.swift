@@ -1,3 +1,5 @@
+import WardenJSON
+
 /// One accessory an app handles (`accessories` in `[apps.NAME]`, rule 14): a device whose udev
 /// properties match every field given. At least one field is given (the policy checks it).
 public struct AccessoryMatch: Sendable, Hashable, Codable {
@@ -96,7 +98,12 @@ extension AccessoryMatch {
     /// throws `LifecycleError(.invalid, …)` with a sentence naming what is wrong.
     public static func parseProperties(_ json: String) throws(LifecycleError) -> [String: String] {
         var reader = JSONReader(bytes: Array(json.utf8), subject: "The accessory properties", noun: "the properties")
-        let value = try reader.readDocument()
+        let value: JSONReader.Value
+        do throws(JSONError) {
+            value = try reader.readDocument()
+        } catch {
+            throw LifecycleError(.invalid, error.message)
+        }
         guard case .object(let members) = value else {
             throw LifecycleError(
                 .invalid, "The accessory properties must be a JSON object, but they are \(value.kindDescription).")

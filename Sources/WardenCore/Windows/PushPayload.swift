@@ -1,5 +1,7 @@
-/// A silent-push payload, parsed without Foundation (WardenCore imports only the standard library)
-/// by `JSONReader`: strict JSON, one object, containers nested at most `maximumDepth` deep; every
+import WardenJSON
+
+/// A silent-push payload, parsed without Foundation (WardenCore imports only the standard library and
+/// `WardenJSON`) by `JSONReader`: strict JSON, one object, containers nested at most `maximumDepth` deep; every
 /// error names the byte offset (counted from 0) where it was found.
 public struct PushPayload: Sendable, Equatable {
     /// `aps.content-available` is 1.
@@ -22,7 +24,12 @@ public struct PushPayload: Sendable, Equatable {
         }
         var reader = JSONReader(
             bytes: bytes, subject: "The push payload", noun: "the payload", maximumDepth: Self.maximumDepth)
-        let value = try reader.readDocument()
+        let value: JSONReader.Value
+        do throws(JSONError) {
+            value = try reader.readDocument()
+        } catch {
+            throw LifecycleError(.invalid, error.message)
+        }
         guard case .object(let members) = value else {
             throw LifecycleError(
                 .invalid, "The push payload must be a JSON object, but it is \(value.kindDescription).")

@@ -2,7 +2,7 @@
 /// value, nothing after it but whitespace; strings with the escapes `\" \\ \/ \b \f \n \r \t
 /// \uXXXX` (surrogate pairs combined, a lone surrogate refused) and no raw control characters;
 /// numbers in JSON's grammar; `true`, `false`, `null`. Objects may not repeat a key, and
-/// containers nest at most `maximumDepth` deep. Every error is `LifecycleError(.invalid, …)`
+/// containers nest at most `maximumDepth` deep. Every error is a `JSONError`, a sentence
 /// naming what was read (`subject`) and the byte offset (counted from 0) where it was found.
 ///
 /// Push payloads are read with it, and the client reads bulk answers (the app list) with it.
@@ -76,7 +76,7 @@ public struct JSONReader {
     }
 
     /// Reads one value and makes sure only whitespace follows it.
-    public mutating func readDocument() throws(LifecycleError) -> Value {
+    public mutating func readDocument() throws(JSONError) -> Value {
         try checkStart()
         let value = try readValue()
         try checkEnd()
@@ -84,22 +84,22 @@ public struct JSONReader {
     }
 
     /// Refuses a document that is empty or only whitespace.
-    mutating func checkStart() throws(LifecycleError) {
+    mutating func checkStart() throws(JSONError) {
         skipWhitespace()
         guard offset < bytes.count else {
-            throw LifecycleError(.invalid, "\(subject) is empty; it must be JSON.")
+            throw JSONError("\(subject) is empty; it must be JSON.")
         }
     }
 
     /// Refuses anything but whitespace after the document's value.
-    mutating func checkEnd() throws(LifecycleError) {
+    mutating func checkEnd() throws(JSONError) {
         skipWhitespace()
         if offset < bytes.count {
             throw error("unexpected \(describe(bytes[offset])) after the end of the JSON value")
         }
     }
 
-    mutating func readValue() throws(LifecycleError) -> Value {
+    mutating func readValue() throws(JSONError) -> Value {
         skipWhitespace()
         guard offset < bytes.count else { throw error("\(noun) ends where a value was expected") }
         switch bytes[offset] {
@@ -122,14 +122,14 @@ public struct JSONReader {
         }
     }
 
-    mutating func enter() throws(LifecycleError) {
+    mutating func enter() throws(JSONError) {
         depth += 1
         if depth > maximumDepth {
             throw error("arrays and objects nest more than \(maximumDepth) levels deep")
         }
     }
 
-    private mutating func readObject() throws(LifecycleError) -> Value {
+    private mutating func readObject() throws(JSONError) -> Value {
         var members = Members()
         var keys = KeyLog(base: keyStack.count)
         defer { keys.forget(from: &keyStack) }
@@ -141,7 +141,7 @@ public struct JSONReader {
         return .object(members)
     }
 
-    private mutating func readArray() throws(LifecycleError) -> Value {
+    private mutating func readArray() throws(JSONError) -> Value {
         var elements: [Value] = []
         guard try open() else { return .array(elements) }
         repeat {
@@ -158,7 +158,7 @@ public struct JSONReader {
 
     /// Steps into the array or object at the current offset: false when it is empty (and then
     /// already left), true when an element or a member follows.
-    mutating func open() throws(LifecycleError) -> Bool {
+    mutating func open() throws(JSONError) -> Bool {
         try enter()
         let closer: UInt8 = bytes[offset] == UInt8(ascii: "{") ? Container.object.rawValue : Container.array.rawValue
         offset += 1
@@ -171,7 +171,7 @@ public struct JSONReader {
 
     /// After an element or a member: true when a comma says another follows, false when the
     /// container closes (and is left).
-    mutating func next(in container: Container) throws(LifecycleError) -> Bool {
+    mutating func next(in container: Container) throws(JSONError) -> Bool {
         skipWhitespace()
         switch peek() {
         case UInt8(ascii: ","):
@@ -214,7 +214,7 @@ public struct JSONReader {
     }
 
     /// Reads a member's key and the colon after it, refusing a key that `keys` already holds.
-    mutating func readKey(into keys: inout KeyLog) throws(LifecycleError) -> Key {
+    mutating func readKey(into keys: inout KeyLog) throws(JSONError) -> Key {
         skipWhitespace()
         guard peek() == UInt8(ascii: "\"") else {
             throw error("expected a string key in double quotes but found \(describeCurrent())")
@@ -229,8 +229,7 @@ public struct JSONReader {
             key = Key(bytes: ArraySlice(try readString().utf8))
         }
         if !keys.insert(key.bytes, into: &keyStack) {
-            throw LifecycleError(
-                .invalid,
+            throw JSONError(
                 "\(subject) is not valid JSON: the key \"\(key.text)\" appears twice in one object (byte \(keyOffset))."
             )
         }
@@ -293,7 +292,7 @@ public struct JSONReader {
         return end < bytes.count && bytes[end] == UInt8(ascii: "\"") ? end : nil
     }
 
-    mutating func readString() throws(LifecycleError) -> String {
+    mutating func readString() throws(JSONError) -> String {
         let start = offset
         // The common string, with no escape, is one copy of its bytes.
         if let end = plainStringEnd() {
@@ -311,8 +310,7 @@ public struct JSONReader {
         }
         while true {
             guard offset < bytes.count else {
-                throw LifecycleError(
-                    .invalid,
+                throw JSONError(
                     "\(subject) is not valid JSON: the string that starts at byte \(start) never ends.")
             }
             let byte = bytes[offset]
@@ -357,7 +355,7 @@ public struct JSONReader {
 
     /// Reads the `XXXX` of `\uXXXX` (the `\u` already consumed), and a low surrogate's
     /// `\uXXXX` after a high one.
-    private mutating func readUnicodeEscape(escapeOffset: Int) throws(LifecycleError) -> Unicode.Scalar {
+    private mutating func readUnicodeEscape(escapeOffset: Int) throws(JSONError) -> Unicode.Scalar {
         let first = try readHex4(escapeOffset: escapeOffset)
         if (0xDC00...0xDFFF).contains(first) {
             offset = escapeOffset
@@ -384,7 +382,7 @@ public struct JSONReader {
         return Unicode.Scalar(first)!
     }
 
-    private mutating func readHex4(escapeOffset: Int) throws(LifecycleError) -> UInt32 {
+    private mutating func readHex4(escapeOffset: Int) throws(JSONError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard offset < bytes.count, let digit = hexDigit(bytes[offset]) else {
@@ -397,14 +395,14 @@ public struct JSONReader {
         return value
     }
 
-    mutating func readNumber() throws(LifecycleError) -> String {
+    mutating func readNumber() throws(JSONError) -> String {
         let start = offset
         try skipNumber()
         return String(decoding: bytes[start..<offset], as: UTF8.self)
     }
 
     /// Reads past a number, checking its grammar.
-    mutating func skipNumber() throws(LifecycleError) {
+    mutating func skipNumber() throws(JSONError) {
         if peek() == UInt8(ascii: "-") { offset += 1 }
         guard let first = peek(), isDigit(first) else {
             throw error("a number must have a digit after its minus sign but has \(describeCurrent())")
@@ -435,7 +433,7 @@ public struct JSONReader {
         }
     }
 
-    mutating func readLiteral(_ literal: StaticString) throws(LifecycleError) {
+    mutating func readLiteral(_ literal: StaticString) throws(JSONError) {
         let text = literal.withUTF8Buffer { Array($0) }
         let start = offset
         for byte in text {
@@ -497,7 +495,7 @@ public struct JSONReader {
         (0x20...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : "\\x\(String(byte, radix: 16))"
     }
 
-    func error(_ problem: String) -> LifecycleError {
-        LifecycleError(.invalid, "\(subject) is not valid JSON: \(problem) (byte \(offset)).")
+    func error(_ problem: String) -> JSONError {
+        JSONError("\(subject) is not valid JSON: \(problem) (byte \(offset)).")
     }
 }

@@ -8,18 +8,18 @@ extension JSONReader {
     /// where an integer that fits Int64 was expected", for the caller to place). A mismatch has
     /// read the value it names (to make sure it is JSON), so the reader is after it.
     public enum Failure: Error {
-        case invalid(LifecycleError)
+        case invalid(JSONError)
         case mismatch(String)
     }
 
     /// Checks that the document is not empty; call it before reading the first value.
     public mutating func beginDocument() throws(Failure) {
-        try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.checkStart() }
+        try syntax { (reader: inout JSONReader) throws(JSONError) in try reader.checkStart() }
     }
 
     /// Checks that only whitespace follows the value read.
     public mutating func endDocument() throws(Failure) {
-        try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.checkEnd() }
+        try syntax { (reader: inout JSONReader) throws(JSONError) in try reader.checkEnd() }
     }
 
     /// Reads an array, calling `element` with each element's index while the reader is at that
@@ -27,12 +27,12 @@ extension JSONReader {
     /// and a mismatch it throws is placed in the element ("element 3: …").
     public mutating func nextElements(_ element: (Int, inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "["), "an array")
-        guard try syntax({ (reader: inout JSONReader) throws(LifecycleError) in try reader.open() }) else { return }
+        guard try syntax({ (reader: inout JSONReader) throws(JSONError) in try reader.open() }) else { return }
         var index = 0
         repeat {
             try read("element \(index)") { (reader: inout JSONReader) throws(Failure) in try element(index, &reader) }
             index += 1
-        } while try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.next(in: .array) }
+        } while try syntax { (reader: inout JSONReader) throws(JSONError) in try reader.next(in: .array) }
     }
 
     /// Reads an array whose elements `element` reads, one by one, into an array. Inlined, as
@@ -55,19 +55,19 @@ extension JSONReader {
         try expect(UInt8(ascii: "{"), "an object")
         var keys = KeyLog(base: keyStack.count)
         defer { keys.forget(from: &keyStack) }
-        guard try syntax({ (reader: inout JSONReader) throws(LifecycleError) in try reader.open() }) else { return }
+        guard try syntax({ (reader: inout JSONReader) throws(JSONError) in try reader.open() }) else { return }
         repeat {
-            let key = try syntax { (reader: inout JSONReader) throws(LifecycleError) in
+            let key = try syntax { (reader: inout JSONReader) throws(JSONError) in
                 try reader.readKey(into: &keys)
             }
             try read("the member \"\(key)\"") { (reader: inout JSONReader) throws(Failure) in try member(key, &reader) }
-        } while try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.next(in: .object) }
+        } while try syntax { (reader: inout JSONReader) throws(JSONError) in try reader.next(in: .object) }
     }
 
     /// Reads a string.
     public mutating func nextString() throws(Failure) -> String {
         try expect(UInt8(ascii: "\""), "a string")
-        return try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.readString() }
+        return try syntax { (reader: inout JSONReader) throws(JSONError) in try reader.readString() }
     }
 
     /// Reads a number that is an integer of the given type.
@@ -106,7 +106,7 @@ extension JSONReader {
         guard let byte = peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         else { throw mismatch(expected()) }
         let start = offset
-        try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.skipNumber() }
+        try syntax { (reader: inout JSONReader) throws(JSONError) in try reader.skipNumber() }
         let number = bytes[start..<offset]
         let decimal = UInt8(ascii: "0")...UInt8(ascii: "9")
         guard number.count <= 18, number.allSatisfy({ decimal.contains($0) }) else {
@@ -124,7 +124,7 @@ extension JSONReader {
         case UInt8(ascii: "f"): value = false
         default: throw mismatch("true or false")
         }
-        try syntax { (reader: inout JSONReader) throws(LifecycleError) in
+        try syntax { (reader: inout JSONReader) throws(JSONError) in
             try reader.readLiteral(value ? "true" : "false")
         }
         return value
@@ -135,13 +135,13 @@ extension JSONReader {
     public mutating func skipNull() throws(Failure) -> Bool {
         skipWhitespace()
         guard peek() == UInt8(ascii: "n") else { return false }
-        try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.readLiteral("null") }
+        try syntax { (reader: inout JSONReader) throws(JSONError) in try reader.readLiteral("null") }
         return true
     }
 
     /// Reads a value of any kind and forgets it.
     public mutating func skipValue() throws(Failure) {
-        _ = try syntax { (reader: inout JSONReader) throws(LifecycleError) in try reader.readValue() }
+        _ = try syntax { (reader: inout JSONReader) throws(JSONError) in try reader.readValue() }
     }
 
     /// Checks that the next value starts with `opener`; otherwise a mismatch naming what it is,
@@ -155,7 +155,7 @@ extension JSONReader {
     /// "a string found where true or false was expected", or the syntax error when what comes
     /// next is not a valid value (as `readDocument()` would have named it).
     private mutating func mismatch(_ expected: String) -> Failure {
-        do throws(LifecycleError) {
+        do throws(JSONError) {
             return .mismatch("\(try readValue().kindDescription) found where \(expected) was expected")
         } catch {
             return .invalid(error)
@@ -178,7 +178,7 @@ extension JSONReader {
     }
 
     /// Runs a step of the syntax, its error an `invalid` failure.
-    private mutating func syntax<Result>(_ step: (inout JSONReader) throws(LifecycleError) -> Result) throws(Failure)
+    private mutating func syntax<Result>(_ step: (inout JSONReader) throws(JSONError) -> Result) throws(Failure)
         -> Result
     {
         do {
