@@ -23,10 +23,10 @@ extension WardenDaemon: WardenControl {
 
     /// An app's process is that app; root, this daemon's user and the socket's group are operators.
     private func identity(of peer: PeerCredentials) -> CallerIdentity {
-        if let app = ProcessMembership.group(of: peer.pid, among: processes.groups) {
+        if let app = ProcessMembership.group(of: peer.pid, among: processes.table.groups) {
             return .app(app)
         }
-        for (app, entry) in processes.running where entry.pid == peer.pid {
+        for (app, entry) in processes.table.running where entry.pid == peer.pid {
             return .app(app)
         }
         return Self.operatorIdentity(of: peer, socketPath: options.socketPath)
@@ -98,7 +98,7 @@ extension WardenDaemon: WardenControl {
     /// The CPU time of a running app that is not suspended; nil for the others.
     private func listedCPUTime(of snapshot: AppSnapshot) async -> Duration? {
         guard snapshot.state != .notRunning, snapshot.state != .suspended else { return nil }
-        return await cpuUsage(of: snapshot.name)
+        return await processes.cpuUsage(of: snapshot.name)
     }
 
     private func info(_ snapshot: AppSnapshot, pids: [Int32], cpuTime: Duration?) -> AppInfo {
@@ -124,14 +124,14 @@ extension WardenDaemon: WardenControl {
 
     /// The processes the app list shows, read and sorted (callers first try `knownPids(of:)`). A
     /// suspended app's group is frozen and its processes cannot fork, so its list is kept
-    /// (`processes.frozenProcessLists`) for `knownPids(of:)`, which spares a dashboard's every
+    /// (`processes.table.frozenProcessLists`) for `knownPids(of:)`, which spares a dashboard's every
     /// poll a read of each group's `cgroup.procs`.
     private func listedPids(of snapshot: AppSnapshot) async -> [Int32] {
         let name = snapshot.name
         let frozen = snapshot.state == .suspended && !options.dryRun && driver != nil
-        let pids = await pids(of: name).sorted()
-        if frozen, processes.running[name]?.launch == snapshot.launch {
-            processes.frozenProcessLists[name] = (snapshot.launch, pids)
+        let pids = await processes.pids(of: name).sorted()
+        if frozen, processes.table.running[name]?.launch == snapshot.launch {
+            processes.table.frozenProcessLists[name] = (snapshot.launch, pids)
         }
         return pids
     }
@@ -141,7 +141,7 @@ extension WardenDaemon: WardenControl {
     private func knownPids(of snapshot: AppSnapshot) -> [Int32]? {
         if snapshot.state == .notRunning { return [] }
         guard snapshot.state == .suspended, !options.dryRun, driver != nil,
-            let kept = processes.frozenProcessLists[snapshot.name], kept.launch == snapshot.launch
+            let kept = processes.table.frozenProcessLists[snapshot.name], kept.launch == snapshot.launch
         else { return nil }
         return kept.pids
     }

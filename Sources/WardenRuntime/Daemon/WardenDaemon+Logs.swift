@@ -58,7 +58,7 @@ extension WardenDaemon {
 
     /// Logs the apps left running for the next start, or that every app was stopped.
     func logShutdown(stoppedApps: Bool) {
-        let names = processes.running.keys.sorted()
+        let names = processes.table.running.keys.sorted()
         if stoppedApps {
             let list = names.isEmpty ? "." : ": \(names.joined(separator: ", "))."
             logger.info("Stopped; every app was stopped (--stop-apps-on-exit)\(list)")
@@ -74,7 +74,7 @@ extension WardenDaemon {
     private func describe(_ apps: [String]) -> String {
         apps.sorted().map { app in
             let state = lifecycle.state(of: app)?.rawValue ?? "unknown"
-            let pid = processes.running[app].map { ", pid \($0.pid)" } ?? ""
+            let pid = processes.table.running[app].map { ", pid \($0.pid)" } ?? ""
             return "\(app) (\(state)\(pid))"
         }
         .joined(separator: ", ")

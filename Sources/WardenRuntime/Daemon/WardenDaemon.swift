@@ -40,15 +40,15 @@ public actor WardenDaemon: Service {
     /// (a daemon in virtual time), so that a policy file it cannot read is worth a warning.
     nonisolated let policyFromFile: Bool
     nonisolated let parts: DaemonParts
-    nonisolated let inbox = DaemonInbox()
+    nonisolated let inbox: DaemonInbox
     /// The daemon's Prometheus metrics (`GET /metrics`), on a registry of its own.
     public nonisolated let metrics: WardenMetrics
     /// What runs beside the loop: the policy's hooks, the compression of suspended apps.
     nonisolated let workers: DaemonWorkers
     /// The lifecycle core: the one source of every rule and setting.
     var lifecycle: Lifecycle
-    /// The apps' groups and processes.
-    var processes = ProcessTable()
+    /// The apps' groups and processes, and what the core's actions do to them.
+    let processes: AppProcesses
     /// The core's armed timers.
     var timers = DaemonTimers()
     /// The memory watch: the core's plan of it and what it armed.
@@ -85,11 +85,17 @@ public actor WardenDaemon: Service {
         self.phase = .ready(lock)
         let metrics = WardenMetrics()
         self.metrics = metrics
+        let inbox = DaemonInbox()
+        self.inbox = inbox
+        let killFinisher = KillFinisher(timeout: CgroupConfiguration().killTimeout)
+        self.processes = AppProcesses(
+            parts: parts, killFinisher: killFinisher, inbox: inbox, dryRun: options.dryRun,
+            releasesMemoryOnKill: options.releasesMemoryOnKill)
         self.workers = DaemonWorkers(
             hooks: HookRunner(
                 logger: parts.logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options)),
             compressor: SuspendedCompressor(),
-            killFinisher: KillFinisher(timeout: CgroupConfiguration().killTimeout),
+            killFinisher: killFinisher,
             pressureEndpoints: PressureEndpoints(directory: options.pressureDirectory))
     }
 
@@ -345,7 +351,7 @@ public actor WardenDaemon: Service {
     /// What a stop does, once, on the loop.
     private func shutDown() async {
         guard case .running(let lock) = phase else { return }
-        let leftRunning = options.stopAppsOnExit ? [] : processes.running.keys.sorted()
+        let leftRunning = options.stopAppsOnExit ? [] : processes.table.running.keys.sorted()
         record(app: JournalEntry.systemApp, .system(.daemonStopped(leftRunning: leftRunning)))
         saveCheckpoint()
         phase = .stopped
@@ -363,10 +369,10 @@ public actor WardenDaemon: Service {
         if options.stopAppsOnExit, driver == nil {
             // Without cgroups (a dry run without root) an app is its main process, as a kill of
             // it without cgroups signals only that.
-            for (_, entry) in processes.running { _ = parts.launcher.send(SIGKILL, to: entry.pid) }
+            for (_, entry) in processes.table.running { _ = parts.launcher.send(SIGKILL, to: entry.pid) }
         }
         if options.stopAppsOnExit, let driver {
-            for (name, group) in processes.groups {
+            for (name, group) in processes.table.groups {
                 do {
                     try await driver.kill(group)
                     try await driver.remove(group)
@@ -374,10 +380,10 @@ public actor WardenDaemon: Service {
                     logger.warning("Could not stop app \"\(name)\": \(error)")
                 }
             }
-            processes.groups.removeAll()
+            processes.table.groups.removeAll()
             try? await driver.removeRoot()
         }
-        for (name, _) in processes.groups { parts.memory.untrack(name) }
+        for (name, _) in processes.table.groups { parts.memory.untrack(name) }
         journal.subscribers.finishAll()
         lock?.release()
     }

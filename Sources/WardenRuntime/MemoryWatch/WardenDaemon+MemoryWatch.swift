@@ -28,7 +28,7 @@ extension WardenDaemon {
     /// (`Lifecycle.isQuiet`), every process watched, and not a dry run (where suspended apps
     /// are not frozen).
     var deviceIsQuiet: Bool {
-        !options.dryRun && lifecycle.isQuiet && processes.everyProcessWatched()
+        !options.dryRun && lifecycle.isQuiet && processes.table.everyProcessWatched()
     }
 
     /// A kernel signal: pressure makes the watch measure now; an OOM kill in an app's group
@@ -40,7 +40,7 @@ extension WardenDaemon {
             logger.debug("Memory pressure signalled by \(source): measuring now.")
             await measure()
         case .outOfMemory(let app):
-            guard let running = processes.running[app], let kill = oomKill(of: app) else { return }
+            guard let running = processes.table.running[app], let kill = oomKill(of: app) else { return }
             _ = await process(.oomKilled(app: app, launch: running.launch, kill: kill))
         }
     }
@@ -87,6 +87,6 @@ extension WardenDaemon {
     /// The OOM kill the app's group counted since its launch, with the figures the journal
     /// gives; nil when there was none. Taken once: the counters are the new baseline.
     func oomKill(of app: String) -> OOMKill? {
-        parts.memory.oomState(of: app).flatMap { processes.takeOOMKill(of: app, state: $0) }
+        parts.memory.oomState(of: app).flatMap { processes.table.takeOOMKill(of: app, state: $0) }
     }
 }

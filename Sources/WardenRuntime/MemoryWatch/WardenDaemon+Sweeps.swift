@@ -43,7 +43,7 @@ extension WardenDaemon {
             checked += suspended
         }
         for app in checked.sorted() {
-            guard let group = processes.groups[app], let state = lifecycle.state(of: app),
+            guard let group = processes.table.groups[app], let state = lifecycle.state(of: app),
                 let frozen = try? await driver.isFrozen(group), frozen != (state == .suspended)
             else { continue }
             logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
@@ -62,8 +62,8 @@ extension WardenDaemon {
     /// Re-adopted processes the launcher could not watch (no pidfd): their end is found here,
     /// by reaping them if they are children or by finding their group empty.
     func checkAdoptedProcesses() async {
-        guard !processes.everyProcessWatched() else { return }
-        for (app, entry) in processes.running.sorted(by: { $0.key < $1.key }) where !entry.isWatched {
+        guard !processes.table.everyProcessWatched() else { return }
+        for (app, entry) in processes.table.running.sorted(by: { $0.key < $1.key }) where !entry.isWatched {
             var status: Int32 = 0
             let reaped = waitpid(entry.pid, &status, WNOHANG)
             var termination: SpawnedProcess.Termination?
@@ -71,7 +71,7 @@ extension WardenDaemon {
             if reaped == entry.pid {
                 ended = true
                 termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
-            } else if let driver, let group = processes.groups[app] {
+            } else if let driver, let group = processes.table.groups[app] {
                 ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
             } else {
                 ended = !parts.launcher.exists(entry.pid)

@@ -29,7 +29,7 @@ extension WardenDaemon {
         let now = now()
         let checkpoint = WardenCheckpoint(
             lifecycle: lifecycle.checkpoint(at: now),
-            running: processes.running.values.map(\.record).sorted { $0.app < $1.app },
+            running: processes.table.running.values.map(\.record).sorted { $0.app < $1.app },
             recentKills: history.recentKills.isEmpty ? nil : history.recentKills, bootTime: parts.clock.bootTime())
         do {
             // Only the records that changed are encoded again and written: with a thousand

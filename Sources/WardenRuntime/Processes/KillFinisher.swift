@@ -1,7 +1,7 @@
 import WardenCgroup
 
 /// Waits beside the daemon's loop for killed groups that did not empty while the loop waited
-/// (`WardenDaemon.killWaitOnLoop`): a process in uninterruptible sleep, on a device starved of
+/// (`AppProcesses.killWaitOnLoop`): a process in uninterruptible sleep, on a device starved of
 /// memory or I/O, dies only when it wakes, and every other kill, verb and read would wait with it.
 /// Each group is looked at again and again, less often the longer it takes, until it is empty
 /// or `timeout` has passed; the outcome goes back to the loop, which removes the group.
@@ -29,7 +29,7 @@ final class KillFinisher: Sendable {
     }
 
     /// Waits for each queued group in a task of its own until `stop()`, posting whether it
-    /// emptied to the loop (`WardenDaemon.killFinished`); waits still going at the stop end there.
+    /// emptied to the loop (`AppProcesses.killFinished`); waits still going at the stop end there.
     func run(driver: (any CgroupDriver)?, clock: WardenClock, inbox: DaemonInbox) async {
         await withDiscardingTaskGroup { group in
             for await request in requests {
@@ -39,7 +39,7 @@ final class KillFinisher: Sendable {
                     guard let emptied = await self.wait(for: request.group, driver: driver, clock: clock) else {
                         return
                     }
-                    _ = inbox.post(.work { daemon in await daemon.killFinished(request, emptied: emptied) })
+                    _ = inbox.post(.work { daemon in await daemon.processes.killFinished(request, emptied: emptied) })
                 }
             }
             group.cancelAll()

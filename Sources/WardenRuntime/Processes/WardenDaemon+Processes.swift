@@ -15,7 +15,8 @@ extension WardenDaemon {
         guard phase.isRunning else { return }
         switch report {
         case .started(let start):
-            guard processes.running[start.app]?.launch == start.launch, processes.running[start.app]?.pid == start.pid
+            guard processes.table.running[start.app]?.launch == start.launch,
+                processes.table.running[start.app]?.pid == start.pid
             else { return }
             _ = await process(.launched(app: start.app, launch: start.launch))
         case .ended(let exit):
@@ -28,11 +29,11 @@ extension WardenDaemon {
     /// the core.
     func processEnded(_ exit: ProcessExit) async {
         let end = classify(exit.termination, app: exit.app)
-        if processes.running[exit.app]?.pid == exit.pid {
+        if processes.table.running[exit.app]?.pid == exit.pid {
             metrics.processEnded(app: exit.app, at: now())
-            processes.running[exit.app] = nil
+            processes.table.running[exit.app] = nil
             workers.pressureEndpoints.close(app: exit.app)
-            await releaseGroup(exit.app)
+            await processes.releaseGroup(exit.app)
         }
         logger.info(
             "Process \(exit.pid) of app \"\(exit.app)\" ended: \(exit.termination?.description ?? "status unknown").")
@@ -51,7 +52,7 @@ extension WardenDaemon {
         case .exited(0): return .exited(code: 0)
         case .exited(let status): return .crashed(description: "exited with status \(status)")
         case .signaled(let signal):
-            if processes.signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
+            if processes.table.signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
             if signal == SIGKILL, let kill = oomKill(of: app) {
                 logger.notice("App \"\(app)\": \(kill.sentence)")
                 return .oomKilled(kill)

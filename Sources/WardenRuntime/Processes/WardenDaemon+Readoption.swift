@@ -11,7 +11,7 @@ extension WardenDaemon {
     /// start, as in the simulator) and hands the core the ends of apps that stopped meanwhile.
     func boot() async {
         let gone = await readopt()
-        let adopted = processes.running.keys.sorted()
+        let adopted = processes.table.running.keys.sorted()
         let stale = workers.pressureEndpoints.removeStale()
         if !stale.isEmpty {
             logger.info(
@@ -96,14 +96,14 @@ extension WardenDaemon {
                 gone.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
                 continue
             }
-            processes.groups[app] = group
+            processes.table.groups[app] = group
             let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
-            processes.running[app] = RunningProcess(
+            processes.table.running[app] = RunningProcess(
                 record: RunningAppRecord(
                     app: app, launch: launch, pid: mainPID, group: group,
                     startedWallMillis: entry?.startedWallMillis ?? parts.clock.wallMillis()),
                 isWatched: parts.launcher.watch(pid: mainPID, app: app, launch: launch))
-            if let group { watchMemory(of: app, group: group) }
+            if let group { processes.watchMemory(of: app, group: group) }
             // The app's processes hold the path of its memory-pressure socket: it is made again.
             _ = openPressureEndpoint(app, user: policy.app(named: app)?.user)
             if let driver, let group, !options.dryRun {
@@ -125,7 +125,7 @@ extension WardenDaemon {
         guard let driver else { return }
         let declared = policy.apps.map(\.name)
         let undeclared = registered.filter { !declared.contains($0) }
-        for app in declared + undeclared where processes.groups[app] == nil {
+        for app in declared + undeclared where processes.table.groups[app] == nil {
             let group = driver.group(named: app)
             guard let pids = try? await driver.processes(in: group), !pids.isEmpty else { continue }
             if declared.contains(app) {

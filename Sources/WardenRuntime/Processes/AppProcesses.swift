@@ -1,0 +1,420 @@
+import Logging
+import WardenCgroup
+import WardenCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The apps' groups and processes: the table of them (`ProcessTable`) and what the core's actions
+/// do to them on the host: a launch's group made ready (limits, CPU class, task limit), freezing
+/// and thawing, the signals that stop an app, the kill of a group and its removal, the memory
+/// limits, CPU controls and OOM scores written to it, and what is read of it (its processes, its
+/// CPU time, its stall, the watchdog's scan).
+///
+/// Owned by the daemon's actor and used only from it: its asynchronous methods run on the
+/// caller's executor (`nonisolated(nonsending)`), so nothing else runs between their steps but
+/// what the daemon's own awaits allow.
+final class AppProcesses {
+    /// The groups, the running processes and what was set and sent.
+    var table = ProcessTable()
+    /// The apps' groups; nil runs without groups.
+    let driver: (any CgroupDriver)?
+    private let launcher: any ProcessLauncher
+    private let memory: any WardenMemorySource
+    private let signals: any MemorySignalSource
+    private let killFinisher: KillFinisher
+    private let inbox: DaemonInbox
+    private let clock: WardenClock
+    private let logger: Logger
+    /// Whether groups are left alone: nothing frozen, thawed or killed (`--dry-run`).
+    private let dryRun: Bool
+    /// Whether a kill for memory hands the victim's memory back at once (`process_mrelease`).
+    private let releasesMemoryOnKill: Bool
+    /// Warnings that repeat (per app and cause) are logged once, then counted.
+    private var warnings = RepeatedWarningLimiter()
+
+    init(
+        parts: DaemonParts, killFinisher: KillFinisher, inbox: DaemonInbox, dryRun: Bool, releasesMemoryOnKill: Bool
+    ) {
+        driver = parts.driver
+        launcher = parts.launcher
+        memory = parts.memory
+        signals = parts.signals
+        clock = parts.clock
+        logger = parts.logger
+        self.killFinisher = killFinisher
+        self.inbox = inbox
+        self.dryRun = dryRun
+        self.releasesMemoryOnKill = releasesMemoryOnKill
+    }
+
+    // MARK: Launching
+
+    /// Makes the group of the app's launch `launch` ready before its process is spawned in it:
+    /// created, with the memory limits and CPU control the core set and the task limit `tasksMax`;
+    /// nil without groups.
+    nonisolated(nonsending) func prepareGroup(of app: String, launch: Int, tasksMax: Int?) async throws -> AppGroup? {
+        guard let driver else { return nil }
+        // The previous launch's end, if reported from now on, must not release the new group.
+        if let previous = table.running[app], previous.launch != launch {
+            table.running[app] = nil
+        }
+        let created = try await driver.createGroup(named: app)
+        if let limits = table.limits[app], !limits.isEmpty {
+            try await driver.setMemoryLimits(Self.kernelLimits(limits), of: created)
+        }
+        await applyCPU(app, to: created, with: driver)
+        await boundTasks(app, to: tasksMax, of: created, with: driver)
+        table.groups[app] = created
+        return created
+    }
+
+    /// The app's launch runs as process `pid` in `group`: it is measured and watched for OOM kills
+    /// from now on.
+    func started(_ app: String, launch: Int, pid: Int32, group: AppGroup?, wallMillis: Int64) {
+        table.running[app] = RunningProcess(
+            record: RunningAppRecord(app: app, launch: launch, pid: pid, group: group, startedWallMillis: wallMillis),
+            isWatched: true)
+        if let group { watchMemory(of: app, group: group) }
+    }
+
+    /// A launch that did not start leaves no group behind.
+    nonisolated(nonsending) func launchFailed(_ app: String, group: AppGroup?) async {
+        if let driver, let group, await empty(group, of: app, with: driver) {
+            table.groups[app] = nil
+        }
+    }
+
+    /// Measures the app's group from now on, watches it for OOM kills and notes its OOM counters,
+    /// against which a kill is recognized.
+    func watchMemory(of app: String, group: AppGroup) {
+        memory.track(group)
+        signals.watch(app: app, group: group)
+        table.oomBaselines[app] = memory.oomState(of: app)
+    }
+
+    // MARK: Freezing
+
+    /// What came of a freeze.
+    enum FreezeOutcome {
+        /// The group is frozen.
+        case frozen
+        /// A process of the app holds `resource`, one of the paths it may not hold while
+        /// suspended: it is left running.
+        case held(resource: String)
+        /// Not frozen: no group, a dry run, or the freezer failed (logged).
+        case notFrozen
+    }
+
+    /// Freezes the app's group, unless a process of it holds one of `guardPaths`.
+    nonisolated(nonsending) func freeze(_ app: String, guardPaths: [ResourcePath]) async -> FreezeOutcome {
+        table.frozenProcessLists[app] = nil
+        guard let driver, let group = table.groups[app] else {
+            logger.warning("Cannot freeze app \"\(app)\": it has no group.")
+            return .notFrozen
+        }
+        if !guardPaths.isEmpty {
+            do {
+                let pids = try await driver.processes(in: group)
+                for guarded in guardPaths {
+                    if let hold = try launcher.holds(of: guarded.path, among: pids).first {
+                        logger.info("Not freezing app \"\(app)\": \(hold) (resource \"\(guarded.resource)\").")
+                        return .held(resource: guarded.resource)
+                    }
+                }
+            } catch {
+                logger.warning("Could not check the resources of app \"\(app)\" before freezing: \(error)")
+            }
+        }
+        if dryRun {
+            logger.notice("Dry run: would freeze app \"\(app)\".")
+            return .notFrozen
+        }
+        do {
+            try await driver.freeze(group)
+        } catch {
+            logger.error("Could not freeze app \"\(app)\": \(error)")
+            return .notFrozen
+        }
+        return .frozen
+    }
+
+    nonisolated(nonsending) func thaw(_ app: String) async {
+        table.frozenProcessLists[app] = nil
+        guard let driver, let group = table.groups[app], !dryRun else { return }
+        do {
+            try await driver.thaw(group)
+        } catch {
+            logger.error("Could not thaw app \"\(app)\": \(error)")
+        }
+    }
+
+    // MARK: Ending processes
+
+    /// Sends `signal` to the app's main process, counting it among those appwarden sent (its end
+    /// is then no crash); false when it runs none or the signal could not be sent.
+    @discardableResult
+    func signalMain(of app: String, _ signal: Int32) -> Bool {
+        guard let main = table.running[app] else { return false }
+        table.signalsSent[app, default: []].insert(signal)
+        return launcher.send(signal, to: main.pid)
+    }
+
+    /// Sends SIGTERM to each of the app's processes.
+    nonisolated(nonsending) func terminate(_ app: String, reason: TerminationReason) async {
+        table.signalsSent[app, default: []].insert(SIGTERM)
+        for pid in await pids(of: app) {
+            launcher.send(SIGTERM, to: pid)
+        }
+        logger.info("Asked app \"\(app)\" to stop (\(reason.rawValue)).")
+    }
+
+    /// How long a kill waits on the daemon's loop for the app's group to empty, as lmkd's
+    /// `kill_timeout_ms`: past it the loop goes on and `KillFinisher` waits for the rest beside it,
+    /// so that a victim stuck in uninterruptible sleep holds up neither the next kill nor anything
+    /// else. A kill for memory has handed the victim's memory back with `process_mrelease` by then.
+    static let killWaitOnLoop: Duration = .milliseconds(100)
+
+    /// Kills the app's whole group. For a kill for memory, returns the major page faults the
+    /// daemon took since `faultsBefore` (the count when the measurement that chose the victim
+    /// began: its own waits for storage; its memory is locked so that there are none), for the
+    /// log line that explains the kill; other kills are logged here.
+    nonisolated(nonsending) func kill(_ app: String, reason: TerminationReason, faultsBefore: Int) async -> Int? {
+        table.frozenProcessLists[app] = nil
+        table.signalsSent[app, default: []].insert(SIGKILL)
+        if dryRun {
+            logger.notice("Dry run: would kill app \"\(app)\" (\(reason.rawValue)).")
+            return nil
+        }
+        if driver == nil || table.groups[app] == nil, let main = table.running[app] {
+            launcher.send(SIGKILL, to: main.pid)
+        }
+        let releasingMemory = releasesMemoryOnKill && reason == .memoryPressure
+        await releaseGroup(app, killing: releasingMemory ? .releasingMemory : .signalOnly)
+        guard reason == .memoryPressure else {
+            logger.info("Killed app \"\(app)\" (\(reason.rawValue)).")
+            return nil
+        }
+        return DaemonMemory.majorFaults() - faultsBefore
+    }
+
+    /// How `releaseGroup` treats what is still in the group.
+    enum GroupRelease {
+        /// The app ended on its own: processes still there were left behind, and are killed.
+        case leftBehind
+        /// The app is being killed.
+        case signalOnly
+        /// The app is being killed for memory: its memory is handed back at once.
+        case releasingMemory
+    }
+
+    /// Forgets the app's group and removes it once it is empty.
+    /// Processes the app left behind when its main process ended (children it started in the
+    /// background) are killed with the group: an app that is not running runs nothing, and its
+    /// next launch starts in an empty group. A group that cannot be emptied stays the app's,
+    /// for the next release to retry; one whose processes are slow to die is removed once
+    /// `KillFinisher` sees it empty.
+    nonisolated(nonsending) func releaseGroup(_ app: String, killing release: GroupRelease = .leftBehind) async {
+        memory.untrack(app)
+        signals.unwatch(app: app)
+        table.frozenProcessLists[app] = nil
+        table.limits[app] = nil
+        table.oomBaselines[app] = nil
+        guard let group = table.groups[app] else { return }
+        if let driver, dryRun, !((try? await driver.processes(in: group)) ?? []).isEmpty { return }
+        guard let driver else {
+            table.groups[app] = nil
+            return
+        }
+        if await empty(group, of: app, with: driver, release: release) {
+            table.groups[app] = nil
+        }
+    }
+
+    /// Kills what is left in `group`, waiting `killWaitOnLoop` at most, and removes it; false
+    /// when it is not empty: it could not be killed, or its processes are still dying and
+    /// `KillFinisher` waits for them.
+    private nonisolated(nonsending) func empty(
+        _ group: AppGroup, of app: String, with driver: any CgroupDriver, release: GroupRelease = .leftBehind
+    ) async -> Bool {
+        if release == .leftBehind {
+            let left = (try? await driver.processes(in: group)) ?? []
+            if !left.isEmpty {
+                logger.warning("Killing processes \(left) that app \"\(app)\" left behind when it ended.")
+            } else {
+                await remove(group, of: app, with: driver)
+                return true
+            }
+        }
+        do {
+            try await driver.kill(
+                group, releasingMemory: release == .releasingMemory, waitingAtMost: Self.killWaitOnLoop)
+        } catch  where error.code == .timeout {
+            if table.dyingGroups.insert(app).inserted {
+                logger.notice(
+                    "The processes of app \"\(app)\" have not ended \(DurationFormat.string(Self.killWaitOnLoop)) after SIGKILL; waiting for them beside the loop."
+                )
+                killFinisher.enqueue(KillFinisher.Request(app: app, group: group), inbox: inbox)
+            }
+            return false
+        } catch {
+            logger.error("Could not kill app \"\(app)\": \(error)")
+            return false
+        }
+        await remove(group, of: app, with: driver)
+        return true
+    }
+
+    /// Removes the empty `group`; a removal that fails is logged, and the group counts as released.
+    private nonisolated(nonsending) func remove(_ group: AppGroup, of app: String, with driver: any CgroupDriver) async
+    {
+        do {
+            try await driver.remove(group)
+        } catch {
+            logger.debug("Could not remove the group of app \"\(app)\": \(error)")
+        }
+    }
+
+    /// `KillFinisher` saw the killed group of `request.app` empty, or gave up on it: an empty
+    /// group is removed, unless a new launch of the app runs in it by now.
+    nonisolated(nonsending) func killFinished(_ request: KillFinisher.Request, emptied: Bool) async {
+        table.dyingGroups.remove(request.app)
+        guard table.running[request.app] == nil, table.groups[request.app] == request.group, let driver
+        else { return }
+        guard emptied else {
+            let left = (try? await driver.processes(in: request.group)) ?? []
+            logger.error(
+                "The group of app \"\(request.app)\" still holds processes \(left) long after SIGKILL; it stays the app's, for its next release to retry."
+            )
+            return
+        }
+        await remove(request.group, of: request.app, with: driver)
+        table.groups[request.app] = nil
+        logger.info("The last processes of app \"\(request.app)\" ended after SIGKILL; its group is removed.")
+    }
+
+    // MARK: Controls
+
+    /// Keeps the limits the core set for the app's group and writes them to the group now if
+    /// it exists; a group created for the next launch takes them before its process runs.
+    nonisolated(nonsending) func setMemoryLimits(_ app: String, _ limits: GroupMemoryLimits) async {
+        table.limits[app] = limits
+        guard let driver, let group = table.groups[app] else { return }
+        do {
+            try await driver.setMemoryLimits(Self.kernelLimits(limits), of: group)
+        } catch {
+            warnOnce(app, cause: "memory limits", "Could not set the memory limits of app \"\(app)\": \(error)")
+        }
+    }
+
+    /// Keeps the CPU control the core set for the app's class and writes it to the group now if
+    /// it exists; a group created for the next launch takes it before its process runs. A host
+    /// without a CPU controller for the app groups is said once, at start.
+    nonisolated(nonsending) func setCPU(_ app: String, _ control: CPUControl) async {
+        table.cpu[app] = control
+        guard let driver, let group = table.groups[app] else { return }
+        await applyCPU(app, to: group, with: driver)
+    }
+
+    /// Writes the app's CPU control, as the core last set it, to `group`.
+    nonisolated(nonsending) func applyCPU(_ app: String, to group: AppGroup, with driver: any CgroupDriver) async {
+        guard let control = table.cpu[app], driver.cpuController != .unavailable else { return }
+        do {
+            try await driver.setCPU(
+                CPUControls(
+                    weight: control.weight, idle: control.idle, maxPercent: control.maxPercent,
+                    ioWeight: control.ioWeight), of: group)
+        } catch {
+            warnOnce(app, cause: "cpu controls", "Could not set the CPU controls of app \"\(app)\": \(error)")
+        }
+    }
+
+    /// Writes the app's task limit to its group; a host without a pids controller gets one
+    /// warning per app, not one per launch.
+    private nonisolated(nonsending) func boundTasks(
+        _ app: String, to limit: Int?, of group: AppGroup, with driver: any CgroupDriver
+    ) async {
+        do {
+            try await driver.setTasksMax(limit, of: group)
+        } catch {
+            warnOnce(app, cause: "tasks_max", "Could not set the task limit of app \"\(app)\": \(error)")
+        }
+    }
+
+    /// The core's limits as the driver writes them.
+    static func kernelLimits(_ limits: GroupMemoryLimits) -> MemoryLimits {
+        MemoryLimits(max: limits.max.map { UInt64(max(0, $0)) }, high: limits.high.map { UInt64(max(0, $0)) })
+    }
+
+    nonisolated(nonsending) func setOOMScore(_ app: String, score: Int) async {
+        let pids = await pids(of: app)
+        guard !pids.isEmpty else { return }
+        do {
+            try launcher.setOOMScore(score, for: pids)
+        } catch {
+            warnOnce(app, cause: "oom_score_adj", "Could not set oom_score_adj \(score) for app \"\(app)\": \(error)")
+        }
+    }
+
+    // MARK: Reading
+
+    /// The processes of the app: its group's, or its main process without a group.
+    nonisolated(nonsending) func pids(of app: String) async -> [Int32] {
+        if let driver, let group = table.groups[app] {
+            return (try? await driver.processes(in: group)) ?? []
+        }
+        return table.running[app].map { [$0.pid] } ?? []
+    }
+
+    /// The CPU time the app's group has used; nil without a group or where the host cannot tell.
+    nonisolated(nonsending) func cpuUsage(of app: String) async -> Duration? {
+        guard let driver, let group = table.groups[app] else { return nil }
+        do {
+            return try await driver.cpuUsage(of: group)
+        } catch {
+            warnOnce(app, cause: "cpu usage", "Could not read the CPU time of app \"\(app)\": \(error)")
+            return nil
+        }
+    }
+
+    /// How long the app's processes have waited on memory or for a CPU in total (`CgroupDriver.stall`);
+    /// nil where the host does not count it per group or the group is gone.
+    nonisolated(nonsending) func stall(of app: String) async -> Duration? {
+        guard let driver, let group = table.groups[app] else { return nil }
+        do {
+            return try await driver.stall(of: group)
+        } catch {
+            logger.debug("Could not read the stall of app \"\(app)\": \(error)")
+            return nil
+        }
+    }
+
+    /// What the watchdog finds: processes running and not frozen → foreground; frozen or
+    /// gone → background; the scan failing → error.
+    nonisolated(nonsending) func scan(_ app: String) async -> ScanOutcome {
+        guard let driver, let group = table.groups[app] else {
+            guard let pid = table.running[app]?.pid else { return .background }
+            return launcher.exists(pid) ? .foreground : .background
+        }
+        do {
+            let pids = try await driver.processes(in: group)
+            if pids.isEmpty { return .background }
+            return try await driver.isFrozen(group) ? .background : .foreground
+        } catch {
+            return .error
+        }
+    }
+
+    /// Logs a warning about `app` the first time `cause` brings it, then only a count of the
+    /// repeats at most once a minute (`RepeatedWarningLimiter`).
+    func warnOnce(_ app: String, cause: String, _ message: String) {
+        switch warnings.admit(subject: app, cause: cause, at: clock.elapsed()) {
+        case .first: logger.warning("\(message)")
+        case .repeated(let times): logger.warning("\(message) (repeated \(times) times)")
+        case .suppressed: break
+        }
+    }
+}
