@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Boots the device image and runs one job in it as a systemd unit; exits with the job's status.
 #
-#   sudo bash scripts/device/run.sh Tests/Device/pressure       # a folder holding job.sh
-#   sudo bash scripts/device/run.sh Tests/Device/peers          # a benchmark ("# device-benchmark")
+#   sudo bash scripts/device/run.sh scripts/device/jobs/pressure  # a folder holding job.sh
+#   sudo bash scripts/device/run.sh scripts/device/jobs/peers     # a benchmark ("# device-benchmark")
 #
-# The jobs are the folders under Tests/Device that hold a job.sh; a name that is neither lists them.
+# The jobs are the folders under scripts/device/jobs that hold a job.sh, beside the lib.sh they
+# all source; JOB is a path from the repository's root. A name that is neither lists them.
 #
 # The job folder is copied to a fresh shared folder, mounted read-write at /job in the guest;
 # /job/job.sh runs as the unit device-job.service and its output lands in /job/out/log, printed
@@ -17,7 +18,7 @@
 # The guest runs with KVM only where the CPU has hardware virtualization (vmx or svm) and no
 # paravirtual KVM module is in the way; otherwise with QEMU's software CPU (TCG), 10 to 40 times
 # slower than the host. Time limits come from measured speed, not guesses: the job times 200
-# fork+exec of /bin/true in the guest when it starts (Tests/Device/lib.sh) and writes the
+# fork+exec of /bin/true in the guest when it starts (scripts/device/jobs/lib.sh) and writes the
 # slowdown, that time against the 100 ms of an unloaded host, to /job/out/speed. The job's waits
 # scale with it, and so does this script's hard limit: a job states its running time at host
 # speed with a line "# device-timeout: SECONDS" (default 30), and may run for that times the
@@ -34,8 +35,8 @@
 # no swap at all; "# device-disk: emmc" throttles its drive to eMMC-like speed (qemu's
 # throttling.bps-total, 20 MB/s read and write together), "fast" (the default) leaves it as fast
 # as the host's. APPWARDEN_DEVICE_SWAP and APPWARDEN_DEVICE_DISK override both lines. The choice
-# is written to /job/device.conf, and Tests/Device/lib.sh sets the swap up before the job's first
-# step; the job's output starts with the configuration.
+# is written to /job/device.conf, and scripts/device/jobs/lib.sh sets the swap up before the
+# job's first step; the job's output starts with the configuration.
 #
 # Environment: APPWARDEN_DEVICE_MEMORY (MiB, default 1024), APPWARDEN_DEVICE_CPUS (default 2),
 # APPWARDEN_DEVICE_SWAP (zram or none), APPWARDEN_DEVICE_DISK (emmc or fast),
@@ -47,9 +48,9 @@ cd "$(dirname "$0")/../.."
 job="${1:-}"
 if [ -z "$job" ] || { [ ! -f "$job/job.sh" ] && [ ! -f "$job" ]; }; then
   known=""
-  for found in Tests/Device/*/job.sh; do known="$known ${found%/job.sh}"; done
-  echo "usage: run.sh JOB, where JOB is a folder holding job.sh (such as Tests/Device/pressure) or a" \
-    "job script; \"$job\" is neither. The jobs:$known." >&2
+  for found in scripts/device/jobs/*/job.sh; do known="$known ${found%/job.sh}"; done
+  echo "usage: run.sh JOB, where JOB is a folder holding job.sh (such as" \
+    "scripts/device/jobs/pressure) or a job script; \"$job\" is neither. The jobs:$known." >&2
   exit 2
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -103,7 +104,7 @@ else
   cp "$job" "$run/job/job.sh"
 fi
 # The shell functions every job sources, and the package the jobs install.
-cp Tests/Device/lib.sh "$run/job/lib.sh"
+cp scripts/device/jobs/lib.sh "$run/job/lib.sh"
 mkdir -p "$run/job/packages"
 cp "$deb" "$run/job/packages/"
 chmod +x "$run/job/job.sh"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every device test job (each folder under Tests/Device with a job.sh, except benchmarks
-# marked "# device-benchmark") in its own fresh boot of the device image, one machine at a time,
-# and prints each job's result and duration. Benchmarks run by name or through run.sh.
+# Runs every device test job (each folder under scripts/device/jobs with a job.sh, except
+# benchmarks marked "# device-benchmark") in its own fresh boot of the device image, one machine at
+# a time, and prints each job's result and duration. Benchmarks run by name or through run.sh.
 #
 #   sudo bash scripts/device/test.sh            # every job
 #   sudo bash scripts/device/test.sh restart    # only the named jobs
@@ -10,9 +10,9 @@ cd "$(dirname "$0")/../.."
 
 jobs=()
 if [ "$#" -gt 0 ]; then
-  for name in "$@"; do jobs+=("Tests/Device/$name"); done
+  for name in "$@"; do jobs+=("scripts/device/jobs/$name"); done
 else
-  for dir in Tests/Device/*/; do
+  for dir in scripts/device/jobs/*/; do
     [ -f "$dir/job.sh" ] && ! grep -q '^# device-benchmark' "$dir/job.sh" && jobs+=("${dir%/}")
   done
 fi

@@ -1,4 +1,5 @@
-# Shell functions for device jobs; sourced by each Tests/Device/*/job.sh inside the guest.
+# Shell functions for device jobs; sourced by each scripts/device/jobs/*/job.sh inside the guest,
+# where run.sh copies this file beside the job.
 # The guest mounts the job folder at /job (appwarden's Debian package in /job/packages) and the
 # test workload, ballast, at /opt/appwarden/bin.
 

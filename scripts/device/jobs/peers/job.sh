@@ -3,7 +3,7 @@
 # device-benchmark
 # device-swap: zram
 # The peers side by side on the device as users have it (a zram swap of half its RAM; the drive
-# as run.sh is told: scripts/device/peers.sh throttles it to eMMC speed). Each workload runs under
+# as run.sh is told: this folder's peers.sh throttles it to eMMC speed). Each workload runs under
 # each killer alone, one after the other in this boot, with the device reset in between (apps and
 # killer stopped, swap emptied and set up afresh, page cache dropped): see bench.py for the
 # workloads and the figures. /job/peers.conf may name the workloads (WORKLOADS="w1 w2 w2f w1b w2b w3 w3m w3h"), the

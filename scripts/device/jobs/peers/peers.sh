@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
 # The peers side by side on the device as users have it: boots the device with a zram swap of half
-# its RAM and a drive throttled to eMMC speed, runs Tests/Device/peers (each workload under
-# appwarden with and without compress_suspended, earlyoom, nohang, systemd-oomd and the kernel
-# alone), RUNS times, one boot per workload and run, and prints a table: per workload and killer
-# the median of each figure over the runs and, where the runs differ, their range.
+# its RAM and a drive throttled to eMMC speed, runs the job in this folder (job.sh: each workload
+# under appwarden with and without compress_suspended, earlyoom, nohang, systemd-oomd and the
+# kernel alone), RUNS times, one boot per workload and run, and prints a table: per workload and
+# killer the median of each figure over the runs and, where the runs differ, their range.
 #
-#   sudo bash scripts/device/peers.sh                       # w1 and w2, 3 runs
-#   sudo RUNS=1 WORKLOADS=w3 bash scripts/device/peers.sh   # a day of use, once
-#   sudo KILLERS="appwarden earlyoom" bash scripts/device/peers.sh
+#   sudo bash scripts/device/jobs/peers/peers.sh                       # w1 and w2, 3 runs
+#   sudo RUNS=1 WORKLOADS=w3 bash scripts/device/jobs/peers/peers.sh   # a day of use, once
+#   sudo KILLERS="appwarden earlyoom" bash scripts/device/jobs/peers/peers.sh
 #
 # Environment: RUNS (default 3), WORKLOADS (default "w1 w2"; w2f is w2 with a runaway ten times as
 # fast; w1b and w2b are w1 and w2 beside idle apps of 200 MiB instead of 120; w3 is the day of use, DAY_SECONDS long, default 600; w3m the same day with apps 1.3 times
 # as large, w3h 1.6 times), KILLERS
 # (default all six; appwarden-share, appwarden with the foreground app's fair_share at 360 MiB, on
 # request), IDLE_APPS, IDLE_MIB, FRONT_MIB, FRONT_STEP and FRONT_INTERVAL (w1's and w2's apps
-# changed: see Tests/Device/peers/bench.py), APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every
+# changed: see bench.py in this folder), APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every
 # boot's whole output; default: a temporary one, removed).
-# Needs what run.sh needs: root, qemu, the package and ballast built. Every boot's qemu and run
-# folder are removed by run.sh; this script's own folder is removed on exit.
+# Needs what scripts/device/run.sh needs: root, qemu, the package and ballast built. Every boot's
+# qemu and run folder are removed by run.sh; this script's own folder is removed on exit.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../../.."
 
 runs="${RUNS:-3}"
 workloads="${WORKLOADS:-w1 w2}"
@@ -36,7 +36,7 @@ for run_number in $(seq 1 "$runs"); do
   for workload in $workloads; do
     job="$work/job"
     rm -rf "$job"
-    cp -r Tests/Device/peers "$job"
+    cp -r scripts/device/jobs/peers "$job"
     {
       echo "WORKLOADS=\"$workload\""
       echo "KILLERS=\"$killers\""
