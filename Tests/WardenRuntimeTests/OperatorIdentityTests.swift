@@ -36,16 +36,17 @@ struct OperatorIdentityTests {
         }
         let nobody: UInt32 = 65534
         let asMember = PeerCredentials(pid: member.processIdentifier, uid: nobody, gid: nogroup)
-        #expect(WardenDaemon.operatorIdentity(of: asMember, socketPath: socketPath) == .operator)
+        #expect(CallerIdentity.operatorIdentity(of: asMember, socketPath: socketPath) == .operator)
         let asOutsider = PeerCredentials(pid: outsider.processIdentifier, uid: nobody, gid: nogroup)
-        guard case .denied(let sentence) = WardenDaemon.operatorIdentity(of: asOutsider, socketPath: socketPath) else {
+        guard case .denied(let sentence) = CallerIdentity.operatorIdentity(of: asOutsider, socketPath: socketPath)
+        else {
             Issue.record("A caller outside the socket's group was not refused.")
             return
         }
         #expect(sentence.contains("Process \(outsider.processIdentifier)"))
         // The primary group alone still counts.
         let primary = PeerCredentials(pid: outsider.processIdentifier, uid: nobody, gid: users)
-        #expect(WardenDaemon.operatorIdentity(of: primary, socketPath: socketPath) == .operator)
+        #expect(CallerIdentity.operatorIdentity(of: primary, socketPath: socketPath) == .operator)
     }
 
     /// `sleep 30` as user and group nobody/nogroup with `setpriv`'s group arguments.

@@ -100,6 +100,14 @@ public struct Lifecycle: Sendable {
         pushRouter.currentToken(for: app)
     }
 
+    /// `event` as a replay of it needs it: a push to a device token (the daemon's own random
+    /// number) as a push to the app that owns it; other events as they are.
+    public func replayable(_ event: LifecycleEvent) -> LifecycleEvent {
+        guard case .push(.token(let token), let payload, let id) = event, case .app(let app) = deviceTokenOwner(token)
+        else { return event }
+        return .push(target: .app(app), payload: payload, id: id)
+    }
+
     /// Which app a device token addresses: its current owner, a stale owner (reinstalled since)
     /// or unknown.
     public func deviceTokenOwner(_ token: String) -> PushRouter.TokenLookup {

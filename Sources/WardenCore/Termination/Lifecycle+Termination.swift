@@ -75,6 +75,13 @@ extension Lifecycle {
 
     /// The process of launch `launch` ended. An exit the core asked for completes a graceful
     /// termination; an unexpected one is recorded as `exited` or `crashed`.
+    /// Whether `event` ends an app's process on its own (`endsOnItsOwn(_:launch:)`), before the
+    /// core has seen it.
+    public func endsOnItsOwn(_ event: LifecycleEvent) -> Bool {
+        guard case .processExited(let app, let launch, _) = event else { return false }
+        return endsOnItsOwn(app, launch: launch)
+    }
+
     /// Whether the end of launch `launch` of `app` is the app's own: its process runs and the
     /// core asked for no termination of it. Ends that follow a kill or a SIGTERM are not.
     public func endsOnItsOwn(_ app: String, launch: Int) -> Bool {

@@ -67,7 +67,7 @@ extension WardenDaemon {
                 app: app, launch: launch, swappedBytes: swapped, swappedInRAM: parts.memory.swappedInRAM(swapped))
         }
         let actions: [LifecycleAction]
-        let ownEnd = endsOnItsOwn(event)
+        let ownEnd = lifecycle.endsOnItsOwn(event)
         let candidates = lifecycle.killCandidates(before: event)
         do {
             actions = try lifecycle.handle(event, at: now())
@@ -75,19 +75,23 @@ extension WardenDaemon {
             return .failure(error)
         }
         journal.beginEvent()
-        recordInputs(of: event, actions: actions, endsOnItsOwn: ownEnd, candidates: candidates)
+        journal.recordInputs(
+            of: lifecycle.replayable(event), actions: actions, endsOnItsOwn: ownEnd, candidates: candidates,
+            wallMillis: wallMillis(now()), logger: logger)
         metrics.count(accepted: event)
         var followUps: [LifecycleEvent] = []
         let reply = await execute(actions, followUps: &followUps)
-        var changed = Self.changesCheckpoint(actions, of: event)
+        var changed = DaemonJournal.changesCheckpoint(actions, of: event)
         while !followUps.isEmpty && phase.isRunning {
             let next = followUps.removeFirst()
             do {
-                let nextOwnEnd = endsOnItsOwn(next)
+                let nextOwnEnd = lifecycle.endsOnItsOwn(next)
                 let nextCandidates = lifecycle.killCandidates(before: next)
                 let more = try lifecycle.handle(next, at: now())
-                recordInputs(of: next, actions: more, endsOnItsOwn: nextOwnEnd, candidates: nextCandidates)
-                changed = changed || Self.changesCheckpoint(more, of: event)
+                journal.recordInputs(
+                    of: lifecycle.replayable(next), actions: more, endsOnItsOwn: nextOwnEnd,
+                    candidates: nextCandidates, wallMillis: wallMillis(now()), logger: logger)
+                changed = changed || DaemonJournal.changesCheckpoint(more, of: event)
                 await execute(more, followUps: &followUps)
             } catch {
                 logger.debug("The core refused \(next): \(error.message)")
@@ -99,85 +103,15 @@ extension WardenDaemon {
         return .success(reply)
     }
 
-    /// Whether `event` ends an app's process on its own, before the core has seen it.
-    private func endsOnItsOwn(_ event: LifecycleEvent) -> Bool {
-        guard case .processExited(let app, let launch, _) = event else { return false }
-        return lifecycle.endsOnItsOwn(app, launch: launch)
-    }
-
-    /// Journals what a replay of this moment needs (`JournalInput.inputs`), before the records
-    /// of what the core did with it.
-    private func recordInputs(
-        of event: LifecycleEvent, actions: [LifecycleAction], endsOnItsOwn: Bool, candidates: [KillCandidate]
-    ) {
-        var event = event
-        // A device token is the daemon's own random number: a replay knows the app instead.
-        if case .push(.token(let token), let payload, let id) = event,
-            case .app(let app) = lifecycle.deviceTokenOwner(token)
-        {
-            event = .push(target: .app(app), payload: payload, id: id)
-        }
-        // A replay keeps each footprint until a step changes it: only changes are journaled.
-        let changed = candidates.filter { journal.footprintsJournaled[$0.app] != JournalInput.footprintStep(of: $0) }
-        let inputs = JournalInput.inputs(
-            for: event, actions: actions, endsOnItsOwn: endsOnItsOwn, candidates: changed)
-        if !inputs.isEmpty {
-            for candidate in changed {
-                journal.footprintsJournaled[candidate.app] = JournalInput.footprintStep(of: candidate)
-            }
-            if case .footprint(let app, let bytes, let swapped, let inRAM) = event {
-                journal.footprintsJournaled[app] =
-                    swapped.map {
-                        JournalInput.footprintStep(app: app, footprint: bytes, swapped: $0, inRAM: inRAM ?? $0)
-                    } ?? JournalInput.stepText(of: event)
-            }
-        }
-        for input in inputs {
-            record(app: event.app ?? JournalEntry.systemApp, .input(input))
-        }
-    }
-
     /// Journals the policy that comes into force now, read from its file, for `export`.
     func recordPolicyInForce() {
-        // An export starts at a policy: the footprints are journaled afresh under it.
-        journal.footprintsJournaled = [:]
-        let path = options.policyPath
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            // A daemon given its policy in code has no file to journal, unless one was put there.
-            if policyFromFile || FileManager.default.fileExists(atPath: path) {
-                logger.warning("Could not read the policy \"\(path)\" to journal it; an export will lack it.")
-            }
-            return
-        }
-        record(app: JournalEntry.systemApp, .input(.policy(path: path, text: text)))
-    }
-
-    /// Whether the core's answer to a job that began with `event` changes what the checkpoint
-    /// must hold. Every event but a query and a measurement does. A query (`time-remaining`) does
-    /// only when the core did more than answer it: a shell app may ask in a loop, and with a
-    /// thousand apps each save costs the daemon milliseconds and a sync of its disk. A
-    /// measurement (a footprint, a memory sample) does only when it starts, stops, freezes or
-    /// thaws a process: its level, footprints and
-    /// warnings are measured again after a restart, and saving them every 10 ms near a threshold
-    /// would stand in the way of the kill the next sample brings.
-    static func changesCheckpoint(_ actions: [LifecycleAction], of event: LifecycleEvent) -> Bool {
-        if event.isQuery {
-            return actions.contains { action in
-                if case .reply = action { false } else { true }
-            }
-        }
-        guard event.isMeasurement else { return true }
-        return actions.contains { action in
-            switch action {
-            case .spawn, .freeze, .thaw, .terminate, .kill: true
-            default: false
-            }
-        }
+        journal.recordPolicy(
+            path: options.policyPath, fromFile: policyFromFile, wallMillis: wallMillis(now()), logger: logger)
     }
 
     /// Appends an entry that is not a core record (a message, a status, a daemon record) and
     /// publishes it: at once outside an event, else with the event's other entries.
     func record(app: String, _ event: AppEvent) {
-        journal.append(NewJournalEntry(app: app, event: event, wallTimeMillis: wallMillis(now())), logger: logger)
+        journal.record(app: app, event, wallMillis: wallMillis(now()), logger: logger)
     }
 }

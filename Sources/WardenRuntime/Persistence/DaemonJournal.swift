@@ -1,5 +1,7 @@
+import FoundationEssentials
 import Logging
 import WardenAPI
+import WardenCore
 
 /// The daemon's journal as it writes it: the durable store, the followers of the event stream,
 /// and the entries an event makes, written together once its actions are carried out (so that a
@@ -44,6 +46,79 @@ struct DaemonJournal {
             return
         }
         write([entry], logger: logger)
+    }
+
+    /// Appends an entry that is not a core record (a message, a status, a daemon record, an
+    /// input) made at `wallMillis`.
+    mutating func record(app: String, _ event: AppEvent, wallMillis: Int64, logger: Logger) {
+        append(NewJournalEntry(app: app, event: event, wallTimeMillis: wallMillis), logger: logger)
+    }
+
+    /// Journals what a replay of `event` needs (`JournalInput.inputs`; the event in its
+    /// replayable form, `Lifecycle.replayable`), before the records of what the core did with
+    /// it: the killer's `candidates` whose footprints changed since they were last journaled (a
+    /// replay keeps each footprint until a step changes it).
+    mutating func recordInputs(
+        of event: LifecycleEvent, actions: [LifecycleAction], endsOnItsOwn: Bool, candidates: [KillCandidate],
+        wallMillis: Int64, logger: Logger
+    ) {
+        let changed = candidates.filter { footprintsJournaled[$0.app] != JournalInput.footprintStep(of: $0) }
+        let inputs = JournalInput.inputs(
+            for: event, actions: actions, endsOnItsOwn: endsOnItsOwn, candidates: changed)
+        if !inputs.isEmpty {
+            for candidate in changed {
+                footprintsJournaled[candidate.app] = JournalInput.footprintStep(of: candidate)
+            }
+            if case .footprint(let app, let bytes, let swapped, let inRAM) = event {
+                footprintsJournaled[app] =
+                    swapped.map {
+                        JournalInput.footprintStep(app: app, footprint: bytes, swapped: $0, inRAM: inRAM ?? $0)
+                    } ?? JournalInput.stepText(of: event)
+            }
+        }
+        for input in inputs {
+            record(app: event.app ?? JournalEntry.systemApp, .input(input), wallMillis: wallMillis, logger: logger)
+        }
+    }
+
+    /// Journals the policy that comes into force now, read from its file at `path`, for
+    /// `export`; the footprints are journaled afresh under it. A policy that cannot be read is
+    /// said in the log when it was read from that file (`fromFile`) or the file exists.
+    mutating func recordPolicy(path: String, fromFile: Bool, wallMillis: Int64, logger: Logger) {
+        footprintsJournaled = [:]
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            // A daemon given its policy in code has no file to journal, unless one was put there.
+            if fromFile || FileManager.default.fileExists(atPath: path) {
+                logger.warning("Could not read the policy \"\(path)\" to journal it; an export will lack it.")
+            }
+            return
+        }
+        record(
+            app: JournalEntry.systemApp, .input(.policy(path: path, text: text)), wallMillis: wallMillis, logger: logger
+        )
+    }
+
+    /// Whether the core's answer to a job that began with `event` changes what the checkpoint
+    /// must hold. Every event but a query and a measurement does. A query (`time-remaining`) does
+    /// only when the core did more than answer it: a shell app may ask in a loop, and with a
+    /// thousand apps each save costs the daemon milliseconds and a sync of its disk. A
+    /// measurement (a footprint, a memory sample) does only when it starts, stops, freezes or
+    /// thaws a process: its level, footprints and warnings are measured again after a restart,
+    /// and saving them every 10 ms near a threshold would stand in the way of the kill the next
+    /// sample brings.
+    static func changesCheckpoint(_ actions: [LifecycleAction], of event: LifecycleEvent) -> Bool {
+        if event.isQuery {
+            return actions.contains { action in
+                if case .reply = action { false } else { true }
+            }
+        }
+        guard event.isMeasurement else { return true }
+        return actions.contains { action in
+            switch action {
+            case .spawn, .freeze, .thaw, .terminate, .kill: true
+            default: false
+            }
+        }
     }
 
     /// Writes the event's entries in one transaction and publishes them.

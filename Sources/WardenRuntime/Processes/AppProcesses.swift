@@ -408,6 +408,42 @@ final class AppProcesses {
         }
     }
 
+    /// The app whose process `peer` is: the app whose group holds it, or whose main process it is.
+    func app(of peer: PeerCredentials) -> String? {
+        if let app = ProcessMembership.group(of: peer.pid, among: table.groups) { return app }
+        return table.running.first { $0.value.pid == peer.pid }?.key
+    }
+
+    /// The processes the app list shows without reading them: none for an app not running, the
+    /// kept list of a suspended one; nil when they must be read (`listedPids(of:)`).
+    func knownPids(of snapshot: AppSnapshot) -> [Int32]? {
+        if snapshot.state == .notRunning { return [] }
+        guard snapshot.state == .suspended, !dryRun, driver != nil,
+            let kept = table.frozenProcessLists[snapshot.name], kept.launch == snapshot.launch
+        else { return nil }
+        return kept.pids
+    }
+
+    /// The processes the app list shows, read and sorted (callers first try `knownPids(of:)`). A
+    /// suspended app's group is frozen and its processes cannot fork, so its list is kept
+    /// (`ProcessTable.frozenProcessLists`) for `knownPids(of:)`, which spares a dashboard's every
+    /// poll a read of each group's `cgroup.procs`.
+    nonisolated(nonsending) func listedPids(of snapshot: AppSnapshot) async -> [Int32] {
+        let name = snapshot.name
+        let frozen = snapshot.state == .suspended && !dryRun && driver != nil
+        let pids = await pids(of: name).sorted()
+        if frozen, table.running[name]?.launch == snapshot.launch {
+            table.frozenProcessLists[name] = (snapshot.launch, pids)
+        }
+        return pids
+    }
+
+    /// The CPU time of a running app that is not suspended, for the app list; nil for the others.
+    nonisolated(nonsending) func listedCPUTime(of snapshot: AppSnapshot) async -> Duration? {
+        guard snapshot.state != .notRunning, snapshot.state != .suspended else { return nil }
+        return await cpuUsage(of: snapshot.name)
+    }
+
     /// Logs a warning about `app` the first time `cause` brings it, then only a count of the
     /// repeats at most once a minute (`RepeatedWarningLimiter`).
     func warnOnce(_ app: String, cause: String, _ message: String) {
