@@ -1,6 +1,7 @@
 import Logging
 import WardenCgroup
 import WardenCore
+import WardenPlatform
 
 /// What the daemon logs when it starts and when it stops, so that an operator reading the log
 /// sees where it put the apps, what it watches and what it left behind.
@@ -20,14 +21,18 @@ extension WardenDaemon {
             let layout = driver.layout
             let probe = driver.group(named: "probe")
             var places: [String] = []
-            if let unified = probe.unifiedPath.map(Self.parent) { places.append("cgroup2 \(unified)") }
-            if let memory = probe.memoryPath.map(Self.parent), memory != probe.unifiedPath.map(Self.parent) {
+            if let unified = probe.unifiedPath.map(PathText.directory) { places.append("cgroup2 \(unified)") }
+            if let memory = probe.memoryPath.map(PathText.directory),
+                memory != probe.unifiedPath.map(PathText.directory)
+            {
                 places.append("v1 memory \(memory)")
             }
-            if let freezer = probe.freezerPath.map(Self.parent), freezer != probe.unifiedPath.map(Self.parent) {
+            if let freezer = probe.freezerPath.map(PathText.directory),
+                freezer != probe.unifiedPath.map(PathText.directory)
+            {
                 places.append("v1 freezer \(freezer)")
             }
-            if let cpu = probe.cpuPath.map(Self.parent) { places.append("v1 cpu \(cpu)") }
+            if let cpu = probe.cpuPath.map(PathText.directory) { places.append("v1 cpu \(cpu)") }
             let cpu: String =
                 switch driver.cpuController {
                 case .unified: "CPU classes through cgroup2 cpu.weight"
@@ -78,13 +83,5 @@ extension WardenDaemon {
             return "\(app) (\(state)\(pid))"
         }
         .joined(separator: ", ")
-    }
-}
-
-extension WardenDaemon {
-    /// The directory that holds `path`.
-    static func parent(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
     }
 }

@@ -93,7 +93,7 @@ public actor WardenDaemon: Service {
             releasesMemoryOnKill: options.releasesMemoryOnKill)
         self.workers = DaemonWorkers(
             hooks: HookRunner(
-                logger: parts.logger, metrics: metrics, baseEnvironment: Self.hookEnvironment(options: options)),
+                logger: parts.logger, metrics: metrics, baseEnvironment: HookRunner.environment(options: options)),
             compressor: SuspendedCompressor(),
             killFinisher: killFinisher,
             pressureEndpoints: PressureEndpoints(directory: options.pressureDirectory))

@@ -62,7 +62,7 @@ extension WardenDaemon {
         }
         var rehearsed = 0
         for case .journal(let record) in actions {
-            if let line = memoryDecisionLine(record) { rehearsed += line.utf8.count }
+            if let line = MemoryDecisionLog.line(record) { rehearsed += line.utf8.count }
             rehearsed += AppEvent(record.kind).properties.count
         }
         logger.debug("Rehearsed a kill decision: \(actions.count) actions, \(rehearsed) bytes of records.")

@@ -40,7 +40,7 @@ extension WardenDaemon {
             logger.debug("Memory pressure signalled by \(source): measuring now.")
             await measure()
         case .outOfMemory(let app):
-            guard let running = processes.table.running[app], let kill = oomKill(of: app) else { return }
+            guard let running = processes.table.running[app], let kill = processes.oomKill(of: app) else { return }
             _ = await process(.oomKilled(app: app, launch: running.launch, kill: kill))
         }
     }
@@ -82,11 +82,5 @@ extension WardenDaemon {
         memoryWatch.plan.planNext(
             available: MemoryLevelTracker.effectiveAvailable(device.available, swap: swap), total: device.total,
             level: lifecycle.memoryLevel, settings: policy.memory, measuredAt: time, now: now())
-    }
-
-    /// The OOM kill the app's group counted since its launch, with the figures the journal
-    /// gives; nil when there was none. Taken once: the counters are the new baseline.
-    func oomKill(of app: String) -> OOMKill? {
-        parts.memory.oomState(of: app).flatMap { processes.table.takeOOMKill(of: app, state: $0) }
     }
 }

@@ -1,3 +1,7 @@
+import FoundationEssentials
+import Logging
+import WardenCgroup
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -157,6 +161,48 @@ struct AppFolder: Sendable {
 }
 
 /// Why an app's folder could not be prepared, in words.
+extension AppFolder {
+    /// Makes `app`'s folder and restoration directory ready for its launch, owned by the user it
+    /// runs as (the daemon's own without one) and closed to other users; a failure does not stop
+    /// the launch. Returns the folder and the problems, each with its cause, for the
+    /// daemon's warnings that are said once.
+    static func ready(for app: String, user: SpawnRequest.User?, options: WardenDaemonOptions)
+        -> (AppFolder, problems: [(cause: String, message: String)])
+    {
+        var problems: [(cause: String, message: String)] = []
+        let folder = AppFolder(of: app, options: options)
+        // A user that cannot be found fails the spawn itself, with a sentence of its own.
+        if user != nil, user?.ids == nil { return (folder, []) }
+        let owner = user?.ids.map { (uid: uid_t($0.uid), gid: gid_t($0.gid)) } ?? (geteuid(), getegid())
+        do {
+            // The folder of all the apps' folders stays open for each app's user to pass through.
+            let apps = String(folder.path[..<(folder.path.lastIndex(of: "/") ?? folder.path.endIndex)])
+            try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
+            try folder.prepare(owner: owner)
+        } catch {
+            problems.append(("folder", "Could not prepare the folder of app \"\(app)\": \(error)"))
+        }
+        if let identity = user?.identity, let blocked = folder.blockedPassage(for: identity) {
+            problems.append(("folder-reach", "App \"\(app)\": \(blocked)"))
+        }
+        return (folder, problems)
+    }
+
+    /// Deletes the app's restoration directory (and the one an older layout kept); a failure is
+    /// logged.
+    static func deleteRestorationState(of app: String, options: WardenDaemonOptions, logger: Logger) {
+        for path in [options.restorationDirectory(of: app), options.formerRestorationDirectory(of: app)] {
+            do {
+                if FileManager.default.fileExists(atPath: path) {
+                    try FileManager.default.removeItem(atPath: path)
+                }
+            } catch {
+                logger.warning("Could not delete the restoration directory \"\(path)\": \(error)")
+            }
+        }
+    }
+}
+
 struct AppFolderError: Error, CustomStringConvertible {
     let description: String
 

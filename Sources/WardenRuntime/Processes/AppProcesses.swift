@@ -96,6 +96,32 @@ final class AppProcesses {
         table.oomBaselines[app] = memory.oomState(of: app)
     }
 
+    // MARK: Ends
+
+    /// Exit 0 or a signal appwarden sent → exited; SIGKILL that the app's group counted as an OOM
+    /// kill → the kernel's OOM kill (at the group's own limit or not); a non-zero status or
+    /// another signal → crashed.
+    func classify(_ termination: SpawnedProcess.Termination?, app: String) -> ProcessEnd {
+        switch termination {
+        case nil: return oomKill(of: app).map(ProcessEnd.oomKilled) ?? .exited(code: 0)
+        case .exited(0): return .exited(code: 0)
+        case .exited(let status): return .crashed(description: "exited with status \(status)")
+        case .signaled(let signal):
+            if table.signalsSent[app]?.contains(signal) == true { return .exited(code: 128 + signal) }
+            if signal == SIGKILL, let kill = oomKill(of: app) {
+                logger.notice("App \"\(app)\": \(kill.sentence)")
+                return .oomKilled(kill)
+            }
+            return .crashed(description: "ended by signal \(signal)")
+        }
+    }
+
+    /// The OOM kill the app's group counted since its launch, with the figures the journal
+    /// gives; nil when there was none. Taken once: the counters are the new baseline.
+    func oomKill(of app: String) -> OOMKill? {
+        memory.oomState(of: app).flatMap { table.takeOOMKill(of: app, state: $0) }
+    }
+
     // MARK: Freezing
 
     /// What came of a freeze.

@@ -230,3 +230,19 @@ public final class HookRunner: Sendable {
     }
 
 }
+
+extension HookRunner {
+    /// What every hook's environment holds besides its invocation's facts: the daemon's `PATH`,
+    /// `HOME`, `LANG` and `TZ`, the control socket, and `APPWARDEN_DRY_RUN=1` in a dry run.
+    static func environment(options: WardenDaemonOptions) -> [String: String] {
+        var environment: [String: String] = [:]
+        let inherited = ProcessInfo.processInfo.environment
+        for key in ["PATH", "HOME", "LANG", "TZ"] {
+            if let value = inherited[key] { environment[key] = value }
+        }
+        environment["PATH"] = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        environment["APPWARDEN_SOCKET"] = options.socketPath
+        if options.dryRun { environment["APPWARDEN_DRY_RUN"] = "1" }
+        return environment
+    }
+}

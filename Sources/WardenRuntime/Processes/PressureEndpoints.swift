@@ -1,6 +1,8 @@
 import Dispatch
 import FoundationEssentials
+import Logging
 import Synchronization
+import WardenCgroup
 
 #if canImport(Glibc)
     import Glibc
@@ -189,5 +191,20 @@ struct PressureEndpointError: Error, CustomStringConvertible {
 
     init(_ description: String) {
         self.description = description
+    }
+}
+
+extension PressureEndpoints {
+    /// Makes `app`'s memory-pressure socket for a launch, owned by the app's user; returns its
+    /// path for `MEMORY_PRESSURE_WATCH`, or nil when it could not be made (said in the log; the
+    /// app then runs without one).
+    func open(app: String, user: String?, logger: Logger) -> String? {
+        let owner = user.flatMap { SpawnRequest.User.policy($0).ids }
+        do {
+            return try open(app: app, owner: owner)
+        } catch {
+            logger.warning("App \"\(app)\" gets no memory-pressure socket (MEMORY_PRESSURE_WATCH): \(error).")
+            return nil
+        }
     }
 }

@@ -74,7 +74,7 @@ extension WardenDaemon {
         }
         await killStrays(registered: registered)
         for (timer, deadline) in lifecycle.armedTimers() {
-            arm(timer, deadline: deadline)
+            timers.arm(timer, deadline: deadline)
         }
         return gone
     }
@@ -105,7 +105,7 @@ extension WardenDaemon {
                 isWatched: parts.launcher.watch(pid: mainPID, app: app, launch: launch))
             if let group { processes.watchMemory(of: app, group: group) }
             // The app's processes hold the path of its memory-pressure socket: it is made again.
-            _ = openPressureEndpoint(app, user: policy.app(named: app)?.user)
+            _ = workers.pressureEndpoints.open(app: app, user: policy.app(named: app)?.user, logger: logger)
             if let driver, let group, !options.dryRun {
                 let frozen = (try? await driver.isFrozen(group)) ?? false
                 if state == .suspended && !frozen {

@@ -3,16 +3,6 @@ import WardenCore
 /// The core's timers and the alarm: one deadline queue, and one alarm set to the earliest of its
 /// deadlines and the memory watch's.
 extension WardenDaemon {
-    /// Arms (or re-arms) a timer; the alarm is set again once the job is carried out.
-    func arm(_ timer: TimerID, deadline: Instant) {
-        timers.arm(timer, deadline: deadline)
-    }
-
-    /// Cancels a timer: its entry in the queue is skipped when it comes due.
-    func cancel(_ timer: TimerID) {
-        timers.cancel(timer)
-    }
-
     /// The alarm went off: every timer due by now fires, one event at a time in (deadline,
     /// arming) order, timers armed meanwhile and due by now included; then the memory watch
     /// runs if it is due.
