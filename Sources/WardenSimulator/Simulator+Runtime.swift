@@ -28,26 +28,19 @@ extension Simulator {
                 let index = index(of: app)
             {
                 for case .reply(.taskBegun(let id, _)) in actions {
-                    apps[index].tasks.append((id, name))
+                    apps[index].app.taskBegun(id, named: name)
                 }
             }
             return result
         case .endTask(let app, let reference):
             let taskID: Int
-            switch reference {
-            case .id(let id):
-                taskID = id
-            case .name(let name):
-                guard let index = index(of: app), let task = apps[index].tasks.first(where: { $0.name == name })
-                else {
-                    return refuse(what, .noOpenTask(named: name, of: app))
-                }
-                taskID = task.id
+            switch SimulatedApp.taskID(reference, of: app, in: index(of: app).map { apps[$0].app }) {
+            case .success(let id): taskID = id
+            case .failure(let error): return refuse(what, error)
             }
             let result = dispatch(.endTask(app: app, taskID: taskID), what: what)
             if case .success = result, let index = index(of: app) {
-                // An ended task no longer answers to its name.
-                apps[index].tasks.removeAll { $0.id == taskID }
+                apps[index].app.taskEnded(taskID)
             }
             return result
         case .crash(let app), .exit(let app):
@@ -130,22 +123,12 @@ extension Simulator {
             // An app a policy reload added is simulated from its first launch, with default facts.
             let index = index(of: app) ?? addApp(app)
             if apps[index].launch != nil { processEnded(index) }
-            apps[index].launch = launch
-            apps[index].tasks = []
+            let run = apps[index].app.spawned(launch, readiness: lifecycle.policy.app(named: app)?.readiness, at: now)
             apps[index].isFrozen = false
             apps[index].cpuTime.restart(at: now.sinceOrigin)
-            apps[index].runsCode = false
-            apps[index].heldMessages = []
             bytesInMemory += apps[index].footprint
             memoryChanged = true
-            // The process runs `launch_time` after every spawn, passive ones included.
-            guard let delay = apps[index].facts.launchTime else { return }
-            if delay == .zero {
-                apps[index].runsCode = true
-                pending.append(contentsOf: runningEvents(index, launch: launch))
-            } else {
-                queue.schedule(.launched(app: index, launch: launch), at: now + delay)
-            }
+            play(run, of: index)
         case .freeze(let app, let guardPaths):
             guard let index = index(of: app) else { return }
             if let held = guardPaths.first(where: { apps[index].facts.holdsPaths.contains($0.resource) }) {
@@ -200,7 +183,7 @@ extension Simulator {
             default: break
             }
             guard let index = index(of: app) else { return }
-            deliver(message, to: index)
+            play(apps[index].app.receive(message, at: now, stalledFor: apps[index].stall.remaining(at: now)), of: index)
         case .armTimer(let id, let deadline):
             let sequence = queue.schedule(.timer(id), at: deadline)
             if let slot = timerSlot(id) {
@@ -239,45 +222,37 @@ extension Simulator {
         }
     }
 
-    /// What a simulated app does with a message on its event stream (`AppFacts.reactions`).
-    /// A process that does not run yet keeps the message and answers it once it runs, so a
-    /// window's answer counts from then; one that never runs answers nothing.
-    mutating func deliver(_ message: AppMessage, to index: Int) {
-        guard let launch = apps[index].launch else { return }
-        guard apps[index].runsCode else {
-            apps[index].heldMessages.append(message)
-            return
-        }
-        // A stalled app answers once the stall is over.
-        let stalled = apps[index].stall.remaining(at: now)
-        for case .call(let call, let reaction) in apps[index].facts.reactions(to: message, of: apps[index].name) {
-            let delay = reaction + stalled
-            if delay == .zero {
-                pending.append(call)
-            } else {
-                queue.schedule(.call(app: index, launch: launch, event: call), at: now + delay)
+    /// Carries out what simulated app `index` will do (`SimulatedApp.Doing`): what is due now
+    /// goes to `pending`, the rest to the queue. A process that runs at once is reported running
+    /// (`launched`) before the calls the app makes as it begins.
+    mutating func play(_ doings: [SimulatedApp.Doing], of index: Int) {
+        for doing in doings {
+            guard doing.time == now else {
+                queue.schedule(.app(index, doing), at: doing.time)
+                continue
             }
-            // An ended task no longer answers to its name.
-            if case .endTask(_, let id) = call { apps[index].tasks.removeAll { $0.id == id } }
+            switch doing.kind {
+            case .call(let event):
+                pending.append(event)
+            case .run:
+                guard let calls = apps[index].app.beginsToRun(doing) else { continue }
+                pending.append(.launched(app: apps[index].name, launch: doing.launch))
+                pending.append(contentsOf: calls)
+                answerHeldMessages(of: index)
+            }
         }
     }
 
-    /// What the simulated runtime and app report once the app's process runs: the launch fact,
-    /// then, from a `readiness = "notify"` app, its own `ready` call.
-    func runningEvents(_ index: Int, launch: Int) -> [LifecycleEvent] {
-        let name = apps[index].name
-        guard lifecycle.policy.app(named: name)?.readiness == .notify else {
-            return [.launched(app: name, launch: launch)]
-        }
-        return [.launched(app: name, launch: launch), .ready(app: name)]
+    /// Lets simulated app `index`, once its process runs, answer what reached it before, from now.
+    mutating func answerHeldMessages(of index: Int) {
+        play(apps[index].app.answerHeldMessages(at: now, stalledFor: apps[index].stall.remaining(at: now)), of: index)
     }
 
     /// Simulates app `app` from now on, with the scenario's facts for it (the defaults, for an
     /// app the scenario does not name); returns its index.
     mutating func addApp(_ app: String) -> Int {
-        let facts = scenario.facts(of: app)
         appIndex[app] = apps.count
-        apps.append(SimulatedApp(name: app, facts: facts, footprint: facts.footprint ?? 0))
+        apps.append(SimulatedGroup(name: app, facts: scenario.facts(of: app)))
         armedSequences += Array(repeating: .max, count: Self.timerKindCount)
         return apps.count - 1
     }
@@ -318,10 +293,7 @@ extension Simulator {
     /// The app's process is gone: it leaves memory.
     mutating func processEnded(_ index: Int) {
         guard apps[index].launch != nil else { return }
-        apps[index].launch = nil
-        apps[index].runsCode = false
-        apps[index].heldMessages = []
-        apps[index].tasks = []
+        apps[index].app.processEnded()
         apps[index].isFrozen = false
         apps[index].cpuTime.setRunning(false, at: now.sinceOrigin)
         bytesInMemory -= apps[index].footprint
@@ -342,21 +314,20 @@ extension Simulator {
                 armed[id] = nil
             }
             _ = dispatch(.timerFired(id), what: nil)
-        case .launched(let index, let launch):
-            guard apps[index].launch == launch else { return }
-            apps[index].runsCode = true
-            for event in runningEvents(index, launch: launch) {
+        case .app(let index, let doing):
+            switch doing.kind {
+            case .run:
+                // The runtime reports the process running, then the app makes its first calls.
+                guard let calls = apps[index].app.beginsToRun(doing) else { return }
+                _ = dispatch(.launched(app: apps[index].name, launch: doing.launch), what: nil)
+                for call in calls {
+                    _ = dispatch(call, what: nil)
+                }
+                answerHeldMessages(of: index)
+            case .call(let event):
+                guard apps[index].app.isCurrent(doing) else { return }
                 _ = dispatch(event, what: nil)
             }
-            // What reached the app before it ran is answered from now.
-            let held = apps[index].heldMessages
-            apps[index].heldMessages = []
-            for message in held where apps[index].launch == launch {
-                deliver(message, to: index)
-            }
-        case .call(let index, let launch, let event):
-            guard apps[index].launch == launch else { return }
-            _ = dispatch(event, what: nil)
         }
         drain()
     }

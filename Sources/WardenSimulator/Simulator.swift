@@ -4,9 +4,9 @@ public import WardenCore
 /// the simulated runtime produces, and carries out its actions in simulation.
 ///
 /// Processes "run" from `spawn` until they exit; SIGTERM and SIGKILL end them at once. Apps
-/// answer fetch and push windows and expiration calls as their `AppFacts` say, counting from
-/// when their process runs (`launch_time` after the spawn): a process that never runs answers
-/// nothing. Timers live in
+/// answer fetch and push windows and expiration calls as their `SimulatedApp` models say,
+/// counting from when their process runs (`launch_time` after the spawn): a process that never
+/// runs answers nothing. Timers live in
 /// a `DeadlineQueue`: those due at or before a step's time fire before it, in (deadline,
 /// insertion) order. With `Scenario.memory` set, every change of what is in memory sends a
 /// memory sample to the core, and each kill frees the victim's footprint and sends another,
@@ -39,7 +39,7 @@ public struct Simulator {
     var armedSequences: [UInt64] = []
     /// The same for timers of apps the simulator does not know.
     var armed: [TimerID: UInt64] = [:]
-    var apps: [SimulatedApp] = []
+    var apps: [SimulatedGroup] = []
     var appIndex: [String: Int] = [:]
     /// The last name looked up in `appIndex` and its index: the actions of one event mostly
     /// concern one app, so most lookups hash nothing.
@@ -65,9 +65,8 @@ public struct Simulator {
         self.lifecycle = Lifecycle(policy: scenario.policy)
         self.isTracing = tracing
         for app in scenario.policy.apps {
-            let facts = scenario.facts(of: app.name)
             appIndex[app.name] = apps.count
-            apps.append(SimulatedApp(name: app.name, facts: facts, footprint: facts.footprint ?? 0))
+            apps.append(SimulatedGroup(name: app.name, facts: scenario.facts(of: app.name)))
         }
         armedSequences = Array(repeating: .max, count: apps.count * TimerID.Kind.allCases.count)
     }
@@ -217,26 +216,16 @@ public struct Simulator {
 enum Occurrence: Sendable {
     /// A timer the core armed.
     case timer(TimerID)
-    /// The app's process (this launch) runs: `launch_time` after its spawn.
-    case launched(app: Int, launch: Int)
-    /// The app (this launch) makes a call by itself (`AppReaction`): completes a window.
-    case call(app: Int, launch: Int, event: LifecycleEvent)
+    /// Something simulated app `app` (an index into `apps`) does by itself.
+    case app(Int, SimulatedApp.Doing)
 }
 
-/// The simulated runtime's view of one app: its process and what it will do.
-struct SimulatedApp: Sendable {
-    var name: String
-    var facts: AppFacts
+/// The simulated runtime's view of one app: the app itself, and what its group holds.
+struct SimulatedGroup: Sendable {
+    /// The app: its process, and what it will do.
+    var app: SimulatedApp
     /// The footprint a kill gives back; counted in memory while the process runs.
     var footprint: Int64
-    /// The launch number of the running process, nil when none runs.
-    var launch: Int?
-    /// Whether the process of `launch` runs its own code yet (`launch_time` after its spawn).
-    var runsCode = false
-    /// Messages that reached the app before its process ran, answered once it runs.
-    var heldMessages: [AppMessage] = []
-    /// Open tasks of the current launch, in the order they were begun.
-    var tasks: [(id: Int, name: String)] = []
     /// What the watchdog's scans find.
     var scanOutcome: ScanOutcome = .foreground
     var isFrozen = false
@@ -249,11 +238,17 @@ struct SimulatedApp: Sendable {
     /// The CPU time the current launch's group has used (`cpu` steps set its rate).
     var cpuTime = CPUTimeCount()
 
-    init(name: String, facts: AppFacts, footprint: Int64) {
-        self.name = name
-        self.facts = facts
-        self.footprint = footprint
+    init(name: String, facts: AppFacts) {
+        self.app = SimulatedApp(name: name, facts: facts)
+        self.footprint = facts.footprint ?? 0
     }
+
+    /// The app's name.
+    var name: String { app.name }
+    /// The app's scenario facts.
+    var facts: AppFacts { app.facts }
+    /// The launch number of the running process, nil when none runs.
+    var launch: Int? { app.launch }
 }
 
 /// A simulated group's memory stall, as PSI counts it: the stalls that ended, and the one under

@@ -7,36 +7,31 @@ import WardenSimulator
 import WardenTesting
 
 /// Plays a scenario against the daemon in virtual time, the way `Simulator` plays it against the
-/// core alone: the same steps at the same times, the apps answering fetch and push windows and
-/// expiration calls as their facts say (`AppFacts.reactions`). Under the memory model the fake
-/// driver plays the device, and the daemon's own memory watch measures it after every change of
-/// what is in memory, as the kernel's notifications make it measure. What the daemon journaled
+/// core alone: the same steps at the same times, each app played by the simulator's own model
+/// of it (`SimulatedApp`): it runs `launch_time` after its spawn and answers fetch and push
+/// windows and expiration calls as its facts say. Under the memory model the fake driver plays
+/// the device, and the daemon's own memory watch measures it after every change of what is in
+/// memory, as the kernel's notifications make it measure. What the daemon journaled
 /// and launched is then checked against the scenario's `[expect]` keys, as the simulator checks
 /// its record.
 struct ScenarioReplay {
-    /// Something a simulated app does at a given time.
-    enum AppDoing: Sendable {
-        /// The process of an immediate app begins to run.
-        case start(app: String, launch: Int)
-        /// The app makes a call by itself (`ready`, or an `AppReaction`).
-        case call(app: String, launch: Int, event: LifecycleEvent)
+    /// Something a simulated app will do, queued until its time.
+    struct AppDoing: Sendable {
+        var app: String
+        var doing: SimulatedApp.Doing
     }
 
     let scenario: Scenario
     let bed: WardenTestBed
+    /// The simulated apps, by name.
+    var apps: [String: SimulatedApp]
     var doings = DeadlineQueue<AppDoing>()
-    /// Open tasks of each app's current launch, in the order they were begun.
-    var tasks: [String: [(id: Int, name: String)]] = [:]
     var stateChecks: [(expectation: StateExpectation, actual: AppState?)] = []
     /// Refused steps as `[expect] refused` writes them: the time, the step without its time, and
     /// the error's code (`"30s open mail conflict"`).
     var refusals: [String] = []
     var launchesSeen = 0
     var lastEntryID: Int64 = 0
-    /// The launch of each app whose process runs its own code (`launch_time` after its spawn).
-    var runsCode: [String: Int] = [:]
-    /// Messages that reached an app before its process ran, answered once it runs.
-    var heldMessages: [String: [AppMessage]] = [:]
 
     /// The scenario's policy with a command for every app (the fake launcher runs none).
     static func daemonPolicy(of scenario: Scenario) -> Policy {
@@ -50,11 +45,14 @@ struct ScenarioReplay {
     /// Starts a daemon in virtual time for `scenario`.
     static func start(_ scenario: Scenario) async -> ScenarioReplay {
         let bed = await WardenTestBed.start(policy: daemonPolicy(of: scenario))
+        var apps: [String: SimulatedApp] = [:]
         for app in scenario.policy.apps {
             let facts = scenario.facts(of: app.name)
+            apps[app.name] = SimulatedApp(name: app.name, facts: facts)
             let paths = facts.holdsPaths.flatMap { scenario.policy.resources[$0]?.paths ?? [] }
             bed.launcher.setHeldPaths(Set(paths), app: app.name)
-            // An immediate app is ready once its process runs, `launch_time` after the spawn.
+            // An immediate app is ready once its process runs: the fake launcher holds it until
+            // the app's model runs it, `launch_time` after the spawn.
             bed.launcher.setStartsDelayed(app.readiness == .immediate && facts.launchTime != .zero, app: app.name)
             bed.driver.setFootprint(facts.footprint ?? 0, of: app.name)
             let cpuClock = bed.clock
@@ -70,7 +68,7 @@ struct ScenarioReplay {
         if let swap = scenario.swap {
             bed.driver.setDeviceSwap(swap, zramRatio: scenario.zramRatio)
         }
-        return ScenarioReplay(scenario: scenario, bed: bed)
+        return ScenarioReplay(scenario: scenario, bed: bed, apps: apps)
     }
 
     /// Replays the whole scenario and returns one verdict per expectation, as the simulator's
@@ -126,7 +124,8 @@ struct ScenarioReplay {
             }
             await bed.advance(to: next.sinceOrigin)
             while let entry = doings.popDue(through: next) {
-                await play(entry.element)
+                noteProcessEnd(of: entry.element.app)
+                _ = await play([entry.element.doing], of: entry.element.app)
                 await observe()
             }
         }
@@ -150,7 +149,7 @@ struct ScenarioReplay {
             case .beginTask(let app, let name):
                 do {
                     if case .taskBegun(let id, _) = try await daemon.perform(event) {
-                        tasks[app, default: []].append((id, name))
+                        apps[app]?.taskBegun(id, named: name)
                     }
                     return nil
                 } catch {
@@ -168,18 +167,15 @@ struct ScenarioReplay {
                 return await send(event)
             }
         case .endTask(let app, let reference):
+            noteProcessEnd(of: app)
             let taskID: Int
-            switch reference {
-            case .id(let id): taskID = id
-            case .name(let name):
-                guard let task = tasks[app]?.first(where: { $0.name == name }) else {
-                    return .noOpenTask(named: name, of: app)
-                }
-                taskID = task.id
+            switch SimulatedApp.taskID(reference, of: app, in: apps[app]) {
+            case .success(let id): taskID = id
+            case .failure(let error): return error
             }
             let refusal = await send(.endTask(app: app, taskID: taskID))
             if refusal == nil {
-                tasks[app]?.removeAll { $0.id == taskID }
+                apps[app]?.taskEnded(taskID)
             }
             return refusal
         case .crash(let app):
@@ -212,51 +208,41 @@ struct ScenarioReplay {
         }
     }
 
-    /// What a simulated app does when its time comes.
-    mutating func play(_ doing: AppDoing) async {
-        switch doing {
-        case .start(let app, let launch):
-            guard currentLaunch(of: app) == launch else { return }
-            bed.launcher.start(app)
-            await beginsToRun(app, launch: launch)
-        case .call(let app, let launch, let event):
-            guard currentLaunch(of: app) == launch else { return }
-            await send(event)
-            if case .ready = event { await beginsToRun(app, launch: launch) }
-        }
-    }
-
-    /// The process of `launch` of `app` runs: it answers what reached it before, from now.
-    mutating func beginsToRun(_ app: String, launch: Int) async {
-        runsCode[app] = launch
-        let held = heldMessages[app] ?? []
-        heldMessages[app] = nil
-        for message in held {
-            _ = await react(to: message, of: app, launch: launch)
-        }
-    }
-
-    /// Lets the app answer `message` as its facts say; returns whether it acted at once.
-    mutating func react(to message: AppMessage, of app: String, launch: Int) async -> Bool {
-        guard runsCode[app] == launch else {
-            heldMessages[app, default: []].append(message)
-            return false
-        }
-        var acted = false
-        // A stalled app answers once the stall is over.
-        let stalled = bed.driver.memoryStallRemaining(of: app)
-        for case .call(let call, let reaction) in scenario.facts(of: app).reactions(to: message, of: app) {
-            let delay = reaction + stalled
-            if delay == .zero {
-                await send(call)
-                acted = true
-            } else {
-                doings.schedule(.call(app: app, launch: launch, event: call), at: now + delay)
+    /// Carries out what app `app` will do (`SimulatedApp.Doing`): what is due now at once, the
+    /// rest when its time comes. A process that runs is let run by the fake launcher (a process
+    /// started late waits in it until then), then the app makes its first calls and answers what
+    /// reached it before. Returns whether the app made a call now.
+    mutating func play(_ doings: [SimulatedApp.Doing], of app: String) async -> Bool {
+        var called = false
+        for doing in doings {
+            guard doing.time == now else {
+                self.doings.schedule(AppDoing(app: app, doing: doing), at: doing.time)
+                continue
             }
-            // An ended task no longer answers to its name.
-            if case .endTask(_, let id) = call { tasks[app]?.removeAll { $0.id == id } }
+            switch doing.kind {
+            case .call(let event):
+                guard apps[app]?.isCurrent(doing) == true else { continue }
+                await send(event)
+                called = true
+            case .run:
+                guard let calls = apps[app]?.beginsToRun(doing) else { continue }
+                bed.launcher.start(app)
+                for call in calls {
+                    await send(call)
+                    called = true
+                }
+                let (time, stall) = (now, bed.driver.memoryStallRemaining(of: app))
+                let answers = apps[app]?.answerHeldMessages(at: time, stalledFor: stall) ?? []
+                if await play(answers, of: app) { called = true }
+            }
         }
-        return acted
+        return called
+    }
+
+    /// Tells the model of `app` that its process is gone, once the fake launcher runs it no more.
+    mutating func noteProcessEnd(of app: String) {
+        guard let launch = apps[app]?.launch, currentLaunch(of: app) != launch else { return }
+        apps[app]?.processEnded()
     }
 
     func currentLaunch(of app: String) -> Int? {
@@ -273,37 +259,19 @@ struct ScenarioReplay {
             var acted = false
             let launches = bed.launcher.launches
             for launch in launches[launchesSeen...] {
-                tasks[launch.app] = []
-                runsCode[launch.app] = nil
-                heldMessages[launch.app] = nil
-                let facts = scenario.facts(of: launch.app)
-                let isImmediate = scenario.policy.app(named: launch.app)?.readiness == .immediate
-                // The process runs `launch_time` after every spawn, passive ones included.
-                // "never": the process never runs (immediate) or never calls ready (notify).
-                guard let delay = facts.launchTime else { continue }
-                if isImmediate {
-                    if delay != .zero {
-                        doings.schedule(.start(app: launch.app, launch: launch.launch), at: now + delay)
-                    } else {
-                        runsCode[launch.app] = launch.launch
-                    }
-                } else if delay == .zero {
-                    runsCode[launch.app] = launch.launch
-                    await send(.ready(app: launch.app))
-                    acted = true
-                } else {
-                    doings.schedule(
-                        .call(app: launch.app, launch: launch.launch, event: .ready(app: launch.app)), at: now + delay)
-                }
+                let (time, readiness) = (now, scenario.policy.app(named: launch.app)?.readiness)
+                let run = apps[launch.app]?.spawned(launch.launch, readiness: readiness, at: time) ?? []
+                if await play(run, of: launch.app) { acted = true }
             }
             launchesSeen = launches.count
             let entries = bed.journal.entries(JournalQuery(sinceID: lastEntryID, limit: Int.max))
             for entry in entries {
                 lastEntryID = entry.id
-                guard case .message(let message) = entry.event, let launch = currentLaunch(of: entry.app) else {
-                    continue
-                }
-                if await react(to: message, of: entry.app, launch: launch) { acted = true }
+                guard case .message(let message) = entry.event else { continue }
+                noteProcessEnd(of: entry.app)
+                let (time, stall) = (now, bed.driver.memoryStallRemaining(of: entry.app))
+                let answers = apps[entry.app]?.receive(message, at: time, stalledFor: stall) ?? []
+                if await play(answers, of: entry.app) { acted = true }
             }
             if !acted { return }
         }
