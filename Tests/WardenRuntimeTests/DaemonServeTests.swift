@@ -138,7 +138,7 @@ struct DaemonServeTests {
             let locked = try #require(log.range(of: "Memory locked in RAM"), "the log: \(log)")
             #expect(rehearsal.lowerBound < locked.lowerBound)
             // Nothing of it is left: no group in any hierarchy, no record in the journal.
-            let (_, probe) = try harness.group(of: WardenDaemon.rehearsalGroupName)
+            let (_, probe) = try harness.group(of: KillRehearsal.groupName)
             for path in probe.allPaths {
                 #expect(!FileManager.default.fileExists(atPath: path), "left behind: \(path)")
             }

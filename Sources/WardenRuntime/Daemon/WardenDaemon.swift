@@ -118,7 +118,7 @@ public actor WardenDaemon: Service {
             throw WardenDaemonError("The policy \"\(options.policyPath)\" cannot be used:\n\(error.description)")
         }
         let lock = try InstanceLock.acquire(options: options)
-        raiseOpenFileLimit(logger: logger)
+        OpenFileLimit.raise(logger: logger)
         if let listener = ControlServer.SocketFile.listener(path: options.socketPath) {
             lock.release()
             throw WardenDaemonError(
@@ -207,12 +207,15 @@ public actor WardenDaemon: Service {
         parts.launcher.report { [inbox] report in inbox.post(.process(report)) }
         parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
         startDeviceEvents()
-        if options.locksMemory { shedStartUpPages() }
+        if options.locksMemory { MemoryWatch.shedStartUpPages(logger: logger) }
         await boot()
         saveCheckpointIfDue()
         if options.locksMemory {
-            await rehearseKill()
-            lockMemory()
+            await KillRehearsal(
+                policy: policy, driver: driver, dryRun: options.dryRun,
+                releasesMemoryOnKill: options.releasesMemoryOnKill, logger: logger
+            ).run()
+            memoryWatch.lockDaemonMemory(logger: logger)
         }
         var failure: (any Error)?
         do {
@@ -284,45 +287,6 @@ public actor WardenDaemon: Service {
                 rearmAlarm()
             }
             inbox.finished()
-        }
-    }
-
-    /// Raises the soft limit on open files to the hard one (`setrlimit(RLIMIT_NOFILE)`), as
-    /// systemd asks of programs that need many: each running app holds a pidfd, its memory
-    /// watch and its memory-pressure socket, and systemd's default soft limit is 1,024.
-    private static func raiseOpenFileLimit(logger: Logger) {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        let before = limit.rlim_cur
-        limit.rlim_cur = limit.rlim_max
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
-            logger.debug("Open-file limit raised from \(before) to \(limit.rlim_max).")
-        }
-    }
-
-    /// Lets go of the pages only start-up ran (reading the policy and the options, opening the
-    /// journal, making the servers), before the boot, the rehearsal and the lock touch what the
-    /// daemon runs from then on.
-    private func shedStartUpPages() {
-        guard let shed = DaemonMemory.shedStartUpPages() else { return }
-        logger.debug(
-            "Start-up pages let go of: \(shed.mappings) file mappings, resident \(shed.residentBefore >> 20) MiB → \(shed.residentAfter >> 20) MiB."
-        )
-    }
-
-    /// Locks the daemon's pages in RAM once start-up is done (the peers' way); a refusal is said
-    /// once in the log, and the daemon goes on unlocked.
-    private func lockMemory() {
-        switch DaemonMemory.lockTouchedPages() {
-        case .success(let locked):
-            memoryWatch.unlockedCode = locked.unlocked
-            let figures = DaemonMemory.figures()
-            logger.info(
-                "Memory locked in RAM: \((figures?.locked ?? 0) >> 20) MiB resident and locked (the code and data the boot and the rehearsed kill ran, \(locked.fileBytes >> 20) MiB, and the daemon's writable memory as it is touched), \((figures?.anonymous ?? 0) >> 20) MiB anonymous."
-            )
-        case .failure(let error):
-            logger.warning(
-                "Could not lock the daemon's memory in RAM (mlock): \(error); it may be swapped or evicted.")
         }
     }
 

@@ -145,4 +145,30 @@ struct MemoryWatch {
         let after = DaemonMemory.shed(unlockedCode)?.after ?? outcome.after
         logger.debug("Idle: resident memory \(outcome.before >> 20) MiB → \(after >> 20) MiB.")
     }
+
+    /// Lets go of the pages only start-up ran (reading the policy and the options, opening the
+    /// journal, making the servers), before the boot, the rehearsal and the lock touch what the
+    /// daemon runs from then on.
+    static func shedStartUpPages(logger: Logger) {
+        guard let shed = DaemonMemory.shedStartUpPages() else { return }
+        logger.debug(
+            "Start-up pages let go of: \(shed.mappings) file mappings, resident \(shed.residentBefore >> 20) MiB → \(shed.residentAfter >> 20) MiB."
+        )
+    }
+
+    /// Locks the daemon's pages in RAM once start-up is done (the peers' way); a refusal is said
+    /// once in the log, and the daemon goes on unlocked.
+    mutating func lockDaemonMemory(logger: Logger) {
+        switch DaemonMemory.lockTouchedPages() {
+        case .success(let locked):
+            unlockedCode = locked.unlocked
+            let figures = DaemonMemory.figures()
+            logger.info(
+                "Memory locked in RAM: \((figures?.locked ?? 0) >> 20) MiB resident and locked (the code and data the boot and the rehearsed kill ran, \(locked.fileBytes >> 20) MiB, and the daemon's writable memory as it is touched), \((figures?.anonymous ?? 0) >> 20) MiB anonymous."
+            )
+        case .failure(let error):
+            logger.warning(
+                "Could not lock the daemon's memory in RAM (mlock): \(error); it may be swapped or evicted.")
+        }
+    }
 }

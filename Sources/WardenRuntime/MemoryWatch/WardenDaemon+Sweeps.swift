@@ -17,7 +17,7 @@ extension WardenDaemon {
     /// every `freezerCheckSweeps`th also looks for running apps frozen behind appwarden's back.
     func sweepApps(checkingFreezer: Bool) async {
         guard phase.isRunning else { return }
-        await checkAdoptedProcesses()
+        for exit in await processes.unwatchedProcessesEnded() { await processEnded(exit) }
         if checkingFreezer {
             await reconcileFreezer(includingSuspended: false)
         }
@@ -55,30 +55,6 @@ extension WardenDaemon {
         if includingSuspended, !suspended.isEmpty, parts.memory.swapFigures() != nil {
             for event in MemoryWatch.footprintEvents(of: suspended, memory: parts.memory, lifecycle: lifecycle) {
                 _ = await process(event)
-            }
-        }
-    }
-
-    /// Re-adopted processes the launcher could not watch (no pidfd): their end is found here,
-    /// by reaping them if they are children or by finding their group empty.
-    func checkAdoptedProcesses() async {
-        guard !processes.table.everyProcessWatched() else { return }
-        for (app, entry) in processes.table.running.sorted(by: { $0.key < $1.key }) where !entry.isWatched {
-            var status: Int32 = 0
-            let reaped = waitpid(entry.pid, &status, WNOHANG)
-            var termination: SpawnedProcess.Termination?
-            var ended = false
-            if reaped == entry.pid {
-                ended = true
-                termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
-            } else if let driver, let group = processes.table.groups[app] {
-                ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
-            } else {
-                ended = !parts.launcher.exists(entry.pid)
-            }
-            if ended {
-                await processEnded(
-                    ProcessExit(app: app, launch: entry.launch, pid: entry.pid, termination: termination))
             }
         }
     }

@@ -122,6 +122,90 @@ final class AppProcesses {
         memory.oomState(of: app).flatMap { table.takeOOMKill(of: app, state: $0) }
     }
 
+    /// The ends of re-adopted processes the launcher could not watch (no pidfd), found by
+    /// reaping them if they are children or by finding their group empty.
+    nonisolated(nonsending) func unwatchedProcessesEnded() async -> [ProcessExit] {
+        var exits: [ProcessExit] = []
+        guard !table.everyProcessWatched() else { return [] }
+        for (app, entry) in table.running.sorted(by: { $0.key < $1.key }) where !entry.isWatched {
+            var status: Int32 = 0
+            let reaped = waitpid(entry.pid, &status, WNOHANG)
+            var termination: SpawnedProcess.Termination?
+            var ended = false
+            if reaped == entry.pid {
+                ended = true
+                termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+            } else if let driver, let group = table.groups[app] {
+                ended = ((try? await driver.processes(in: group)) ?? [entry.pid]).isEmpty
+            } else {
+                ended = !launcher.exists(entry.pid)
+            }
+            if ended {
+                exits.append(ProcessExit(app: app, launch: entry.launch, pid: entry.pid, termination: termination))
+            }
+        }
+        return exits
+    }
+
+    // MARK: Re-adoption
+
+    /// Adopts launch `launch` of `app`, which a previous daemon left running (`saved`, its
+    /// record in the checkpoint, if any): its group's processes, its main process watched
+    /// through a pidfd (`ProcessWatcher.watch(pid:app:launch:)`) so that its end is noticed at
+    /// once, its memory watched, and its group frozen or thawed as the model says. False when
+    /// its processes are gone.
+    nonisolated(nonsending) func adopt(
+        _ app: String, launch: Int, suspended: Bool, saved entry: RunningAppRecord?
+    ) async -> Bool {
+        let group = entry?.group ?? driver?.group(named: app)
+        var pids: [Int32] = []
+        if let driver, let group {
+            pids = (try? await driver.processes(in: group)) ?? []
+        }
+        guard !pids.isEmpty else { return false }
+        table.groups[app] = group
+        let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
+        table.running[app] = RunningProcess(
+            record: RunningAppRecord(
+                app: app, launch: launch, pid: mainPID, group: group,
+                startedWallMillis: entry?.startedWallMillis ?? clock.wallMillis()),
+            isWatched: launcher.watch(pid: mainPID, app: app, launch: launch))
+        if let group { watchMemory(of: app, group: group) }
+        if let driver, let group, !dryRun {
+            let frozen = (try? await driver.isFrozen(group)) ?? false
+            if suspended && !frozen {
+                try? await driver.freeze(group)
+            } else if !suspended && frozen {
+                try? await driver.thaw(group)
+            }
+        }
+        return true
+    }
+
+    /// Kills processes found in the groups of apps that the model does not run: apps of the
+    /// policy (`declared`), and apps of the last checkpoint (`registered`) that the policy no
+    /// longer declares (which the previous daemon ran, suspended ones included), each with a
+    /// log line that says which.
+    nonisolated(nonsending) func killStrays(declared: [String], registered: [String]) async {
+        guard let driver else { return }
+        let undeclared = registered.filter { !declared.contains($0) }
+        for app in declared + undeclared where table.groups[app] == nil {
+            let group = driver.group(named: app)
+            guard let pids = try? await driver.processes(in: group), !pids.isEmpty else { continue }
+            if declared.contains(app) {
+                logger.warning("Killing processes \(pids) left in the group of app \"\(app)\", which is not running.")
+            } else {
+                logger.warning(
+                    "Killing processes \(pids) of app \"\(app)\", which was running under the previous policy: the policy no longer declares it."
+                )
+            }
+            if !dryRun {
+                try? await driver.kill(group)
+                try? await driver.remove(group)
+            }
+        }
+    }
+
     // MARK: Freezing
 
     /// What came of a freeze.

@@ -72,73 +72,27 @@ extension WardenDaemon {
                 }
             }
         }
-        await killStrays(registered: registered)
+        await processes.killStrays(declared: policy.apps.map(\.name), registered: registered)
         for (timer, deadline) in lifecycle.armedTimers() {
             timers.arm(timer, deadline: deadline)
         }
         return gone
     }
 
-    /// Adopts the running apps of the model: each one's main process is watched through a pidfd
-    /// (`ProcessWatcher.watch(pid:app:launch:)`), so its end is noticed at once. Returns the
-    /// ends of the apps whose processes are gone.
+    /// Adopts the running apps of the model (`AppProcesses.adopt`), each app's memory-pressure
+    /// socket made again (its processes hold its path). Returns the ends of the apps whose
+    /// processes are gone.
     private func adopt(_ registry: [RunningAppRecord]) async -> [LifecycleEvent] {
         var gone: [LifecycleEvent] = []
         for (app, launch, state) in lifecycle.runningLaunches() {
             let entry = registry.first { $0.app == app }
-            let group = entry?.group ?? driver?.group(named: app)
-            var pids: [Int32] = []
-            if let driver, let group {
-                pids = (try? await driver.processes(in: group)) ?? []
-            }
-            guard !pids.isEmpty else {
+            guard await processes.adopt(app, launch: launch, suspended: state == .suspended, saved: entry) else {
                 logger.info("App \"\(app)\" ended while appwarden was not running.")
                 gone.append(.processExited(app: app, launch: launch, end: .exited(code: 0)))
                 continue
             }
-            processes.table.groups[app] = group
-            let mainPID = entry.flatMap { pids.contains($0.pid) ? $0.pid : nil } ?? pids[0]
-            processes.table.running[app] = RunningProcess(
-                record: RunningAppRecord(
-                    app: app, launch: launch, pid: mainPID, group: group,
-                    startedWallMillis: entry?.startedWallMillis ?? parts.clock.wallMillis()),
-                isWatched: parts.launcher.watch(pid: mainPID, app: app, launch: launch))
-            if let group { processes.watchMemory(of: app, group: group) }
-            // The app's processes hold the path of its memory-pressure socket: it is made again.
             _ = workers.pressureEndpoints.open(app: app, user: policy.app(named: app)?.user, logger: logger)
-            if let driver, let group, !options.dryRun {
-                let frozen = (try? await driver.isFrozen(group)) ?? false
-                if state == .suspended && !frozen {
-                    try? await driver.freeze(group)
-                } else if state != .suspended && frozen {
-                    try? await driver.thaw(group)
-                }
-            }
         }
         return gone
-    }
-
-    /// Kills processes found in the groups of apps that the model does not run: apps of the
-    /// policy, and apps of the last checkpoint that the policy no longer declares (which the
-    /// previous daemon ran, suspended ones included), each with a log line that says which.
-    private func killStrays(registered: [String]) async {
-        guard let driver else { return }
-        let declared = policy.apps.map(\.name)
-        let undeclared = registered.filter { !declared.contains($0) }
-        for app in declared + undeclared where processes.table.groups[app] == nil {
-            let group = driver.group(named: app)
-            guard let pids = try? await driver.processes(in: group), !pids.isEmpty else { continue }
-            if declared.contains(app) {
-                logger.warning("Killing processes \(pids) left in the group of app \"\(app)\", which is not running.")
-            } else {
-                logger.warning(
-                    "Killing processes \(pids) of app \"\(app)\", which was running under the previous policy: the policy no longer declares it."
-                )
-            }
-            if !options.dryRun {
-                try? await driver.kill(group)
-                try? await driver.remove(group)
-            }
-        }
     }
 }

@@ -16,22 +16,30 @@ import WardenCore
 /// first runs at the first real kill is read from flash then, while the device is short of
 /// memory and its page cache is being thrown out. earlyoom rehearses its kill at start for the
 /// same reason. The rehearsal kills nothing of the apps' and journals nothing.
-extension WardenDaemon {
+public struct KillRehearsal {
     /// The group the rehearsal kills: a name no app can have (`#` is not allowed in app names).
-    public static let rehearsalGroupName = "#kill-rehearsal"
+    public static let groupName = "#kill-rehearsal"
+
+    /// The policy in force, whose memory settings the scratch model takes.
+    let policy: Policy
+    /// The apps' groups; nil (or a dry run) rehearses only the choice.
+    let driver: (any CgroupDriver)?
+    let dryRun: Bool
+    let releasesMemoryOnKill: Bool
+    let logger: Logger
 
     /// Runs what a kill for memory runs: the core's choice of a victim with its report (on a
     /// scratch model of two apps), the log line and journal record made of them, and the
     /// driver's kill with `process_mrelease` of a process started for it in a group of its own.
-    func rehearseKill() async {
+    func run() async {
         let clock = ContinuousClock()
         let started = clock.now
         let decided = rehearseDecision()
         let killed = await rehearseGroupKill()
         let took = started.duration(to: clock.now)
-        let parts = [decided ? "the choice of a victim" : nil, killed ? "the kill of a process of its own" : nil]
+        let steps = [decided ? "the choice of a victim" : nil, killed ? "the kill of a process of its own" : nil]
         logger.info(
-            "Rehearsed a kill for memory before locking the daemon's memory: \(parts.compactMap { $0 }.joined(separator: " and ")), in \(took.milliseconds) ms."
+            "Rehearsed a kill for memory before locking the daemon's memory: \(steps.compactMap { $0 }.joined(separator: " and ")), in \(took.milliseconds) ms."
         )
     }
 
@@ -72,22 +80,22 @@ extension WardenDaemon {
     /// The driver's side: a process of the rehearsal's own, in a group of its own, killed as a
     /// victim for memory is, then reaped and its group removed; whether the kill went through.
     private func rehearseGroupKill() async -> Bool {
-        guard let driver, !options.dryRun else { return false }
+        guard let driver, !dryRun else { return false }
         let group: AppGroup
         let pid: Int32
         do {
-            group = try await driver.createGroup(named: Self.rehearsalGroupName)
+            group = try await driver.createGroup(named: Self.groupName)
             pid = try ShellSpawn.start("exec sleep 60", descriptors: ShellSpawn.Descriptors(inputFromNull: true))
         } catch {
             logger.debug("The rehearsal of a kill could not start: \(error)")
-            try? await driver.remove(driver.group(named: Self.rehearsalGroupName))
+            try? await driver.remove(driver.group(named: Self.groupName))
             return false
         }
         var killed = true
         do {
             try await driver.attach(pid, to: group)
             _ = try await driver.memoryStatistics(of: group)
-            try await driver.kill(group, releasingMemory: options.releasesMemoryOnKill, waitingAtMost: .seconds(1))
+            try await driver.kill(group, releasingMemory: releasesMemoryOnKill, waitingAtMost: .seconds(1))
         } catch {
             logger.debug("The rehearsal of a kill did not go through: \(error)")
             killed = false
