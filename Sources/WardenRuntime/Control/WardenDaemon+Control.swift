@@ -26,7 +26,7 @@ extension WardenDaemon: WardenControl {
 
     public nonisolated func apps() async throws(LifecycleError) -> [AppInfo] {
         let answer = await onLoop { daemon in
-            let snapshots = daemon.lifecycle.snapshots(at: daemon.now())
+            let snapshots = daemon.lifecycle.snapshots(at: daemon.clock.now())
             // Only the processes not known already are read (a wait each); the list itself is
             // written in one synchronous pass.
             var pids = snapshots.map { daemon.processes.knownPids(of: $0) }
@@ -52,7 +52,7 @@ extension WardenDaemon: WardenControl {
 
     public nonisolated func appInfo(named name: String) async throws(LifecycleError) -> AppInfo? {
         let answer = await onLoop { daemon -> AppInfo? in
-            guard let snapshot = daemon.lifecycle.snapshot(of: name, at: daemon.now()) else { return nil }
+            guard let snapshot = daemon.lifecycle.snapshot(of: name, at: daemon.clock.now()) else { return nil }
             if let pids = daemon.processes.knownPids(of: snapshot) {
                 return AppInfo(snapshot, pids: pids, cpuTime: nil, clock: daemon.parts.clock)
             }
@@ -92,7 +92,7 @@ extension WardenDaemon: WardenControl {
             return .success(
                 Explanation(
                     app: app, state: state, entries: entries,
-                    outlook: daemon.lifecycle.outlook(of: app, at: daemon.now()) ?? []))
+                    outlook: daemon.lifecycle.outlook(of: app, at: daemon.clock.now()) ?? []))
         }
         guard let answer else { throw Self.stoppingError }
         return try answer.get()

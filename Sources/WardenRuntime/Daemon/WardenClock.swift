@@ -67,6 +67,16 @@ public struct WardenClock: Sendable {
     /// Time since the origin.
     public func elapsed() -> Duration { elapsedNow() }
 
+    /// The core's clock now: the time since the origin, as an `Instant`.
+    func now() -> Instant {
+        Instant(sinceOrigin: elapsedNow())
+    }
+
+    /// The wall-clock time of `instant`, in milliseconds since the epoch.
+    func wallMillis(_ instant: Instant) -> Int64 {
+        wallMillis(atElapsed: instant.sinceOrigin)
+    }
+
     /// Sleeps until `elapsed` time since the origin has passed (at once if it has).
     public func sleep(untilElapsed elapsed: Duration) async throws {
         try await sleeper(elapsed)

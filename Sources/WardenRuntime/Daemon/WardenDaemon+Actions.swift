@@ -21,7 +21,7 @@ extension WardenDaemon {
         var reply: Reply?
         // The major page faults each kill for memory cost the daemon, for the kill's log line.
         var faultsByVictim: [String: Int] = [:]
-        metrics.count(actions, at: now())
+        metrics.count(actions, at: clock.now())
         for action in LifecycleAction.inCarryingOutOrder(actions) {
             switch action {
             case .spawn(let app, let launch, let reason, let restore):
@@ -40,8 +40,8 @@ extension WardenDaemon {
                 history.remember(
                     KillInfo(
                         app: app, reason: reason.rawValue,
-                        footprintBytes: lifecycle.snapshot(of: app, at: now())?.footprint ?? 0,
-                        wallTimeMillis: wallMillis(now())))
+                        footprintBytes: lifecycle.snapshot(of: app, at: clock.now())?.footprint ?? 0,
+                        wallTimeMillis: clock.wallMillis(clock.now())))
                 faultsByVictim[app] = await processes.kill(
                     app, reason: reason, faultsBefore: memoryWatch.faultsCountedFrom())
             case .setOOMScore(let app, _, let score):
@@ -69,7 +69,7 @@ extension WardenDaemon {
                 journal.append(
                     NewJournalEntry(
                         app: journalRecord.app, event: AppEvent(journalRecord.kind),
-                        wallTimeMillis: wallMillis(journalRecord.time)), logger: logger)
+                        wallTimeMillis: clock.wallMillis(journalRecord.time)), logger: logger)
             case .deleteRestorationState(let app):
                 AppFolder.deleteRestorationState(of: app, options: options, logger: logger)
             case .reply(let answer):

@@ -29,7 +29,7 @@ extension WardenDaemon {
             let posted = inbox.post(
                 .work { daemon in
                     let value = await body(daemon)
-                    daemon.saveCheckpointIfDue(deferrable: false)
+                    daemon.saveCheckpoint(deferrable: false)
                     answer.resume(returning: value)
                 })
             if !posted { answer.resume(returning: nil) }
@@ -55,7 +55,7 @@ extension WardenDaemon {
     }
 
     /// Handles one event and every event its actions lead to; the checkpoint is saved once the
-    /// job that led to it is done (`saveCheckpointIfDue`), so that the footprints measured before
+    /// job that led to it is done (`saveCheckpoint`), so that the footprints measured before
     /// a memory sample do not each save it ahead of the kill that sample may bring.
     func process(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
         guard phase.isRunning else { return .failure(Self.stoppingError) }
@@ -70,14 +70,14 @@ extension WardenDaemon {
         let ownEnd = lifecycle.endsOnItsOwn(event)
         let candidates = lifecycle.killCandidates(before: event)
         do {
-            actions = try lifecycle.handle(event, at: now())
+            actions = try lifecycle.handle(event, at: clock.now())
         } catch {
             return .failure(error)
         }
         journal.beginEvent()
         journal.recordInputs(
             of: lifecycle.replayable(event), actions: actions, endsOnItsOwn: ownEnd, candidates: candidates,
-            wallMillis: wallMillis(now()), logger: logger)
+            wallMillis: clock.wallMillis(clock.now()), logger: logger)
         metrics.count(accepted: event)
         var followUps: [LifecycleEvent] = []
         let reply = await execute(actions, followUps: &followUps)
@@ -87,10 +87,10 @@ extension WardenDaemon {
             do {
                 let nextOwnEnd = lifecycle.endsOnItsOwn(next)
                 let nextCandidates = lifecycle.killCandidates(before: next)
-                let more = try lifecycle.handle(next, at: now())
+                let more = try lifecycle.handle(next, at: clock.now())
                 journal.recordInputs(
                     of: lifecycle.replayable(next), actions: more, endsOnItsOwn: nextOwnEnd,
-                    candidates: nextCandidates, wallMillis: wallMillis(now()), logger: logger)
+                    candidates: nextCandidates, wallMillis: clock.wallMillis(clock.now()), logger: logger)
                 changed = changed || DaemonJournal.changesCheckpoint(more, of: event)
                 await execute(more, followUps: &followUps)
             } catch {
@@ -98,20 +98,21 @@ extension WardenDaemon {
             }
         }
         journal.flush(logger: logger)
-        if changed { journal.checkpointDue = true }
-        if !event.isMeasurement { memoryWatch.plan.eventHandled(at: now(), quiet: deviceIsQuiet) }
+        if changed { journal.checkpointChanged = true }
+        if !event.isMeasurement { memoryWatch.plan.eventHandled(at: clock.now(), quiet: deviceIsQuiet) }
         return .success(reply)
     }
 
     /// Journals the policy that comes into force now, read from its file, for `export`.
     func recordPolicyInForce() {
         journal.recordPolicy(
-            path: options.policyPath, fromFile: policyFromFile, wallMillis: wallMillis(now()), logger: logger)
+            path: options.policyPath, fromFile: policyFromFile, wallMillis: clock.wallMillis(clock.now()),
+            logger: logger)
     }
 
     /// Appends an entry that is not a core record (a message, a status, a daemon record) and
     /// publishes it: at once outside an event, else with the event's other entries.
     func record(app: String, _ event: AppEvent) {
-        journal.record(app: app, event, wallMillis: wallMillis(now()), logger: logger)
+        journal.record(app: app, event, wallMillis: clock.wallMillis(clock.now()), logger: logger)
     }
 }

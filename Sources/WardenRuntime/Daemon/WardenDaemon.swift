@@ -65,6 +65,7 @@ public actor WardenDaemon: Service {
     /// The policy in force: the core's.
     var policy: Policy { lifecycle.policy }
     var logger: Logger { parts.logger }
+    var clock: WardenClock { parts.clock }
     var driver: (any CgroupDriver)? { parts.driver }
 
     /// Makes a daemon on `parts` with `policy`, holding `lock`; nothing runs until `run()`.
@@ -209,7 +210,7 @@ public actor WardenDaemon: Service {
         startDeviceEvents()
         if options.locksMemory { MemoryWatch.shedStartUpPages(logger: logger) }
         await boot()
-        saveCheckpointIfDue()
+        saveCheckpoint()
         if options.locksMemory {
             await KillRehearsal(
                 policy: policy, driver: driver, dryRun: options.dryRun,
@@ -251,7 +252,11 @@ public actor WardenDaemon: Service {
         group.addTask { await workers.compressor.run(driver: parts.driver, inbox: inbox, logger: parts.logger) }
         group.addTask { await workers.killFinisher.run(driver: parts.driver, clock: parts.clock, inbox: inbox) }
         if let store = parts.journal as? JournalStore {
-            group.addTask { await self.pruneJournal(store) }
+            group.addTask {
+                await store.keepPruned(clock: parts.clock, logger: parts.logger) {
+                    await self.onLoop { daemon in daemon.policy.journal }
+                }
+            }
         }
         if let serving = options.serving {
             serve(serving, in: &group)
@@ -268,7 +273,7 @@ public actor WardenDaemon: Service {
                 // (one measurement), not against a sample from up to a slow poll ago.
                 if case .open(let app) = event, lifecycle.weighsRoomBeforeOpening(app) { await measure() }
                 let result = await process(event)
-                saveCheckpointIfDue(deferrable: answer == nil)
+                saveCheckpoint(deferrable: answer == nil)
                 answer?.resume(returning: result)
             case .work(let body):
                 await body(self)
@@ -283,7 +288,7 @@ public actor WardenDaemon: Service {
                 done?.resume()
             }
             if phase.isRunning {
-                saveCheckpointIfDue()
+                saveCheckpoint()
                 rearmAlarm()
             }
             inbox.finished()
@@ -292,16 +297,6 @@ public actor WardenDaemon: Service {
 
     static let stoppingError = LifecycleError(
         .unavailable, "appwarden is stopping and accepts no more calls; try again once it has started again.")
-
-    /// The core's clock now.
-    func now() -> Instant {
-        Instant(sinceOrigin: parts.clock.elapsed())
-    }
-
-    /// The wall-clock time of `instant`, in milliseconds since the epoch.
-    func wallMillis(_ instant: Instant) -> Int64 {
-        parts.clock.wallMillis(atElapsed: instant.sinceOrigin)
-    }
 
     /// Stops the daemon and returns once it has stopped: no more events are taken, the kernel's
     /// signals and the process watcher let go, and the apps keep running for the next start,
@@ -317,7 +312,7 @@ public actor WardenDaemon: Service {
         guard case .running(let lock) = phase else { return }
         let leftRunning = options.stopAppsOnExit ? [] : processes.table.running.keys.sorted()
         record(app: JournalEntry.systemApp, .system(.daemonStopped(leftRunning: leftRunning)))
-        saveCheckpoint()
+        saveCheckpoint(ifDue: false)
         phase = .stopped
         inbox.close()
         parts.alarm.set(nil)
@@ -329,7 +324,8 @@ public actor WardenDaemon: Service {
         workers.compressor.stop()
         workers.killFinisher.stop()
         workers.pressureEndpoints.closeAll()
-        logShutdown(stoppedApps: options.stopAppsOnExit)
+        DaemonLifeLog(logger: logger, options: options).stopped(
+            stoppedApps: options.stopAppsOnExit, lifecycle: lifecycle, running: processes.table.running)
         if options.stopAppsOnExit, driver == nil {
             // Without cgroups (a dry run without root) an app is its main process, as a kill of
             // it without cgroups signals only that.

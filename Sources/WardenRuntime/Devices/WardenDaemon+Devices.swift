@@ -23,6 +23,6 @@ extension WardenDaemon {
         let matched = lifecycle.policy.apps.contains { app in app.accessories.contains { $0.matches(properties) } }
         guard matched else { return }
         _ = await process(.accessory(action: action, properties: properties))
-        saveCheckpointIfDue(deferrable: true)
+        saveCheckpoint(deferrable: true)
     }
 }

@@ -21,7 +21,7 @@ extension WardenDaemon {
         logger.info(
             "Memory pressure signals: \(armed.isEmpty ? "none; the measurements alone detect pressure" : armed.joined(separator: "; ")).",
         )
-        memoryWatch.plan.start(at: now())
+        memoryWatch.plan.start(at: clock.now())
     }
 
     /// Whether nothing appwarden runs can grow: every app suspended (frozen) or not running
@@ -48,7 +48,7 @@ extension WardenDaemon {
     /// Carries out what the plan has due by now: a measurement, the idle trim, a sweep of the
     /// running apps, a look at the suspended apps' groups.
     func memoryWatchIfDue() async {
-        memoryWatch.plan.beginRound(at: now())
+        memoryWatch.plan.beginRound(at: clock.now())
         while let step = memoryWatch.plan.nextStep(quiet: deviceIsQuiet) {
             switch step {
             case .measure: await measure()
@@ -75,12 +75,12 @@ extension WardenDaemon {
             },
             signals: parts.signals, logger: logger)
         let swap = parts.memory.swapFigures()
-        let time = now()
+        let time = clock.now()
         for event in memoryWatch.sample(of: device, swap: swap, at: time, memory: parts.memory, lifecycle: lifecycle) {
             _ = await process(event)
         }
         memoryWatch.plan.planNext(
             available: MemoryLevelTracker.effectiveAvailable(device.available, swap: swap), total: device.total,
-            level: lifecycle.memoryLevel, settings: policy.memory, measuredAt: time, now: now())
+            level: lifecycle.memoryLevel, settings: policy.memory, measuredAt: time, now: clock.now())
     }
 }

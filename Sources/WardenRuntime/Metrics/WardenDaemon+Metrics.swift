@@ -8,7 +8,7 @@ extension WardenDaemon {
         let text = await onLoop { daemon in
             daemon.metrics.exposition(
                 of: WardenMetrics.Reading(
-                    apps: daemon.lifecycle.snapshots(at: daemon.now()), level: daemon.lifecycle.memoryLevel,
+                    apps: daemon.lifecycle.snapshots(at: daemon.clock.now()), level: daemon.lifecycle.memoryLevel,
                     memory: daemon.policy.memory, device: daemon.parts.memory.deviceMemory()))
         }
         guard let text else { throw Self.stoppingError }

@@ -12,16 +12,16 @@ struct DaemonJournal {
     /// The entries of the event being carried out; nil outside an event (entries go in at once).
     private var batch: [NewJournalEntry]?
     /// Whether an event changed the model since the checkpoint was last saved.
-    var checkpointDue = false
+    var checkpointChanged = false
     /// The footprint each app was last journaled with as an input (a `footprint` step) since the
     /// policy came into force.
     var footprintsJournaled: [String: String] = [:]
     /// The checkpoint's text, kept encoded record by record between saves.
-    var checkpointEncoder = CheckpointEncoder()
+    private var checkpointEncoder = CheckpointEncoder()
     /// When the checkpoint was last saved, on the daemon's clock.
-    var lastCheckpointSave: Duration?
+    private var lastCheckpointSave: Duration?
     /// Whether the last save of the checkpoint failed (said once in the log until one succeeds).
-    var checkpointFailing = false
+    private var checkpointFailing = false
     /// Entries the store refused (its filesystem full, say), oldest first: written before the
     /// next ones once it takes them again, at most `unwrittenLimit` of them.
     private(set) var unwritten: [NewJournalEntry] = []
@@ -32,6 +32,52 @@ struct DaemonJournal {
 
     init(store: any WardenJournal) {
         self.store = store
+    }
+
+    /// How often, at most, a job no caller waits for saves the checkpoint under memory pressure.
+    static let checkpointSpacingUnderPressure = Duration.milliseconds(250)
+
+    /// Whether the checkpoint is to be saved at `elapsed` (the daemon's clock): when an event
+    /// changed the model since it was last saved, after each job and before a caller hears the
+    /// answer to its event. While memory is at `warning` or `critical` (`underPressure`) the
+    /// loop's next job may be the sample that kills, so a job no caller waits for (`deferrable`)
+    /// saves it at most every `checkpointSpacingUnderPressure`; the watch's samples, every 10 ms
+    /// then, save it soon after.
+    func checkpointDue(deferrable: Bool, underPressure: Bool, at elapsed: Duration) -> Bool {
+        guard checkpointChanged else { return false }
+        guard deferrable, underPressure, let last = lastCheckpointSave else { return true }
+        return elapsed - last >= Self.checkpointSpacingUnderPressure
+    }
+
+    /// Saves `checkpoint` at `elapsed` (the daemon's clock; `wallMillis` on the wall clock) in
+    /// one row: the one source a restarted daemon re-adopts from. A save that fails is said
+    /// once in the log until one succeeds, and the next job tries again.
+    mutating func saveCheckpoint(
+        _ checkpoint: WardenCheckpoint, at elapsed: Duration, wallMillis: Int64, logger: Logger
+    ) {
+        checkpointChanged = false
+        lastCheckpointSave = elapsed
+        do {
+            // Only the records that changed are encoded again and written: with a thousand
+            // apps, encoding them all cost tens of milliseconds per save, and writing them all
+            // about 600 KB.
+            let text = try checkpointEncoder.encode(checkpoint)
+            try store.saveCheckpoint(text, wallTimeMillis: wallMillis)
+            checkpointEncoder.saved()
+            if checkpointFailing {
+                checkpointFailing = false
+                logger.notice("The checkpoint is saved again.")
+            }
+        } catch {
+            // Said once: a full filesystem would otherwise fill the log with it after every job.
+            if !checkpointFailing {
+                logger.error(
+                    "Could not save the checkpoint; the last one saved stays (said once until a save succeeds): \(error)"
+                )
+            }
+            checkpointFailing = true
+            checkpointChanged = true
+        }
     }
 
     /// Collects entries until `flush`.

@@ -1,7 +1,35 @@
+import Logging
 public import WardenCore
 import WardenSQLite
 
 extension JournalStore {
+    /// How often the daemon prunes the journal after the first prune at start.
+    static let retentionInterval: Duration = .seconds(3600)
+
+    /// Prunes the journal at start and then every hour, beside the daemon's loop, to the
+    /// retention `retention` gives each time (the policy's `[journal]` in force; nil once the
+    /// daemon stops, which ends the pruning), in batches of 1,000 rows with a yield between
+    /// batches, so appends and calls go on while old entries go.
+    func keepPruned(clock: WardenClock, logger: Logger, retention: () async -> JournalRetention?) async {
+        var next = clock.elapsed()
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(untilElapsed: next)
+            } catch {
+                return
+            }
+            guard let retention = await retention() else { return }
+            do {
+                let deleted = try await prune(
+                    retention, nowMillis: WardenClock.wallMillisNow(), between: { await Task.yield() })
+                if deleted > 0 { logger.info("Pruned \(deleted) old journal entries.") }
+            } catch {
+                logger.warning("Could not prune the journal: \(error)")
+            }
+            next = max(next + Self.retentionInterval, clock.elapsed())
+        }
+    }
+
     /// Deletes journal entries that `retention` no longer keeps, oldest first, in batches.
     ///
     /// An entry goes when it is older than `retention.keep` (by its wall time, against

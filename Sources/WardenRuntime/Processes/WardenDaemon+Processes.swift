@@ -30,7 +30,7 @@ extension WardenDaemon {
     func processEnded(_ exit: ProcessExit) async {
         let end = processes.classify(exit.termination, app: exit.app)
         if processes.table.running[exit.app]?.pid == exit.pid {
-            metrics.processEnded(app: exit.app, at: now())
+            metrics.processEnded(app: exit.app, at: clock.now())
             processes.table.running[exit.app] = nil
             workers.pressureEndpoints.close(app: exit.app)
             await processes.releaseGroup(exit.app)

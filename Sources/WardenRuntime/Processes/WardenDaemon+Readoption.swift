@@ -19,12 +19,13 @@ extension WardenDaemon {
         }
         record(app: JournalEntry.systemApp, .system(.daemonStarted(version: WardenVersion.current, readopted: adopted)))
         recordPolicyInForce()
-        logStartup(adopted: adopted)
+        DaemonLifeLog(logger: logger, options: options).started(
+            policy: policy, driver: driver, adopted: adopted, lifecycle: lifecycle, running: processes.table.running)
         startMemoryWatch()
         await measure()
         journal.beginEvent()
         var followUps: [LifecycleEvent] = []
-        await execute(lifecycle.start(at: now()), followUps: &followUps)
+        await execute(lifecycle.start(at: clock.now()), followUps: &followUps)
         journal.flush(logger: logger)
         for event in gone + followUps { _ = await process(event) }
         rearmAlarm()
@@ -51,7 +52,8 @@ extension WardenDaemon {
                 let checkpoint = try JSONDecoder().decode(WardenCheckpoint.self, from: Data(saved.json.utf8))
                 // Deadlines continue by the boot clock: the wall clock may have been set since.
                 let then =
-                    now() - parts.clock.timeSince(savedWallMillis: saved.wallTimeMillis, savedBoot: checkpoint.bootTime)
+                    clock.now()
+                    - parts.clock.timeSince(savedWallMillis: saved.wallTimeMillis, savedBoot: checkpoint.bootTime)
                 lifecycle = Lifecycle(
                     policy: policy, checkpoint: checkpoint.lifecycle, at: then, tokenSource: parts.tokenSource)
                 if let tokens = checkpoint.deviceTokens {

@@ -8,7 +8,7 @@ extension WardenDaemon {
     /// runs if it is due.
     func wake() async {
         guard phase.isRunning else { return }
-        while let timer = timers.popFirstDue(through: now()) {
+        while let timer = timers.popFirstDue(through: clock.now()) {
             _ = await process(.timerFired(timer))
         }
         await memoryWatchIfDue()

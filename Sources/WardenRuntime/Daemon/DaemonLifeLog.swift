@@ -5,10 +5,16 @@ import WardenPlatform
 
 /// What the daemon logs when it starts and when it stops, so that an operator reading the log
 /// sees where it put the apps, what it watches and what it left behind.
-extension WardenDaemon {
+struct DaemonLifeLog {
+    let logger: Logger
+    let options: WardenDaemonOptions
+
     /// Logs the policy and its apps, the state directory, the cgroup layout and where the apps'
-    /// groups are placed, and the apps re-adopted from a previous daemon.
-    func logStartup(adopted: [String]) {
+    /// groups are placed, and the apps re-adopted from a previous daemon, of those `running`.
+    func started(
+        policy: Policy, driver: (any CgroupDriver)?, adopted: [String], lifecycle: Lifecycle,
+        running: [String: RunningProcess]
+    ) {
         let names = policy.apps.map(\.name)
         logger.info(
             "Policy \(options.policyPath): \(names.count) apps (\(names.isEmpty ? "none" : names.joined(separator: ", ")))."
@@ -57,13 +63,15 @@ extension WardenDaemon {
         if adopted.isEmpty {
             logger.info("Re-adopted no apps: none was left running by a previous daemon.")
         } else {
-            logger.info("Re-adopted \(adopted.count) apps left running: \(describe(adopted)).")
+            logger.info(
+                "Re-adopted \(adopted.count) apps left running: \(Self.describe(adopted, lifecycle, running)).")
         }
     }
 
-    /// Logs the apps left running for the next start, or that every app was stopped.
-    func logShutdown(stoppedApps: Bool) {
-        let names = processes.table.running.keys.sorted()
+    /// Logs the apps left running for the next start (those `running`), or that every app was
+    /// stopped.
+    func stopped(stoppedApps: Bool, lifecycle: Lifecycle, running: [String: RunningProcess]) {
+        let names = running.keys.sorted()
         if stoppedApps {
             let list = names.isEmpty ? "." : ": \(names.joined(separator: ", "))."
             logger.info("Stopped; every app was stopped (--stop-apps-on-exit)\(list)")
@@ -71,15 +79,18 @@ extension WardenDaemon {
             logger.info("Stopped; no app was running.")
         } else {
             logger.info(
-                "Stopped; left \(names.count) apps running for the next start to re-adopt: \(describe(names)).")
+                "Stopped; left \(names.count) apps running for the next start to re-adopt: \(Self.describe(names, lifecycle, running))."
+            )
         }
     }
 
     /// `mail (suspended, pid 412), maps (active, pid 415)`.
-    private func describe(_ apps: [String]) -> String {
+    private static func describe(_ apps: [String], _ lifecycle: Lifecycle, _ running: [String: RunningProcess])
+        -> String
+    {
         apps.sorted().map { app in
             let state = lifecycle.state(of: app)?.rawValue ?? "unknown"
-            let pid = processes.table.running[app].map { ", pid \($0.pid)" } ?? ""
+            let pid = running[app].map { ", pid \($0.pid)" } ?? ""
             return "\(app) (\(state)\(pid))"
         }
         .joined(separator: ", ")
