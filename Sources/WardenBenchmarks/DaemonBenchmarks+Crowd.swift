@@ -45,7 +45,7 @@ extension DaemonBenchmarks {
                 _ = try await daemon.perform(.home)
                 let suspended = await eventually(within: .seconds(120)) {
                     let states = Dictionary(
-                        uniqueKeysWithValues: ((try? await daemon.apps()) ?? []).map { ($0.name, $0.state) })
+                        uniqueKeysWithValues: ((try? await daemon.control.apps()) ?? []).map { ($0.name, $0.state) })
                     return names.allSatisfy { states[$0] == .suspended }
                 }
                 guard suspended else { throw Failure("The \(crowd) apps were not all suspended within 120 s.") }

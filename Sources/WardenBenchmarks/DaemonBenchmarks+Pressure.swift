@@ -58,13 +58,13 @@ extension DaemonBenchmarks {
         for name in suspendedApps {
             _ = try await daemon.perform(.open(app: name))
             let launched = await eventually(within: .seconds(10)) {
-                await daemon.app(named: name)?.pids.isEmpty == false
+                await daemon.control.app(named: name)?.pids.isEmpty == false
             }
             guard launched else { throw Failure("App \"\(name)\" did not start within 10 s.") }
         }
         _ = try await daemon.perform(.home)
         let suspended = await eventually(within: .seconds(15)) {
-            for name in suspendedApps where await daemon.app(named: name)?.state != .suspended { return false }
+            for name in suspendedApps where await daemon.control.app(named: name)?.state != .suspended { return false }
             return true
         }
         guard suspended else { throw Failure("The background apps were not suspended within 15 s.") }
@@ -72,7 +72,7 @@ extension DaemonBenchmarks {
         try await Task.sleep(for: .milliseconds(1200))
         var pids: [Int32: String] = [:]
         for name in suspendedApps {
-            for pid in await daemon.app(named: name)?.pids ?? [] { pids[pid] = name }
+            for pid in await daemon.control.app(named: name)?.pids ?? [] { pids[pid] = name }
         }
         return pids
     }
@@ -213,9 +213,9 @@ extension DaemonBenchmarks {
             var pids = try await suspendThree(daemon)
             _ = try await daemon.perform(.open(app: growth.app))
             let launched = await eventually(within: .seconds(10)) {
-                await daemon.app(named: growth.app)?.pids.isEmpty == false
+                await daemon.control.app(named: growth.app)?.pids.isEmpty == false
             }
-            let growerPids = await daemon.app(named: growth.app)?.pids ?? []
+            let growerPids = await daemon.control.app(named: growth.app)?.pids ?? []
             guard launched else { throw Failure("App \"\(growth.app)\" did not start within 10 s.") }
             for pid in growerPids { pids[pid] = growth.app }
             let watch = DeathWatch(pids, usageFile: device.usageFile, marks: [critical])
@@ -234,7 +234,7 @@ extension DaemonBenchmarks {
                 result.times.append(seconds(first.value - crossed) * 1000)
             }
             _ = await eventually(within: .seconds(5)) {
-                await daemon.app(named: growth.app)?.state == .notRunning
+                await daemon.control.app(named: growth.app)?.state == .notRunning
             }
         }
         result.times.sort()

@@ -30,6 +30,9 @@ public struct WardenTestBed: Sendable {
     /// A temporary directory for the apps' restoration directories and logs.
     public let stateDirectory: String
 
+    /// The daemon's control API answers (`daemon.control`): its reads, `perform` and metrics.
+    public var control: DaemonControl { daemon.control }
+
     /// Starts a daemon on `policy` at the manual clock's time zero.
     ///
     /// - Parameters:

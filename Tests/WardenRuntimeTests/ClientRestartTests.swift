@@ -31,16 +31,17 @@ struct ClientRestartTests {
             let socket = harness.options.socketPath
             let log = harness.options.logPath(of: "worker")
             let first = try await harness.start()
-            try await ControlServerHarness.serve(first, on: socket) {
+            try await ControlServerHarness.serve(first.control, on: socket) {
                 _ = try await first.perform(.open(app: "worker"))
-                #expect(await eventually { await first.app(named: "worker")?.openTasks.map(\.name) == ["upload"] })
+                #expect(
+                    await eventually { await first.control.app(named: "worker")?.openTasks.map(\.name) == ["upload"] })
                 _ = try await first.perform(.home)
                 #expect(await first.stateName(of: "worker") == "background")
             }
             await first.stop()
 
             let second = try await harness.start()
-            try await ControlServerHarness.serve(second, on: socket) {
+            try await ControlServerHarness.serve(second.control, on: socket) {
                 #expect(await second.stateName(of: "worker") == "background")
                 let suspended = await eventually(within: .seconds(20)) {
                     await second.stateName(of: "worker") == "suspended"
@@ -55,15 +56,16 @@ struct ClientRestartTests {
                         && entry.properties["because"] == "its last background task ended"
                 }
                 _ = await eventually {
-                    (try? await second.journal(JournalQuery(app: "worker")))?.contains(where: isEndedSuspension) == true
+                    (try? await second.control.journal(JournalQuery(app: "worker")))?.contains(where: isEndedSuspension)
+                        == true
                 }
-                let entries = try await second.journal(JournalQuery(app: "worker"))
+                let entries = try await second.control.journal(JournalQuery(app: "worker"))
                 let warnings = entries.filter { $0.name == "expirationWarning" }
                 #expect(warnings.count == 1)
                 let ended = entries.filter(isEndedSuspension)
                 #expect(ended.count == 1)
                 #expect((warnings.first?.id ?? .max) < (ended.first?.id ?? .min))
-                #expect(await second.app(named: "worker")?.openTasks.isEmpty == true)
+                #expect(await second.control.app(named: "worker")?.openTasks.isEmpty == true)
             }
             await second.stop()
         }
@@ -89,10 +91,10 @@ struct ClientRestartTests {
             let socket = harness.options.socketPath
             let log = harness.options.logPath(of: "reader")
             func fetches(_ daemon: WardenDaemon) async throws -> Int {
-                try await daemon.journal(JournalQuery(app: "reader")).filter { $0.name == "fetchStart" }.count
+                try await daemon.control.journal(JournalQuery(app: "reader")).filter { $0.name == "fetchStart" }.count
             }
             let first = try await harness.start()
-            try await ControlServerHarness.serve(first, on: socket) {
+            try await ControlServerHarness.serve(first.control, on: socket) {
                 let answered = await eventually(within: .seconds(20)) {
                     let count = (try? await fetches(first)) ?? 0
                     let state = await first.stateName(of: "reader")
@@ -103,7 +105,7 @@ struct ClientRestartTests {
             await first.stop()
 
             let second = try await harness.start()
-            try await ControlServerHarness.serve(second, on: socket) {
+            try await ControlServerHarness.serve(second.control, on: socket) {
                 let answered = await eventually(within: .seconds(20)) {
                     let count = (try? await fetches(second)) ?? 0
                     let state = await second.stateName(of: "reader")
@@ -132,7 +134,7 @@ struct ClientRestartTests {
         try await DaemonHarness.run(policy: policy, apps: ["chat"]) { harness in
             let socket = harness.options.socketPath
             let first = try await harness.start()
-            let since = try await first.journal(JournalQuery(limit: 100_000)).last?.id ?? 0
+            let since = try await first.control.journal(JournalQuery(limit: 100_000)).last?.id ?? 0
             let application = WardenApplication(socketPath: socket, appName: "chat", eventsSince: since)
             let handled = Mutex<[String]>([])
             application.onPush { payload, completion in
@@ -143,7 +145,7 @@ struct ClientRestartTests {
             let runner = Task { try await application.run() }
             defer { runner.cancel() }
 
-            try await ControlServerHarness.serve(first, on: socket) {
+            try await ControlServerHarness.serve(first.control, on: socket) {
                 let firstReply = try await first.perform(
                     .push(target: .app("chat"), payload: payload("p0"), id: nil))
                 #expect(firstReply == .push(.delivered))
@@ -155,7 +157,7 @@ struct ClientRestartTests {
             await first.stop()
 
             let second = try await harness.start()
-            try await ControlServerHarness.serve(second, on: socket) {
+            try await ControlServerHarness.serve(second.control, on: socket) {
                 #expect(
                     await eventually(within: .seconds(15)) { handledPayloads().count >= 2 },
                     "handled: \(handledPayloads())")
@@ -166,7 +168,9 @@ struct ClientRestartTests {
                 // Time for a repeat to show up, were one coming.
                 try await Task.sleep(for: .milliseconds(500))
                 #expect(handledPayloads() == [payload("p0"), payload("p1"), payload("p2")])
-                let delivered = try await second.journal(JournalQuery(app: "chat")).filter { $0.name == "pushPayload" }
+                let delivered = try await second.control.journal(JournalQuery(app: "chat")).filter {
+                    $0.name == "pushPayload"
+                }
                 #expect(delivered.count == 3)
             }
             runner.cancel()

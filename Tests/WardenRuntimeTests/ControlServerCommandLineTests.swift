@@ -82,7 +82,7 @@ struct ControlServerCommandLineTests {
         [apps.missing]
         command = "/no/such/program"
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        try await ControlServerHarness.serve(bed.daemon, on: socket) {
+        try await ControlServerHarness.serve(bed.control, on: socket) {
             let check = try await AppwardenCommandLine.run(["policy", "check", path])
             let missing = "warning: app \"missing\": The program \"/no/such/program\" does not exist"
             #expect(check.output.contains(missing), "\(check.output)")

@@ -42,7 +42,7 @@ struct ControlServerDaemonTests {
             """
         try await DaemonHarness.run(policy: policy, apps: ["a", "b"]) { harness in
             let daemon = try await harness.start()
-            try await ControlServerHarness.serve(daemon, on: harness.options.socketPath) {
+            try await ControlServerHarness.serve(daemon.control, on: harness.options.socketPath) {
                 _ = try await daemon.perform(.open(app: "b"))
                 #expect(await eventually { await daemon.stateName(of: "b") == "active" })
                 guard case .taskBegun(let id, _) = try await daemon.perform(.beginTask(app: "b", name: "sync")) else {
@@ -64,7 +64,7 @@ struct ControlServerDaemonTests {
                     APIErrorBody.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/end.json")))
                 #expect(refusal.error == "forbidden")
                 #expect(refusal.message.contains("\"a\"") && refusal.message.contains("\"b\""))
-                #expect(await daemon.app(named: "b")?.openTasks.map(\.id) == [1])
+                #expect(await daemon.control.app(named: "b")?.openTasks.map(\.id) == [1])
                 #expect(await daemon.stateName(of: "b") == "active")
             }
             await daemon.stop()
@@ -83,7 +83,7 @@ struct ControlServerDaemonTests {
         try await DaemonHarness.run(policy: policy, apps: ["b"]) { harness in
             let daemon = try await harness.start()
             let socket = harness.options.socketPath
-            try await ControlServerHarness.serve(daemon, on: socket) {
+            try await ControlServerHarness.serve(daemon.control, on: socket) {
                 func request(_ method: HTTPMethod, _ path: String, _ body: String? = nil) async throws -> (
                     status: Int, body: String
                 ) {
@@ -99,10 +99,10 @@ struct ControlServerDaemonTests {
                 #expect(await eventually { await daemon.stateName(of: "b") == "active" })
                 try await Task.sleep(for: .milliseconds(300))
 
-                let appsBefore = try await daemon.apps().map {
+                let appsBefore = try await daemon.control.apps().map {
                     [$0.name, $0.state.rawValue, $0.status.rawValue, "\($0.openTasks)"]
                 }
-                let journalBefore = try await daemon.journal(JournalQuery(app: "b", limit: 100_000)).count
+                let journalBefore = try await daemon.control.journal(JournalQuery(app: "b", limit: 100_000)).count
 
                 let oversize = #"{"aps":{"content-available":1},"pad":""# + String(repeating: "x", count: 4100) + #""}"#
                 let (tooLarge, tooLargeBody) = try await request(.POST, "/v1/push/b", oversize)
@@ -121,11 +121,11 @@ struct ControlServerDaemonTests {
                 #expect(gone == 410)
                 #expect(try ControlServerHarness.error(goneBody).error == "unregistered")
 
-                let appsAfter = try await daemon.apps().map {
+                let appsAfter = try await daemon.control.apps().map {
                     [$0.name, $0.state.rawValue, $0.status.rawValue, "\($0.openTasks)"]
                 }
                 #expect(appsAfter == appsBefore)
-                #expect(try await daemon.journal(JournalQuery(app: "b", limit: 100_000)).count == journalBefore)
+                #expect(try await daemon.control.journal(JournalQuery(app: "b", limit: 100_000)).count == journalBefore)
             }
             await daemon.stop()
         }

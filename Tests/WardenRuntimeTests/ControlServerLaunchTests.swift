@@ -23,7 +23,7 @@ struct ControlServerLaunchTests {
             """
         try await DaemonHarness.run(policy: policy, apps: ["chat"]) { harness in
             let daemon = try await harness.start()
-            try await ControlServerHarness.serve(daemon, on: harness.options.socketPath) {
+            try await ControlServerHarness.serve(daemon.control, on: harness.options.socketPath) {
                 let payload = #"{"aps":{"content-available":1},"id":"m1"}"#
                 _ = try await daemon.perform(.push(target: .app("chat"), payload: payload, id: "m1"))
                 #expect(await eventually { await daemon.stateName(of: "chat") == "suspended" })

@@ -37,7 +37,7 @@ import WardenTesting
         defer { bed.removeStateDirectory() }
         _ = try await bed.daemon.perform(.accessory(action: "add", properties: Self.scanner))
         await bed.settle()
-        let woken = try #require(await bed.daemon.app(named: "till"))
+        let woken = try #require(await bed.control.app(named: "till"))
         #expect(woken.state == .background)
         let wokenAt = try Self.wallTime(of: "till", in: bed) {
             if case .stateChange(.notRunning, .background, _) = $0.event { true } else { false }
@@ -46,18 +46,18 @@ import WardenTesting
             woken.windows == [
                 WindowInfo(kind: "accessory", endMillis: wokenAt + 30_000, action: "add", device: "usb 1234:5678")
             ])
-        #expect(await bed.daemon.app(named: "remote")?.windows == [])
+        #expect(await bed.control.app(named: "remote")?.windows == [])
 
         await bed.advance(by: .seconds(10))
         _ = try await bed.daemon.perform(.accessory(action: "remove", properties: Self.scanner))
         await bed.settle()
-        let again = try #require(await bed.daemon.app(named: "till")?.windows.first)
+        let again = try #require(await bed.control.app(named: "till")?.windows.first)
         #expect(again.endMillis == wokenAt + 40_000)
         #expect(again.action == "remove")
 
         _ = try await bed.daemon.perform(.completeAccessory(app: "till"))
         await bed.settle()
-        let done = try #require(await bed.daemon.app(named: "till"))
+        let done = try #require(await bed.control.app(named: "till"))
         #expect(done.state == .suspended)
         #expect(done.windows == [])
         await bed.stop()
@@ -74,7 +74,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.accessory(action: "add", properties: ["TAGS": ":remote:"]))
         await bed.settle()
         await bed.advance(by: .seconds(12))
-        let open = try await bed.daemon.explain(app: "till").sentences
+        let open = try await bed.control.explain(app: "till").sentences
         #expect(
             open.contains(
                 "Went from notRunning to background: launched in the background for accessory event add of device usb 1234:5678."
@@ -86,8 +86,8 @@ import WardenTesting
 
         _ = try await bed.daemon.perform(.completeAccessory(app: "remote"))
         await bed.advance(by: .seconds(18))
-        #expect(await bed.daemon.app(named: "till")?.state == .notRunning)
-        let ended = try await bed.daemon.explain(app: "till").sentences
+        #expect(await bed.control.app(named: "till")?.state == .notRunning)
+        let ended = try await bed.control.explain(app: "till").sentences
         #expect(ended.contains("Went from background to notRunning: accessory window ended without completion."))
         #expect(ended.contains { $0.hasPrefix("Terminated at ") && $0.hasSuffix(": accessoryTimeout.") })
         #expect(!ended.contains { $0.hasPrefix("An accessory window is open") })
@@ -95,7 +95,7 @@ import WardenTesting
             ended.contains(
                 "Fetch, push and accessory wakes leave it alone until the user opens it: the system terminated it (accessoryTimeout); [background] wake_after_system_termination = true would wake it."
             ))
-        let remote = try await bed.daemon.explain(app: "remote").sentences
+        let remote = try await bed.control.explain(app: "remote").sentences
         #expect(
             remote.contains(
                 "Went from notRunning to background: launched in the background for accessory event add of a device."))

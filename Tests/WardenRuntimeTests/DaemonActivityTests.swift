@@ -38,17 +38,17 @@ struct DaemonActivityTests {
             """
         try await DaemonHarness.run(policy: policy, apps: ["notes", "player"]) { harness in
             let daemon = try await harness.start()
-            try await ControlServerHarness.serve(daemon, on: harness.options.socketPath) {
+            try await ControlServerHarness.serve(daemon.control, on: harness.options.socketPath) {
                 let dir = harness.directory
                 _ = try await daemon.perform(.open(app: "notes"))
-                #expect(await eventually { await daemon.app(named: "notes")?.pids.isEmpty == false })
+                #expect(await eventually { await daemon.control.app(named: "notes")?.pids.isEmpty == false })
                 _ = try await daemon.perform(.open(app: "player"))
                 #expect(await eventually { FileManager.default.fileExists(atPath: dir + "/begun.json") })
                 let begun = try JSONDecoder().decode(
                     ControlReplies.ActivityBegun.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/begun.json"))
                 )
                 #expect(begun.id == 1)
-                #expect(await daemon.app(named: "player")?.activities == [ActivityInfo(id: 1, mode: "audio")])
+                #expect(await daemon.control.app(named: "player")?.activities == [ActivityInfo(id: 1, mode: "audio")])
                 _ = try await daemon.perform(.home)
 
                 let (notesDriver, notesGroup) = try harness.group(of: "notes")
@@ -56,8 +56,8 @@ struct DaemonActivityTests {
                 try await Task.sleep(for: .seconds(2))
                 let (driver, group) = try harness.group(of: "player")
                 #expect(await daemon.stateName(of: "player") == "background")
-                #expect(await daemon.app(named: "player")?.band == .activity)
-                #expect(await daemon.app(named: "player")?.cpuClass == "activity")
+                #expect(await daemon.control.app(named: "player")?.band == .activity)
+                #expect(await daemon.control.app(named: "player")?.cpuClass == "activity")
                 #expect(try await !driver.isFrozen(group))
                 let before = try Self.ticks(in: dir)
                 try await Task.sleep(for: .milliseconds(500))

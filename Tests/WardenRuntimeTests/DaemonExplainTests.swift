@@ -41,7 +41,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.memorySample(available: 10 * Self.mebibyte, total: total))
         await bed.settle()
         #expect(try await bed.daemon.terminationReasons(of: "big") == ["memoryPressure"])
-        let explanation = try await bed.daemon.explain(app: "big")
+        let explanation = try await bed.control.explain(app: "big")
         let text = explanation.sentences.joined(separator: "\n")
         #expect(
             text.contains(
@@ -98,7 +98,7 @@ import WardenTesting
         await bed.settle()
         #expect(try await bed.daemon.terminationReasons(of: "front") == ["memoryPressure"])
         #expect(try await bed.daemon.terminationReasons(of: "second") == [])
-        let text = try await bed.daemon.explain(app: "front").sentences.joined(separator: "\n")
+        let text = try await bed.control.explain(app: "front").sentences.joined(separator: "\n")
         #expect(
             text.contains(
                 "It grew by 180MiB into the 200MiB the kill of \"first\" gave back, and gave back 280MiB; the killer takes an app that takes the room of its last kill first."
@@ -165,7 +165,7 @@ import WardenTesting
             #expect(change.properties["criticalEnterBytes"] == String(128 * Self.mebibyte))
             #expect(change.properties["criticalExitBytes"] == String(192 * Self.mebibyte))
         }
-        let explanation = try await bed.daemon.explain(app: "mail")
+        let explanation = try await bed.control.explain(app: "mail")
         #expect(
             explanation.sentences.contains(
                 "Killed for memory at level critical: 100MiB available of 1GiB; critical below 128MiB (ends at 192MiB)."
@@ -199,19 +199,19 @@ import WardenTesting
         await bed.settle()
         _ = try await bed.daemon.perform(.forceQuit(app: "quitter"))
         await bed.settle()
-        let plain = try await bed.daemon.explain(app: "plain").sentences
+        let plain = try await bed.control.explain(app: "plain").sentences
         #expect(
             plain.contains("It gets no background fetches: its policy does not list the \"fetch\" background mode."))
         #expect(
             plain.contains(
                 "Silent pushes do not wake it: its policy does not list the \"remote-notification\" background mode."))
-        let off = try await bed.daemon.explain(app: "switchedOff").sentences
+        let off = try await bed.control.explain(app: "switchedOff").sentences
         #expect(
             off.contains(
                 "It gets no background fetches: background refresh is off for it (background_refresh = false)."))
-        let reader = try await bed.daemon.explain(app: "reader").sentences
+        let reader = try await bed.control.explain(app: "reader").sentences
         #expect(reader.contains("Next background fetch in 15m, after its interval of 15m."))
-        let quitter = try await bed.daemon.explain(app: "quitter").sentences
+        let quitter = try await bed.control.explain(app: "quitter").sentences
         #expect(
             quitter.contains(
                 "Fetch, push and accessory wakes leave it alone until the user opens it: the app was force-quit."))
@@ -237,7 +237,7 @@ import WardenTesting
             })
         _ = try await bed.daemon.perform(.completeFetch(app: "reader", result: .noData))
         await bed.settle()
-        let sentences = try await bed.daemon.explain(app: "reader").sentences
+        let sentences = try await bed.control.explain(app: "reader").sentences
         #expect(
             sentences.contains(
                 "Next background fetch in 15m, after its interval of 10m (minimum) stretched ×1.5 by the adaptive scheduler to 15m."
@@ -270,11 +270,11 @@ import WardenTesting
         await bed.advance(to: .seconds(600))
         let reply = try await bed.daemon.perform(.push(target: .app("chat"), payload: wake, id: "second"))
         #expect(reply == .push(.coalesced))
-        let chat = try await bed.daemon.explain(app: "chat").sentences
+        let chat = try await bed.control.explain(app: "chat").sentences
         #expect(
             chat.contains(
                 #"A push ("second") is held by the push throttle (1 wakes an hour); its next slot is in 50m."#))
-        let dropper = try await bed.daemon.explain(app: "dropper").sentences
+        let dropper = try await bed.control.explain(app: "dropper").sentences
         #expect(
             dropper.contains(
                 "Fetch, push and accessory wakes leave it alone until the user opens it: the system terminated it (pushTimeout); [background] wake_after_system_termination = true would wake it."
@@ -284,7 +284,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.beginTask(app: "worker", name: "upload"))
         _ = try await bed.daemon.perform(.home)
         await bed.settle()
-        let worker = try await bed.daemon.explain(app: "worker").sentences
+        let worker = try await bed.control.explain(app: "worker").sentences
         #expect(
             worker.contains {
                 $0.hasPrefix(#"Background task 1 ("upload") is open, "#) && $0.hasSuffix(" of budget left.")

@@ -34,8 +34,8 @@ struct DaemonForkBombTests {
         try await DaemonHarness.run(policy: policy, apps: ["calm", "bomb"]) { harness in
             let daemon = try await harness.start()
             _ = try await daemon.perform(.open(app: "calm"))
-            #expect(await eventually { await daemon.app(named: "calm")?.pids.isEmpty == false })
-            let calm = try #require(await daemon.app(named: "calm")?.pids)
+            #expect(await eventually { await daemon.control.app(named: "calm")?.pids.isEmpty == false })
+            let calm = try #require(await daemon.control.app(named: "calm")?.pids)
             _ = try await daemon.perform(.open(app: "bomb"))
 
             let (_, group) = try harness.group(of: "bomb")
@@ -53,7 +53,7 @@ struct DaemonForkBombTests {
 
             // The daemon still answers, and the other app is untouched.
             #expect(await daemon.stateName(of: "calm") != "notRunning")
-            #expect(await daemon.app(named: "calm")?.pids == calm)
+            #expect(await daemon.control.app(named: "calm")?.pids == calm)
             await daemon.stop()
         }
     }

@@ -33,7 +33,7 @@ struct DaemonInstanceTests {
             #expect(!pids.isEmpty)
             let socket = harness.options.socketPath
 
-            try await ControlServerHarness.serve(first, on: socket) {
+            try await ControlServerHarness.serve(first.control, on: socket) {
                 var sameState = harness.options
                 sameState.socketPath = harness.directory + "/other.sock"
                 var sameRoot = harness.options
@@ -81,7 +81,7 @@ struct DaemonInstanceTests {
             await first.stop()
             // Once the first has stopped, the next daemon may start and adopts the app.
             let next = try await harness.start()
-            #expect(await next.app(named: "steady")?.pids == pids)
+            #expect(await next.control.app(named: "steady")?.pids == pids)
             await next.stop()
             // A daemon that stopped leaves no lock file behind.
             #expect(

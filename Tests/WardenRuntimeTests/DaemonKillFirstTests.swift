@@ -38,10 +38,10 @@ struct DaemonKillFirstTests {
         _ = try await bed.daemon.perform(.open(app: "idle"))
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(by: .seconds(10))
-        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
+        #expect(await bed.control.app(named: "idle")?.state == .suspended)
         _ = try await bed.daemon.perform(.pressure(.critical))
         await bed.settle()
-        #expect(await bed.daemon.app(named: "idle")?.state == .notRunning)
+        #expect(await bed.control.app(named: "idle")?.state == .notRunning)
         await bed.stop()
         let written = lines.withLock { $0 }
         #expect(written.contains { $0.line.contains("Memory pressure normal → critical") })
@@ -70,7 +70,7 @@ struct DaemonKillFirstTests {
         await bed.advance(by: .seconds(10))
         _ = try await bed.daemon.perform(.pressure(.critical))
         await bed.settle()
-        #expect(await bed.daemon.app(named: "idle")?.state == .notRunning)
+        #expect(await bed.control.app(named: "idle")?.state == .notRunning)
         await bed.stop()
         let log = lines.withLock { $0 }
         let kills = log.indices.filter { log[$0].contains("Killed app \"idle\"") }

@@ -40,7 +40,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "chat"))
         _ = try await bed.daemon.perform(.home)
         await bed.advance(by: .seconds(10))
-        #expect(await bed.daemon.app(named: "mail")?.state == .suspended)
+        #expect(await bed.control.app(named: "mail")?.state == .suspended)
         #expect(try await bed.daemon.terminationReasons(of: "mail") == [])
 
         bed.driver.setDeviceMemory(1024 * Self.mib, reserved: 200 * Self.mib, signalling: false)
@@ -49,14 +49,14 @@ import WardenTesting
         await bed.settle()
         #expect(try await bed.daemon.terminationReasons(of: "mail") == ["memoryPressure"])
         #expect(try await bed.daemon.terminationReasons(of: "chat") == [])
-        #expect(await bed.daemon.app(named: "camera")?.state == .active)
+        #expect(await bed.control.app(named: "camera")?.state == .active)
         // The kill of mail's group comes before the group of camera's second process.
         let calls = bed.driver.calls
         let kill = try #require(calls.firstIndex(of: .kill("mail")))
         let create = try #require(calls.lastIndex(of: .create("camera")))
         #expect(kill < create)
         #expect(bed.launcher.launches.count == launchesBefore + 1)
-        let sentences = try await bed.daemon.explain(app: "camera").sentences
+        let sentences = try await bed.control.explain(app: "camera").sentences
         #expect(sentences.contains { $0.contains("Made room for camera: 400MiB expected") && $0.contains("\"mail\"") })
         await bed.stop()
     }

@@ -33,7 +33,7 @@ struct DaemonLifecycleTests {
             let daemon = try await harness.start()
             _ = try await daemon.perform(.open(app: "holder"))
             _ = try await daemon.perform(.open(app: "spinner"))
-            #expect(await eventually { await daemon.app(named: "holder")?.pids.isEmpty == false })
+            #expect(await eventually { await daemon.control.app(named: "holder")?.pids.isEmpty == false })
             try await Task.sleep(for: .milliseconds(300))
             _ = try await daemon.perform(.home)
             #expect(await eventually { await daemon.stateName(of: "holder") == "notRunning" })
@@ -66,7 +66,7 @@ struct DaemonLifecycleTests {
         try await DaemonHarness.run(policy: policy, apps: ["notes"]) { harness in
             let daemon = try await harness.start()
             _ = try await daemon.perform(.open(app: "notes"))
-            let first = try #require(await daemon.app(named: "notes")?.pids.first)
+            let first = try #require(await daemon.control.app(named: "notes")?.pids.first)
             let environment = try Self.environment(of: first)
             let restoration = harness.options.restorationDirectory(of: "notes")
             #expect(environment["APPWARDEN_APP"] == "notes")
@@ -81,7 +81,7 @@ struct DaemonLifecycleTests {
             _ = try await daemon.perform(.pressure(.critical))
             #expect(await daemon.stateName(of: "notes") == "notRunning")
             _ = try await daemon.perform(.open(app: "notes"))
-            let second = try #require(await daemon.app(named: "notes")?.pids.first)
+            let second = try #require(await daemon.control.app(named: "notes")?.pids.first)
             #expect(second != first)
             #expect(try Self.environment(of: second)["APPWARDEN_RESTORE"] == "1")
 

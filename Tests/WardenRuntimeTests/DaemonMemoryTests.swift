@@ -28,12 +28,12 @@ struct DaemonMemoryTests {
             let daemon = try await harness.start()
             for name in ["small", "large", "medium", "front"] {
                 _ = try await daemon.perform(.open(app: name))
-                #expect(await eventually { await daemon.app(named: name)?.pids.isEmpty == false })
+                #expect(await eventually { await daemon.control.app(named: name)?.pids.isEmpty == false })
             }
             for name in ["small", "large", "medium"] {
                 #expect(await eventually { await daemon.stateName(of: name) == "suspended" })
                 let bytes = Int64(sizes[name]!) << 20
-                #expect(await eventually { (await daemon.app(named: name)?.footprintBytes ?? 0) >= bytes })
+                #expect(await eventually { (await daemon.control.app(named: name)?.footprintBytes ?? 0) >= bytes })
             }
             var victims: [String] = []
             for _ in 0..<3 {
@@ -49,7 +49,7 @@ struct DaemonMemoryTests {
                 #expect(((try? await driver.processes(in: group)) ?? []).isEmpty, "app \(name) still has processes")
             }
             #expect(await daemon.stateName(of: "front") == "active")
-            #expect(await daemon.app(named: "front")?.pids.isEmpty == false)
+            #expect(await daemon.control.app(named: "front")?.pids.isEmpty == false)
             await daemon.stop()
         }
     }
@@ -90,7 +90,7 @@ struct DaemonMemoryTests {
             let daemon = try await harness.start()
             for name in ["small", "large", "medium"] {
                 _ = try await daemon.perform(.open(app: name))
-                #expect(await eventually { await daemon.app(named: name)?.pids.isEmpty == false })
+                #expect(await eventually { await daemon.control.app(named: name)?.pids.isEmpty == false })
             }
             _ = try await daemon.perform(.home)
             for name in ["small", "large", "medium"] {
@@ -162,7 +162,7 @@ struct DaemonMemoryTests {
         let daemon = try await harness.start(options: withoutSweeps(harness.options))
         for name in ["small", "large"] {
             _ = try await daemon.perform(.open(app: name))
-            let started = await eventually { await daemon.app(named: name)?.pids.isEmpty == false }
+            let started = await eventually { await daemon.control.app(named: name)?.pids.isEmpty == false }
             #expect(started)
         }
         _ = try await daemon.perform(.home)

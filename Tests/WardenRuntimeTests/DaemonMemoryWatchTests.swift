@@ -31,7 +31,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "idle"))
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(to: .seconds(2))
-        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
+        #expect(await bed.control.app(named: "idle")?.state == .suspended)
         return bed
     }
 
@@ -58,7 +58,7 @@ import WardenTesting
         bed.driver.setDeviceMemory(1024 * Self.mib, reserved: 700 * Self.mib)
         await bed.settle()
         #expect(try await bed.daemon.terminationReasons(of: "idle") == ["memoryPressure"])
-        #expect(await bed.daemon.app(named: "front")?.state == .active)
+        #expect(await bed.control.app(named: "front")?.state == .active)
         #expect(Self.levelChanges(bed) == ["normal→warning", "warning→critical", "critical→normal"])
         await bed.stop()
     }
@@ -85,9 +85,9 @@ import WardenTesting
         await bed.settle()
         #expect(try await bed.daemon.terminationReasons(of: "front") == ["memoryLimit"])
         #expect(try await bed.daemon.terminationReasons(of: "idle").isEmpty)
-        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
+        #expect(await bed.control.app(named: "idle")?.state == .suspended)
         #expect(Self.levelChanges(bed).isEmpty)
-        let explanation = try await bed.daemon.explain(app: "front").sentences.joined(separator: "\n")
+        let explanation = try await bed.control.explain(app: "front").sentences.joined(separator: "\n")
         #expect(explanation.contains("Killed by the kernel at its memory limit of 96MiB (peak 96MiB)."))
         #expect(!explanation.contains("crashed"))
         await bed.stop()
@@ -204,7 +204,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "idle"))
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(to: .seconds(2))
-        let idle = try #require(await bed.daemon.app(named: "idle"))
+        let idle = try #require(await bed.control.app(named: "idle"))
         #expect(idle.state == .suspended)
         #expect(idle.footprintBytes == 200 * Self.mib)
         let expected = hasSwap && compresses
@@ -212,7 +212,7 @@ import WardenTesting
         #expect(idle.swappedBytes == (expected ? 200 * Self.mib : 0))
         // A kill gives back its RAM: with all of it in a zram at ratio 2, half its footprint.
         #expect(idle.reclaimableBytes == (expected ? 100 * Self.mib : 200 * Self.mib))
-        let explanation = try await bed.daemon.explain(app: "idle").sentences
+        let explanation = try await bed.control.explain(app: "idle").sentences
         #expect(explanation.contains("Compressed after suspension: 200MiB of its memory in swap.") == expected)
         if expected {
             // The footprint is unchanged; the RAM it held is not: a zram copy is half.
@@ -229,7 +229,7 @@ import WardenTesting
         let gaveBack =
             "It was in the suspended band and gave back "
             + (expected ? "100MiB at once (a footprint of 200MiB, 200MiB of it in swap);" : "200MiB;")
-        #expect(try await bed.daemon.explain(app: "idle").sentences.contains { $0.hasPrefix(gaveBack) })
+        #expect(try await bed.control.explain(app: "idle").sentences.contains { $0.hasPrefix(gaveBack) })
         await bed.stop()
     }
 
@@ -257,15 +257,15 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "idle"))
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(to: .seconds(2))
-        #expect(try #require(await bed.daemon.app(named: "idle")).state == .suspended)
-        #expect(try #require(await bed.daemon.app(named: "idle")).swappedBytes == 0)
+        #expect(try #require(await bed.control.app(named: "idle")).state == .suspended)
+        #expect(try #require(await bed.control.app(named: "idle")).swappedBytes == 0)
         bed.driver.setFootprint(200 * Self.mib, swapped: 150 * Self.mib, of: "idle")
         await bed.advance(by: .seconds(32))  // one check of the suspended apps (every 30 sweeps of 1 s)
-        #expect(try #require(await bed.daemon.app(named: "idle")).swappedBytes == 150 * Self.mib)
+        #expect(try #require(await bed.control.app(named: "idle")).swappedBytes == 150 * Self.mib)
         _ = try await bed.daemon.perform(.open(app: "idle"))
         bed.driver.setFootprint(200 * Self.mib, swapped: 0, of: "idle")
         await bed.advance(by: .seconds(2))
-        let idle = try #require(await bed.daemon.app(named: "idle"))
+        let idle = try #require(await bed.control.app(named: "idle"))
         #expect(idle.state == .active)
         #expect(idle.swappedBytes == 0)
         await bed.stop()

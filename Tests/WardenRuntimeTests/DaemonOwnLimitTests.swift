@@ -28,24 +28,24 @@ struct DaemonOwnLimitTests {
         try await DaemonHarness.run(policy: policy, apps: ["idle", "leak"]) { harness in
             let daemon = try await harness.start(stopAppsOnExit: true)
             _ = try await daemon.perform(.open(app: "idle"))
-            #expect(await eventually { await daemon.app(named: "idle")?.pids.isEmpty == false })
+            #expect(await eventually { await daemon.control.app(named: "idle")?.pids.isEmpty == false })
             _ = try await daemon.perform(.open(app: "leak"))
             #expect(await eventually { await daemon.stateName(of: "idle") == "suspended" })
             #expect(
                 try await eventually(within: .seconds(20)) { try await daemon.terminationReasons(of: "leak") != [] })
             #expect(try await daemon.terminationReasons(of: "leak") == ["memoryLimit"])
 
-            let explanation = try await daemon.explain(app: "leak").sentences.joined(separator: "\n")
+            let explanation = try await daemon.control.explain(app: "leak").sentences.joined(separator: "\n")
             #expect(explanation.contains("Killed by the kernel at its memory limit of 96MiB"), "\(explanation)")
             #expect(!explanation.contains("crashed"))
             // Nothing of the app is left in its group.
-            #expect(await eventually { await daemon.app(named: "leak")?.pids.isEmpty == true })
+            #expect(await eventually { await daemon.control.app(named: "leak")?.pids.isEmpty == true })
             let driver = try CgroupDrivers.make(
                 layout: try CgroupLayout.read(),
                 configuration: CgroupConfiguration(rootName: harness.options.cgroupRoot))
             #expect(await eventually { ((try? await driver.processes(in: driver.group(named: "leak"))) ?? []).isEmpty })
             // The device's level never moved and the idle app lives.
-            let system = try await daemon.journal(JournalQuery(app: JournalEntry.systemApp, limit: 1000))
+            let system = try await daemon.control.journal(JournalQuery(app: JournalEntry.systemApp, limit: 1000))
             #expect(!system.contains { $0.name == "pressureChanged" }, "\(system.map(\.name))")
             #expect(try await daemon.terminationReasons(of: "idle").isEmpty)
             #expect(await daemon.stateName(of: "idle") == "suspended")

@@ -63,7 +63,7 @@ struct DaemonProcessTests {
         try await DaemonHarness.run(policy: policy, apps: ["idle"]) { harness in
             let daemon = try await harness.start(dryRun: true)
             _ = try await daemon.perform(.open(app: "idle"))
-            #expect(await eventually { await daemon.app(named: "idle")?.pids.isEmpty == false })
+            #expect(await eventually { await daemon.control.app(named: "idle")?.pids.isEmpty == false })
             _ = try await daemon.perform(.home)
             #expect(await eventually { await daemon.stateName(of: "idle") == "suspended" })
             let (driver, group) = try harness.group(of: "idle")
@@ -87,7 +87,7 @@ struct DaemonProcessTests {
             let (driver, group) = try harness.group(of: "steady")
             let first = try await harness.start()
             _ = try await first.perform(.open(app: "steady"))
-            #expect(await eventually { await first.app(named: "steady")?.pids.isEmpty == false })
+            #expect(await eventually { await first.control.app(named: "steady")?.pids.isEmpty == false })
             await first.stop()
             #expect(try await !driver.processes(in: group).isEmpty)
 
@@ -117,8 +117,8 @@ struct DaemonProcessTests {
             _ = try await daemon.perform(.open(app: "front"))
             #expect(await eventually { await daemon.stateName(of: "back") == "suspended" })
             let adjuster = OOMScoreAdjuster()
-            let frontPID = try #require(await daemon.app(named: "front")?.pids.first)
-            let backPID = try #require(await daemon.app(named: "back")?.pids.first)
+            let frontPID = try #require(await daemon.control.app(named: "front")?.pids.first)
+            let backPID = try #require(await daemon.control.app(named: "back")?.pids.first)
             let front = try #require(try adjuster.value(of: frontPID))
             let back = try #require(try adjuster.value(of: backPID))
             #expect(back > front)

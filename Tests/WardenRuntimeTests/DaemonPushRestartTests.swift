@@ -39,7 +39,9 @@ struct DaemonPushRestartTests {
             #expect(
                 try await second.perform(.push(target: .app("chat"), payload: payload("p3"), id: nil))
                     == .push(.coalesced))
-            let delivered = try await second.journal(JournalQuery(app: "chat")).filter { $0.name == "pushPayload" }
+            let delivered = try await second.control.journal(JournalQuery(app: "chat")).filter {
+                $0.name == "pushPayload"
+            }
             #expect(delivered.map { $0.properties["id"] } == ["p1"])
             await second.stop()
         }

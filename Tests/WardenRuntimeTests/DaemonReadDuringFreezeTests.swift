@@ -25,7 +25,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "notes"))
         _ = try await bed.daemon.perform(.home)
         await bed.settle()
-        #expect(await bed.daemon.app(named: "notes")?.state == .background)
+        #expect(await bed.control.app(named: "notes")?.state == .background)
 
         bed.driver.holdFreezes()
         // The grace ends: the core suspends the app and the daemon asks the driver to freeze it.
@@ -42,7 +42,7 @@ import WardenTesting
 
         let answered = Mutex(false)
         let reader = Task { () -> (state: AppInfo.State?, frozen: Bool) in
-            let info = await bed.daemon.app(named: "notes")
+            let info = await bed.control.app(named: "notes")
             let frozen = bed.driver.isFrozen("notes")
             answered.withLock { $0 = true }
             return (info?.state, frozen)
@@ -60,7 +60,7 @@ import WardenTesting
         #expect(read.state == .suspended)
         #expect(read.frozen, "the read answered \(String(describing: read.state)) before the group was frozen")
         await bed.settle()
-        #expect(try await bed.daemon.explain(app: "notes").state == .suspended)
+        #expect(try await bed.control.explain(app: "notes").state == .suspended)
         await bed.stop()
     }
 }

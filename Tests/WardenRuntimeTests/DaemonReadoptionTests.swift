@@ -39,18 +39,21 @@ struct DaemonReadoptionTests {
             _ = try await first.perform(.beginTask(app: "worker", name: "upload"))
             _ = try await first.perform(.home)
             #expect(await eventually { await first.stateName(of: "sleeper") == "suspended" })
-            let pids = (await first.app(named: "worker")?.pids ?? [], await first.app(named: "sleeper")?.pids ?? [])
-            let before = try await first.journal(JournalQuery(limit: 100_000))
+            let pids = (
+                await first.control.app(named: "worker")?.pids ?? [],
+                await first.control.app(named: "sleeper")?.pids ?? []
+            )
+            let before = try await first.control.journal(JournalQuery(limit: 100_000))
             await first.stop()
 
             let second = try await harness.start()
             #expect(await second.stateName(of: "worker") == "background")
             #expect(await second.stateName(of: "sleeper") == "suspended")
-            #expect(await second.app(named: "worker")?.pids == pids.0)
-            #expect(await second.app(named: "sleeper")?.pids == pids.1)
+            #expect(await second.control.app(named: "worker")?.pids == pids.0)
+            #expect(await second.control.app(named: "sleeper")?.pids == pids.1)
             let (driver, group) = try harness.group(of: "sleeper")
             #expect(try await driver.isFrozen(group))
-            let after = try await second.journal(JournalQuery(limit: 100_000))
+            let after = try await second.control.journal(JournalQuery(limit: 100_000))
             #expect(Array(after.prefix(before.count)) == before)
             // The task budget runs on from the first daemon's deadline.
             #expect(
@@ -58,7 +61,7 @@ struct DaemonReadoptionTests {
                     try! await second.terminationReasons(of: "worker") == ["backgroundTaskExpired"]
                 })
             #expect(try await second.terminationReasons(of: "sleeper").isEmpty)
-            let apps = try await second.journal(JournalQuery(app: "worker")).filter { $0.name == "$AppStart" }
+            let apps = try await second.control.journal(JournalQuery(app: "worker")).filter { $0.name == "$AppStart" }
             #expect(apps.count == 1, "the worker was launched again")
             await second.stop()
         }
@@ -80,9 +83,9 @@ struct DaemonReadoptionTests {
             let first = try await harness.start()
             _ = try await first.perform(.open(app: "gone"))
             _ = try await first.perform(.open(app: "kept"))
-            #expect(await eventually { await first.app(named: "kept")?.pids.isEmpty == false })
-            let gonePID = try #require(await first.app(named: "gone")?.pids.first)
-            let keptPIDs = await first.app(named: "kept")?.pids
+            #expect(await eventually { await first.control.app(named: "kept")?.pids.isEmpty == false })
+            let gonePID = try #require(await first.control.app(named: "gone")?.pids.first)
+            let keptPIDs = await first.control.app(named: "kept")?.pids
             await first.stop()
             kill(gonePID, SIGKILL)
             var status: Int32 = 0
@@ -91,9 +94,9 @@ struct DaemonReadoptionTests {
             let second = try await harness.start()
             #expect(await eventually { await second.stateName(of: "gone") == "notRunning" })
             #expect(try await second.terminationReasons(of: "gone") == ["exited"])
-            #expect(await second.app(named: "gone")?.pids == [])
+            #expect(await second.control.app(named: "gone")?.pids == [])
             #expect(await second.stateName(of: "kept") == "active")
-            #expect(await second.app(named: "kept")?.pids == keptPIDs)
+            #expect(await second.control.app(named: "kept")?.pids == keptPIDs)
             let (driver, group) = try harness.group(of: "gone")
             #expect(((try? await driver.processes(in: group)) ?? []).isEmpty)
             await second.stop()
@@ -122,7 +125,9 @@ struct DaemonReadoptionTests {
 
             let second = try await harness.start()
             _ = try await second.perform(.open(app: "chat"))
-            let delivered = try await second.journal(JournalQuery(app: "chat")).filter { $0.name == "pushPayload" }
+            let delivered = try await second.control.journal(JournalQuery(app: "chat")).filter {
+                $0.name == "pushPayload"
+            }
             #expect(delivered.map { $0.properties["id"] } == ["kept-1"])
             #expect(delivered.first?.properties["payload"] == payload)
             await second.stop()

@@ -27,13 +27,13 @@ struct DaemonRestartTests {
             let first = try await harness.start()
             // The first event plans the wakes.
             _ = try await first.perform(.home)
-            let planned = try #require(await first.app(named: "news")?.nextWakeMillis)
+            let planned = try #require(await first.control.app(named: "news")?.nextWakeMillis)
             await first.stop()
             try await Task.sleep(for: .seconds(2))
 
             let second = try await harness.start()
             _ = try await second.perform(.home)
-            let replanned = try #require(await second.app(named: "news")?.nextWakeMillis)
+            let replanned = try #require(await second.control.app(named: "news")?.nextWakeMillis)
             #expect(abs(replanned - planned) < 500, "the wake moved by \(replanned - planned) ms")
             await second.stop()
         }
@@ -89,8 +89,8 @@ struct DaemonRestartTests {
         try await DaemonHarness.run(policy: policy, apps: ["steady"]) { harness in
             let first = try await harness.start()
             _ = try await first.perform(.open(app: "steady"))
-            #expect(await eventually { await first.app(named: "steady")?.pids.isEmpty == false })
-            let pid = try #require(await first.app(named: "steady")?.pids.first)
+            #expect(await eventually { await first.control.app(named: "steady")?.pids.isEmpty == false })
+            let pid = try #require(await first.control.app(named: "steady")?.pids.first)
             await first.stop()
 
             // Sweeps an hour apart: only the pidfd can notice the end.
@@ -102,7 +102,9 @@ struct DaemonRestartTests {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
             #expect(await eventually(within: .seconds(10)) { await second.stateName(of: "steady") == "notRunning" })
-            let notes = try await second.journal(JournalQuery(app: "steady")).compactMap { $0.properties["text"] }
+            let notes = try await second.control.journal(JournalQuery(app: "steady")).compactMap {
+                $0.properties["text"]
+            }
             #expect(notes.contains("Process \(pid) ended; exit status unknown (re-adopted process)."))
             #expect(try await second.terminationReasons(of: "steady") == ["exited"])
             await second.stop()

@@ -44,7 +44,7 @@ struct DaemonSignalTests {
                 })
             try? await Task.sleep(for: .milliseconds(300))
             #expect(!FileManager.default.fileExists(atPath: file("plain")))
-            #expect(await daemon.app(named: "legacy")?.pids.isEmpty == false)
+            #expect(await daemon.control.app(named: "legacy")?.pids.isEmpty == false)
             #expect(try await daemon.terminationReasons(of: "legacy").isEmpty)
             await daemon.stop()
         }

@@ -37,7 +37,7 @@ struct DaemonSlowKillTests {
             try await DaemonHarness.run(policy: policy, apps: ["stuck", "other"]) { harness in
                 let daemon = try await harness.start(stopAppsOnExit: true)
                 _ = try await daemon.perform(.open(app: "stuck"))
-                let pids = try #require(await daemon.app(named: "stuck")?.pids)
+                let pids = try #require(await daemon.control.app(named: "stuck")?.pids)
                 try #require(!pids.isEmpty)
                 try holder.hold(pids)
 

@@ -115,12 +115,12 @@ struct DaemonHarness: Sendable {
 extension WardenDaemon {
     /// The app's state name, or "missing".
     func stateName(of app: String) async -> String {
-        await self.app(named: app)?.state.rawValue ?? "missing"
+        await control.app(named: app)?.state.rawValue ?? "missing"
     }
 
     /// The `$AppTerminated` reasons journaled for `app`, oldest first.
     func terminationReasons(of app: String) async throws -> [String] {
-        try await journal(JournalQuery(app: app, limit: 10_000)).filter { $0.name == "$AppTerminated" }
+        try await control.journal(JournalQuery(app: app, limit: 10_000)).filter { $0.name == "$AppTerminated" }
             .compactMap { $0.properties["reason"] }
     }
 }

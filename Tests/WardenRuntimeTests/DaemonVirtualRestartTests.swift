@@ -27,7 +27,7 @@ struct DaemonVirtualRestartTests {
         _ = try await first.daemon.perform(.open(app: "nameuser"))
         _ = try await first.daemon.perform(.open(app: "mail"))
         await first.advance(by: .seconds(10))
-        #expect(await first.daemon.app(named: "nameuser")?.state == .suspended)
+        #expect(await first.daemon.control.app(named: "nameuser")?.state == .suspended)
         await first.daemon.stop()
 
         let lines = Mutex<[String]>([])
@@ -42,7 +42,7 @@ struct DaemonVirtualRestartTests {
         }
         #expect(restarted.driver.calls.contains(.kill("nameuser")))
         #expect(!restarted.launcher.isRunning("nameuser"))
-        #expect(await restarted.daemon.app(named: "mail")?.state == .active)
+        #expect(await restarted.daemon.control.app(named: "mail")?.state == .active)
         await restarted.stop()
         let log = lines.withLock { $0 }
         #expect(

@@ -44,7 +44,7 @@ import WardenTesting
         #expect(bed.launcher.isRunning("silent") && bed.launcher.isRunning("diligent"))
         _ = try await bed.daemon.perform(.completeFetch(app: "diligent", result: .newData))
         await bed.settle()
-        #expect(await bed.daemon.app(named: "diligent")?.state == .suspended)
+        #expect(await bed.control.app(named: "diligent")?.state == .suspended)
         #expect(bed.driver.isFrozen("diligent"))
         await bed.advance(to: .milliseconds(2999))
         #expect(try await bed.daemon.terminationReasons(of: "silent").isEmpty)
@@ -78,7 +78,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "forgetful"))
         _ = try await bed.daemon.perform(.open(app: "tidy"))
         await bed.settle()
-        #expect(await bed.daemon.app(named: "tidy")?.state == .active)
+        #expect(await bed.control.app(named: "tidy")?.state == .active)
         _ = try await bed.daemon.perform(.beginTask(app: "forgetful", name: "upload"))
         let reply = try await bed.daemon.perform(.beginTask(app: "tidy", name: "upload"))
         guard case .taskBegun(let tidyTask, _)? = reply else {
@@ -88,10 +88,10 @@ import WardenTesting
         }
         _ = try await bed.daemon.perform(.home)
         await bed.advance(to: .milliseconds(500))
-        #expect(await bed.daemon.app(named: "tidy")?.state == .background)
+        #expect(await bed.control.app(named: "tidy")?.state == .background)
         _ = try await bed.daemon.perform(.endTask(app: "tidy", taskID: tidyTask))
         await bed.settle()
-        #expect(await bed.daemon.app(named: "tidy")?.state == .suspended)
+        #expect(await bed.control.app(named: "tidy")?.state == .suspended)
         #expect(bed.driver.isFrozen("tidy"))
         await bed.advance(to: .seconds(2))
         #expect(bed.journal.entries(JournalQuery(app: "forgetful")).contains { $0.name == "expirationWarning" })
@@ -122,16 +122,16 @@ import WardenTesting
         defer { bed.removeStateDirectory() }
         _ = try await bed.daemon.perform(.open(app: "mute"))
         _ = try await bed.daemon.perform(.open(app: "chatty"))
-        #expect(await bed.daemon.app(named: "chatty")?.state == .inactive)
+        #expect(await bed.control.app(named: "chatty")?.state == .inactive)
         _ = try await bed.daemon.perform(.ready(app: "chatty"))
-        #expect(await bed.daemon.app(named: "chatty")?.state == .active)
+        #expect(await bed.control.app(named: "chatty")?.state == .active)
         await bed.advance(to: .milliseconds(999))
-        #expect(await bed.daemon.app(named: "mute")?.state == .inactive)
+        #expect(await bed.control.app(named: "mute")?.state == .inactive)
         await bed.advance(to: .seconds(1))
-        #expect(await bed.daemon.app(named: "mute")?.state == .notRunning)
+        #expect(await bed.control.app(named: "mute")?.state == .notRunning)
         #expect(try await bed.daemon.terminationReasons(of: "mute") == ["launchTimeout"])
         #expect(bed.driver.calls.contains(.kill("mute")))
-        #expect(await bed.daemon.app(named: "chatty")?.state == .active)
+        #expect(await bed.control.app(named: "chatty")?.state == .active)
         await bed.stop()
     }
 
@@ -165,7 +165,7 @@ import WardenTesting
         let bed = try await Self.suspendedInTurns(names)
         defer { bed.removeStateDirectory() }
         for name in names {
-            #expect(await bed.daemon.app(named: name)?.state == .suspended)
+            #expect(await bed.control.app(named: name)?.state == .suspended)
             bed.driver.setFrozenBehindTheDaemon(false, name: name)
         }
         await bed.advance(to: .seconds(30))
@@ -183,7 +183,7 @@ import WardenTesting
         let names = ["a", "b", "c", "d"]
         let bed = try await Self.suspendedInTurns(names)
         defer { bed.removeStateDirectory() }
-        #expect(await bed.daemon.app(named: "c")?.state == .suspended)
+        #expect(await bed.control.app(named: "c")?.state == .suspended)
         bed.driver.setFrozenBehindTheDaemon(false, name: "c")
         await bed.advance(to: .seconds(30))
         #expect(!bed.driver.isFrozen("c"))
@@ -214,7 +214,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "asleep"))
         _ = try await bed.daemon.perform(.open(app: "awake"))
         await bed.advance(to: .seconds(1))
-        #expect(await bed.daemon.app(named: "asleep")?.state == .suspended)
+        #expect(await bed.control.app(named: "asleep")?.state == .suspended)
         bed.driver.setFrozenBehindTheDaemon(true, name: "awake")
         bed.driver.setFrozenBehindTheDaemon(false, name: "asleep")
         // Sweeps at 10 s and 20 s do not check the freezer; the one at 30 s checks the running
@@ -227,8 +227,8 @@ import WardenTesting
         #expect(!bed.driver.isFrozen("asleep"))
         await bed.advance(to: .seconds(60))
         #expect(bed.driver.isFrozen("asleep"))
-        #expect(await bed.daemon.app(named: "awake")?.state == .active)
-        #expect(await bed.daemon.app(named: "asleep")?.state == .suspended)
+        #expect(await bed.control.app(named: "awake")?.state == .active)
+        #expect(await bed.control.app(named: "asleep")?.state == .suspended)
         await bed.stop()
     }
 
@@ -248,14 +248,14 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "idle"))
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(to: .seconds(2))
-        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
+        #expect(await bed.control.app(named: "idle")?.state == .suspended)
         bed.driver.setFootprint(5_000_000, of: "idle")
         bed.driver.setFootprint(7_000_000, of: "front")
         await bed.advance(to: .seconds(10))
-        #expect(await bed.daemon.app(named: "front")?.footprintBytes == 7_000_000)
-        #expect(await bed.daemon.app(named: "idle")?.footprintBytes != 5_000_000)
+        #expect(await bed.control.app(named: "front")?.footprintBytes == 7_000_000)
+        #expect(await bed.control.app(named: "idle")?.footprintBytes != 5_000_000)
         await bed.advance(to: .seconds(40))
-        #expect(await bed.daemon.app(named: "idle")?.footprintBytes != 5_000_000)
+        #expect(await bed.control.app(named: "idle")?.footprintBytes != 5_000_000)
         #expect(bed.driver.calls.filter { $0 == .freeze("idle") }.count == 1)
         await bed.stop()
     }
@@ -278,7 +278,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "idle"))
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(to: .seconds(2))
-        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
+        #expect(await bed.control.app(named: "idle")?.state == .suspended)
         func footprintSteps() -> [String] {
             bed.journal.entries(JournalQuery()).compactMap { entry in
                 guard case .input(.step(let text)) = entry.event, text.hasPrefix("footprint ") else { return nil }
@@ -372,8 +372,8 @@ import WardenTesting
         bed.driver.setFootprint(3_000_000, of: "idle")
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(to: .seconds(2))
-        #expect(await bed.daemon.app(named: "idle")?.state == .suspended)
-        #expect(await bed.daemon.app(named: "idle")?.footprintBytes == 3_000_000)
+        #expect(await bed.control.app(named: "idle")?.state == .suspended)
+        #expect(await bed.control.app(named: "idle")?.footprintBytes == 3_000_000)
         await bed.stop()
     }
 
@@ -394,7 +394,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "big"))
         _ = try await bed.daemon.perform(.open(app: "front"))
         await bed.advance(to: .seconds(2))
-        #expect(await bed.daemon.app(named: "big")?.state == .suspended)
+        #expect(await bed.control.app(named: "big")?.state == .suspended)
         bed.driver.holdRemovals()
         let daemon = bed.daemon
         let kill = Task { try await daemon.perform(.pressure(.critical)) }
@@ -410,7 +410,7 @@ import WardenTesting
         _ = try await reopen.value
         bed.driver.releaseRemovals()
         await bed.settle()
-        #expect(await bed.daemon.app(named: "big")?.state == .active)
+        #expect(await bed.control.app(named: "big")?.state == .active)
         #expect(!bed.driver.pids(of: "big").isEmpty)
         await bed.stop()
     }
@@ -469,7 +469,7 @@ import WardenTesting
         await bed.advance(to: .seconds(20))
         let suspended = bed.journal.entries(JournalQuery(limit: 1000)).filter { $0.name == "suspended" }.map(\.app)
         #expect(suspended == ["b", "c", "d"])
-        #expect(await bed.daemon.app(named: "a")?.state == .active)
+        #expect(await bed.control.app(named: "a")?.state == .active)
         #expect(
             bed.driver.calls.filter { if case .freeze = $0 { true } else { false } } == [
                 .freeze("b"), .freeze("c"), .freeze("d"),

@@ -45,7 +45,7 @@ import WardenTesting
                 { WardenClock.BootTime(bootID: "boot", millis: 7_000 + first.now.offset.milliseconds) }
             ))
         defer { bed.removeStateDirectory() }
-        let plannedWake = try #require(await bed.daemon.app(named: "mail")?.nextWakeMillis)
+        let plannedWake = try #require(await bed.control.app(named: "mail")?.nextWakeMillis)
         let untilWake = Duration.milliseconds(plannedWake - Self.wallAtStart)
         #expect(untilWake > .seconds(60))
 
@@ -54,7 +54,7 @@ import WardenTesting
         _ = try await bed.daemon.perform(.open(app: "notes"))
         let opened = try #require(bed.journal.entries(JournalQuery(app: "notes")).last)
         #expect(opened.wallTimeMillis == Self.wallAtStart + 10_000 + 86_400_000)
-        #expect(await bed.daemon.app(named: "mail")?.nextWakeMillis == plannedWake + 86_400_000)
+        #expect(await bed.control.app(named: "mail")?.nextWakeMillis == plannedWake + 86_400_000)
         await bed.daemon.stop()
 
         // 20 s without a daemon, and the wall clock set ten years on meanwhile.

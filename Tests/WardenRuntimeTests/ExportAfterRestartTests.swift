@@ -40,22 +40,22 @@ struct ExportAfterRestartTests {
         _ = try await first.daemon.perform(.open(app: "mail"))
         _ = try await first.daemon.perform(.open(app: "maps"))
         await first.advance(by: .seconds(10))
-        #expect(await first.daemon.app(named: "mail")?.state == .suspended)
+        #expect(await first.daemon.control.app(named: "mail")?.state == .suspended)
         await first.daemon.stop()
 
         let restarted = await WardenTestBed.start(
             policy: policy, configure: { $0.policyPath = policyPath },
             restarting: (first.journal, first.stateDirectory),
             prepare: { _, launcher in launcher.takeOver(from: first.launcher) })
-        #expect(await restarted.daemon.app(named: "mail")?.state == .suspended)
-        #expect(await restarted.daemon.app(named: "maps")?.state == .active)
+        #expect(await restarted.daemon.control.app(named: "mail")?.state == .suspended)
+        #expect(await restarted.daemon.control.app(named: "maps")?.state == .active)
         await restarted.advance(by: .seconds(30))
         _ = try await restarted.daemon.perform(.open(app: "notes"))
         await restarted.advance(by: .seconds(10))
         restarted.driver.setFootprint(96 << 20, of: "mail")
         _ = try await restarted.daemon.perform(.pressure(.critical))
         await restarted.settle()
-        #expect(await restarted.daemon.app(named: "mail")?.state == .notRunning)
+        #expect(await restarted.daemon.control.app(named: "mail")?.state == .notRunning)
         #expect(try await restarted.daemon.terminationReasons(of: "mail") == ["memoryPressure"])
         await restarted.stop()
 

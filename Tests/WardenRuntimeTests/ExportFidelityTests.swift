@@ -44,10 +44,10 @@ struct ExportFidelityTests {
             harness in
             let daemon = try await harness.start()
             let socketExport = harness.directory + "/socket-export.toml"
-            try await ControlServerHarness.serve(daemon, on: harness.options.socketPath) {
+            try await ControlServerHarness.serve(daemon.control, on: harness.options.socketPath) {
                 for name in ["mail", "maps"] {
                     _ = try await daemon.perform(.open(app: name))
-                    #expect(await eventually { await daemon.app(named: name)?.pids.isEmpty == false })
+                    #expect(await eventually { await daemon.control.app(named: name)?.pids.isEmpty == false })
                 }
                 _ = try await daemon.perform(.open(app: "crashy"))
                 #expect(try await eventually { try await daemon.terminationReasons(of: "crashy") == ["crashed"] })
@@ -58,7 +58,7 @@ struct ExportFidelityTests {
                     #expect(await eventually { await daemon.stateName(of: name) == "suspended" })
                     #expect(
                         await eventually {
-                            (await daemon.app(named: name)?.footprintBytes ?? 0) >= Int64(mebibytes) << 20
+                            (await daemon.control.app(named: name)?.footprintBytes ?? 0) >= Int64(mebibytes) << 20
                         })
                 }
                 _ = try await daemon.perform(.pressure(.critical))

@@ -84,7 +84,8 @@ import WardenTesting
     ) async throws {
         let (ports, signal) = AsyncStream.makeStream(of: Int.self)
         let server = MetricsServer(
-            host: "127.0.0.1", port: 0, logger: quietLogger, exposition: { try await daemon.metricsExposition() },
+            host: "127.0.0.1", port: 0, logger: quietLogger,
+            exposition: { try await daemon.control.metricsExposition() },
             onListening: { signal.yield($0) })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
@@ -150,7 +151,7 @@ import WardenTesting
 
             _ = try await bed.daemon.perform(.open(app: "maps"))
             await bed.advance(by: .seconds(6))
-            #expect(await bed.daemon.app(named: "mail")?.state == .suspended)
+            #expect(await bed.control.app(named: "mail")?.state == .suspended)
             scrape = try Scrape(parsing: try await Self.get(url).body)
             #expect(scrape[#"appwarden_app_cpu_class{app="mail"}"#] == 1)
             #expect(scrape[#"appwarden_app_cpu_class{app="maps"}"#] == 0)
@@ -188,7 +189,7 @@ import WardenTesting
         defer { bed.removeStateDirectory() }
         try FileManager.default.createDirectory(atPath: bed.stateDirectory, withIntermediateDirectories: true)
         let socket = bed.stateDirectory + "/metrics.sock"
-        try await ControlServerHarness.serve(bed.daemon, on: socket) {
+        try await ControlServerHarness.serve(bed.control, on: socket) {
             let payload = #"{"aps":{"content-available":1},"id":"m1"}"#
             _ = try await bed.daemon.perform(.push(target: .app("news"), payload: payload, id: "m1"))
             _ = try await bed.daemon.perform(.push(target: .app("news"), payload: payload, id: "m1"))
@@ -223,7 +224,7 @@ import WardenTesting
             accessories = [{ tag = "remote" }]
             """)
         defer { bed.removeStateDirectory() }
-        let before = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        let before = try Scrape(parsing: try #require(try await bed.control.metricsExposition()))
         #expect(before[#"appwarden_accessory_wakes_total{outcome="completed"}"#] == 0)
         #expect(before[#"appwarden_accessory_wakes_total{outcome="timeout"}"#] == 0)
         _ = try await bed.daemon.perform(.accessory(action: "add", properties: ["SUBSYSTEM": "usb"]))
@@ -231,7 +232,7 @@ import WardenTesting
         await bed.settle()
         _ = try await bed.daemon.perform(.completeAccessory(app: "remote"))
         await bed.advance(by: .seconds(31))
-        let after = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        let after = try Scrape(parsing: try #require(try await bed.control.metricsExposition()))
         #expect(after[#"appwarden_accessory_wakes_total{outcome="completed"}"#] == 1)
         #expect(after[#"appwarden_accessory_wakes_total{outcome="timeout"}"#] == 1)
         #expect(after[#"appwarden_terminations_total{reason="accessoryTimeout"}"#] == 1)
@@ -244,7 +245,7 @@ import WardenTesting
         defer { bed.removeStateDirectory() }
         _ = try await bed.daemon.perform(.open(app: "mail"))
         await bed.settle()
-        let text = try #require(try await bed.daemon.metricsExposition())
+        let text = try #require(try await bed.control.metricsExposition())
         let lines = text.split(separator: "\n").map(String.init)
         let typed = lines.indices.filter { lines[$0].hasPrefix("# TYPE ") }
         #expect(typed.count >= 10)
@@ -260,19 +261,19 @@ import WardenTesting
     @Test func onlyRunningAppsHavePerAppGauges() async throws {
         let bed = await WardenTestBed.start(policy: try PolicyLoader.parse(Self.policy, file: "metrics.toml"))
         defer { bed.removeStateDirectory() }
-        var scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        var scrape = try Scrape(parsing: try #require(try await bed.control.metricsExposition()))
         #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
         #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
         _ = try await bed.daemon.perform(.open(app: "mail"))
         _ = try await bed.daemon.perform(.open(app: "maps"))
         await bed.settle()
-        scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        scrape = try Scrape(parsing: try #require(try await bed.control.metricsExposition()))
         #expect(scrape[#"appwarden_app_band{app="maps"}"#] == Double(KillBand.foreground.rawValue))
         #expect(scrape[#"appwarden_app_band{app="mail"}"#] == Double(KillBand.idleBackground.rawValue))
         let smaller = try PolicyLoader.parse("[apps.mail]\ncommand = \"/bin/mail\"\n", file: "metrics.toml")
         _ = try await bed.daemon.perform(.policyChanged(smaller))
         await bed.settle()
-        scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        scrape = try Scrape(parsing: try #require(try await bed.control.metricsExposition()))
         #expect(scrape[#"appwarden_app_band{app="maps"}"#] == nil)
         #expect(scrape[#"appwarden_app_footprint_bytes{app="maps"}"#] == nil)
         #expect(scrape[#"appwarden_app_band{app="mail"}"#] != nil)
@@ -296,14 +297,14 @@ import WardenTesting
         _ = try await bed.daemon.perform(.beginActivity(app: "music", mode: "audio"))
         _ = try await bed.daemon.perform(.open(app: "mail"))
         await bed.settle()
-        var scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        var scrape = try Scrape(parsing: try #require(try await bed.control.metricsExposition()))
         #expect(scrape[#"appwarden_app_activities{app="music"}"#] == 1)
         #expect(scrape[#"appwarden_app_band{app="music"}"#] == Double(KillBand.activity.rawValue))
         #expect(scrape[#"appwarden_app_cpu_class{app="music"}"#] == 2)
         #expect(scrape[#"appwarden_app_activities{app="mail"}"#] == 0)
         _ = try await bed.daemon.perform(.endActivity(app: "music", activityID: 1))
         await bed.settle()
-        scrape = try Scrape(parsing: try #require(try await bed.daemon.metricsExposition()))
+        scrape = try Scrape(parsing: try #require(try await bed.control.metricsExposition()))
         #expect(scrape[#"appwarden_app_activities{app="music"}"#] == 0)
         #expect(scrape[#"appwarden_app_cpu_class{app="music"}"#] == 1)
         await bed.stop()

@@ -33,7 +33,7 @@ struct OperatorCommandLineTests {
     @Test func openFailsWithTheReasonWhenTheAppDoesNotStayRunning() async throws {
         try await DaemonHarness.run(policy: Self.policy, apps: ["missing", "quitter", "steady", "talker"]) { harness in
             let daemon = try await harness.start(stopAppsOnExit: true)
-            try await ControlServerHarness.serve(daemon, on: harness.options.socketPath) {
+            try await ControlServerHarness.serve(daemon.control, on: harness.options.socketPath) {
                 let socket = ["--socket", harness.options.socketPath]
                 let missing = try await AppwardenCommandLine.run(["open", "missing"] + socket)
                 #expect(missing.code == 1)
@@ -94,7 +94,7 @@ struct OperatorCommandLineTests {
     @Test func logsPrintsAndFollowsAnAppsOutput() async throws {
         try await DaemonHarness.run(policy: Self.policy, apps: ["talker"]) { harness in
             let daemon = try await harness.start(stopAppsOnExit: true)
-            try await ControlServerHarness.serve(daemon, on: harness.options.socketPath) {
+            try await ControlServerHarness.serve(daemon.control, on: harness.options.socketPath) {
                 let socket = ["--socket", harness.options.socketPath]
                 let follow = try AppwardenCommandLine.process(["logs", "talker", "--follow"] + socket)
                 let followed = harness.directory + "/followed.txt"

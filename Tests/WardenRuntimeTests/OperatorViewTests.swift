@@ -39,8 +39,8 @@ struct OperatorViewTests {
             var stopped = false
             do {
                 _ = try await first.perform(.open(app: "steady"))
-                #expect(await eventually { await first.app(named: "steady")?.pids.isEmpty == false })
-                let pid = try #require(await first.app(named: "steady")?.pids.first)
+                #expect(await eventually { await first.control.app(named: "steady")?.pids.isEmpty == false })
+                let pid = try #require(await first.control.app(named: "steady")?.pids.first)
                 await first.stop()
                 stopped = true
                 let shutdown = lines.withLock { $0.joined() }
@@ -83,27 +83,27 @@ struct OperatorViewTests {
         try await DaemonHarness.run(policy: Self.policy, apps: ["steady"]) { harness in
             let daemon = try await harness.start(stopAppsOnExit: true)
             _ = try await daemon.perform(.open(app: "steady"))
-            #expect(await eventually { await daemon.app(named: "steady")?.pids.isEmpty == false })
-            let pid = try #require(await daemon.app(named: "steady")?.pids.first)
+            #expect(await eventually { await daemon.control.app(named: "steady")?.pids.isEmpty == false })
+            let pid = try #require(await daemon.control.app(named: "steady")?.pids.first)
 
             let ballast = TestHost.ballastPath ?? "ballast"
             try "[apps.steady]\ncommand = \"\(ballast)\"\nargs = [\"--hold\", \"2\"]\n"
                 .write(toFile: harness.options.policyPath, atomically: true, encoding: .utf8)
-            let kept = try await daemon.reloadPolicy(restartChanged: false)
+            let kept = try await daemon.control.reloadPolicy(restartChanged: false)
             #expect(
                 kept.changed == [ControlReplies.ChangedApp(name: "steady", keys: ["args"], outcome: "atNextLaunch")])
-            #expect(await daemon.app(named: "steady")?.pids.first == pid)
-            let journal = try await daemon.journal(JournalQuery(app: Lifecycle.systemJournalName, limit: 1000))
+            #expect(await daemon.control.app(named: "steady")?.pids.first == pid)
+            let journal = try await daemon.control.journal(JournalQuery(app: Lifecycle.systemJournalName, limit: 1000))
             #expect(
                 journal.contains { ($0.properties["text"] ?? "").hasPrefix("Policy reload: Changed steady (args)") })
 
             try "[apps.steady]\ncommand = \"\(ballast)\"\nargs = [\"--hold\", \"3\"]\n"
                 .write(toFile: harness.options.policyPath, atomically: true, encoding: .utf8)
-            let restarted = try await daemon.reloadPolicy(restartChanged: true)
+            let restarted = try await daemon.control.reloadPolicy(restartChanged: true)
             #expect(restarted.changed.first?.outcome == "restarted")
             #expect(
                 await eventually {
-                    let info = await daemon.app(named: "steady")
+                    let info = await daemon.control.app(named: "steady")
                     return info?.state == .active && info?.pids.isEmpty == false && info?.pids.contains(pid) == false
                 })
             #expect(try await daemon.terminationReasons(of: "steady") == ["policyChanged"])
@@ -124,11 +124,11 @@ struct OperatorViewTests {
             let first = try await harness.start(stopAppsOnExit: true)
             _ = try await first.perform(.open(app: "slow"))
             #expect(try await eventually { try await first.terminationReasons(of: "slow") == ["launchTimeout"] })
-            let kills = try await first.device().recentKills
+            let kills = try await first.control.device().recentKills
             #expect(kills.map(\.app) == ["slow"] && kills.map(\.reason) == ["launchTimeout"])
             await first.stop()
             let second = try await harness.start(stopAppsOnExit: true)
-            #expect(try await second.device().recentKills == kills)
+            #expect(try await second.control.device().recentKills == kills)
             await second.stop()
         }
     }
@@ -143,7 +143,7 @@ struct OperatorViewTests {
             }
             let daemon = try await WardenDaemon.start(options: harness.options, logger: logger)
             do {
-                try await ControlServerHarness.serve(daemon, on: harness.options.socketPath) {
+                try await ControlServerHarness.serve(daemon.control, on: harness.options.socketPath) {
                     try "[apps.steady]\ncommand = 3\n".write(
                         toFile: harness.options.policyPath, atomically: true, encoding: .utf8)
                     let (status, body) = try await ControlServerHarness.request(
@@ -153,7 +153,7 @@ struct OperatorViewTests {
                     #expect(message.components(separatedBy: "stays in force").count == 2, "\(message)")
                     #expect(message.contains("line 2"))
                 }
-                let journal = try await daemon.journal(JournalQuery(app: Lifecycle.systemJournalName))
+                let journal = try await daemon.control.journal(JournalQuery(app: Lifecycle.systemJournalName))
                 #expect(
                     journal.contains {
                         ($0.properties["text"] ?? "").hasPrefix(

@@ -248,7 +248,7 @@ struct PressureEndpointTests {
             await first.stop()
             #expect(!FileManager.default.fileExists(atPath: path))
             let second = try await harness.start()
-            #expect(await second.app(named: "idle")?.state.rawValue == "active")
+            #expect(await second.control.app(named: "idle")?.state.rawValue == "active")
             #expect(FileManager.default.fileExists(atPath: path))
             let client = try #require(Self.connect(to: path))
             defer { close(client) }
@@ -315,7 +315,7 @@ struct PressureEndpointTests {
         try await DaemonHarness.run(policy: policy, apps: ["idle"]) { harness in
             let daemon = try await harness.start(stopAppsOnExit: true)
             _ = try await daemon.perform(.open(app: "idle"))
-            let pid = try #require(await daemon.app(named: "idle")?.pids.first)
+            let pid = try #require(await daemon.control.app(named: "idle")?.pids.first)
             let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
             let uidLine = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }.map(String.init)
             #expect(uidLine?.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first == "65534")

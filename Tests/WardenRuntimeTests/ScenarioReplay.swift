@@ -135,7 +135,7 @@ struct ScenarioReplay {
 
     /// Records the state of an `at` expectation now.
     mutating func check(_ expectation: StateExpectation) async {
-        let actual = await bed.daemon.app(named: expectation.app).flatMap { $0.state.appState }
+        let actual = await bed.control.app(named: expectation.app).flatMap { $0.state.appState }
         stateChecks.append((expectation, actual))
     }
 

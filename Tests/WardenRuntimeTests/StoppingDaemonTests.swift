@@ -31,7 +31,7 @@ import WardenTesting
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socketPath = directory + "/control.sock"
         await bed.daemon.stop()
-        try await ControlServerHarness.serve(bed.daemon, on: socketPath) {
+        try await ControlServerHarness.serve(bed.control, on: socketPath) {
             try await body(socketPath)
         }
     }

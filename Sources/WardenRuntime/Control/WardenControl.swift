@@ -24,8 +24,8 @@ public enum CallerIdentity: Sendable, Equatable {
     case denied(String)
 }
 
-/// What the control server asks of the daemon. The daemon actor implements it; the server
-/// only translates HTTP to these calls and their answers to HTTP.
+/// What the control server asks of the daemon. `DaemonControl` (`WardenDaemon.control`) implements
+/// it; the server only translates HTTP to these calls and their answers to HTTP.
 public protocol WardenControl: Sendable {
     /// Identifies a caller: root or the socket's group → operator; a pid in app X's group → app(X).
     func identify(_ peer: PeerCredentials) async -> CallerIdentity

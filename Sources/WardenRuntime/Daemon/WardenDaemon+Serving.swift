@@ -10,8 +10,9 @@ extension WardenDaemon {
         let logger = logger
         let socket = options.socketPath
         let listening = "Serving on \(socket) with policy \(options.policyPath)\(options.dryRun ? " (dry run)" : "")."
+        let control = control
         let server = ControlServer(
-            control: self, socketPath: socket, adminGroup: serving.adminGroup, logger: logger,
+            control: control, socketPath: socket, adminGroup: serving.adminGroup, logger: logger,
             onListening: {
                 logger.info("\(listening)")
                 serving.notifier.ready(status: listening)
@@ -26,7 +27,7 @@ extension WardenDaemon {
         if let address = serving.metricsAddress {
             let metrics = MetricsServer(
                 host: address.host, port: address.port, logger: logger,
-                exposition: { try await self.metricsExposition() },
+                exposition: { try await control.metricsExposition() },
                 onListening: { port in logger.info("Serving metrics on \(address.host):\(port)/metrics.") })
             group.addTask {
                 do {

@@ -11,7 +11,7 @@ import WardenPolicy
 /// jobs (`DaemonInbox`) taken one at a time, so that the core's model and the host never go
 /// apart and nothing needs a guard against re-entry.
 ///
-/// Every input is a job: an operator verb or an app call (`perform`), a read (`apps`,
+/// Every input is a job: an operator verb or an app call (`perform`), a read (`control`'s `apps`,
 /// `explain`, …), a wake of the alarm (timers and the memory watch), a kernel signal, a process
 /// that began to run or ended. A job is carried out whole, the events its actions lead to
 /// included (a spawn's readiness, a hold found at suspension, a scan's result), before the next
@@ -61,6 +61,10 @@ public actor WardenDaemon: Service {
 
     /// Runs the policy's hooks in the background.
     public nonisolated var hooks: HookRunner { workers.hooks }
+
+    /// The control API's answers (`WardenControl`): reads as jobs on this daemon's loop, and its
+    /// `perform`.
+    public nonisolated var control: DaemonControl { DaemonControl(daemon: self) }
 
     /// The policy in force: the core's.
     var policy: Policy { lifecycle.policy }

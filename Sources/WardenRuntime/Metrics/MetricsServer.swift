@@ -15,7 +15,7 @@ public struct MetricsServer: Sendable {
     /// Creates a listener on `host:port` (port 0 picks a free one).
     ///
     /// - Parameters:
-    ///   - exposition: The metrics text at the moment of a scrape (the daemon's `metricsExposition()`).
+    ///   - exposition: The metrics text at the moment of a scrape (`DaemonControl.metricsExposition()`).
     ///   - onListening: Called with the bound port once the listener accepts connections.
     public init(
         host: String, port: Int, logger: Logger, exposition: @escaping @Sendable () async throws -> String?,
