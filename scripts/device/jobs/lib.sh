@@ -52,6 +52,19 @@ check() { # check DESCRIPTION COMMAND...: passes when the command succeeds
   shift
   if "$@"; then pass "$description"; else fail "$description"; fi
 }
+# require DESCRIPTION COMMAND...: as check, but when it fails the job ends at once, with the end
+# of the daemon's log, since every later check needs it (a daemon that did not start).
+require() {
+  description=$1
+  shift
+  if "$@"; then
+    pass "$description"
+    return 0
+  fi
+  fail "$description"
+  journalctl -u appwarden --no-pager | tail -40
+  finish
+}
 finish() {
   if [ "$failures" -eq 0 ]; then
     echo "== all checks passed"

@@ -18,7 +18,7 @@ files=/run/accessory-job
 oom_before=$(kernel_oom_kills)
 trap 'cp -r "$files" /job/out/apps 2>/dev/null' EXIT
 systemctl start appwarden
-check "the daemon answers" wait_for_daemon 5
+require "the daemon answers" wait_for_daemon 5
 check "the daemon reads the device events (no 'Accessory wakes are off' in its log)" sh -c \
   '! journalctl -u appwarden --no-pager | grep -q "Accessory wakes are off"'
 

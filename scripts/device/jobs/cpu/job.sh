@@ -8,7 +8,7 @@
 . /job/lib.sh
 install_appwarden /job/policy.toml
 systemctl start appwarden
-check "the daemon answers" wait_for_daemon 5
+require "the daemon answers" wait_for_daemon 5
 check "the start-up log names cgroup2's cpu controller" sh -c \
   'journalctl -u appwarden --no-pager | grep -q "CPU classes through cgroup2 cpu.weight"'
 

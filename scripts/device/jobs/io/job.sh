@@ -20,7 +20,7 @@ dd if=/dev/urandom of=/var/tmp/appwarden-io/data bs=1M count=32 2>/dev/null
 sync
 install_appwarden /job/policy.toml
 systemctl start appwarden
-check "the daemon answers" wait_for_daemon 5
+require "the daemon answers" wait_for_daemon 5
 check "the start-up log names the drive as honouring the I/O weights" sh -c \
   "journalctl -u appwarden --no-pager | grep -q 'I/O classes through cgroup2 io.weight, in effect on $drive (bfq)'"
 

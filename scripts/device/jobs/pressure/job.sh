@@ -10,7 +10,7 @@ oom_before=$(kernel_oom_kills)
 
 step "launch four apps; the three in background are frozen"
 systemctl start appwarden
-check "the daemon answers" wait_for_daemon 5
+require "the daemon answers" wait_for_daemon 5
 for spec in big:200 mid:120 small:60 front:40; do
   appwarden open "${spec%%:*}"
   check "${spec%%:*} holds its ${spec#*:} MiB before the next app opens" wait_for_anon "${spec%%:*}" "${spec#*:}" 5

@@ -14,7 +14,7 @@ systemctl start appwarden
 check "the daemon answers as soon as systemctl start returns" appwarden status
 check "systemd shows the daemon's status line" sh -c \
   'systemctl show -p StatusText --value appwarden | grep -q "^Serving on /run/appwarden.sock"'
-check "the daemon answers" wait_for_daemon 5
+require "the daemon answers" wait_for_daemon 5
 appwarden open mail
 appwarden open maps
 check "mail is suspended" wait_for_state mail 5 suspended
