@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "appwarden-relay", targets: ["appwarden-relay"]),
         .library(name: "WardenCore", targets: ["WardenCore"]),
         .library(name: "WardenPolicy", targets: ["WardenPolicy"]),
+        .library(name: "WardenScenario", targets: ["WardenScenario"]),
         .library(name: "WardenSimulator", targets: ["WardenSimulator"]),
         .library(name: "WardenTesting", targets: ["WardenTesting"]),
         .library(name: "WardenAPI", targets: ["WardenAPI"]),
@@ -38,7 +39,6 @@ let package = Package(
         .target(name: "WardenCore", dependencies: ["WardenJSON"]),
         .target(name: "WardenPlatform"),
         .target(name: "WardenPolicy", dependencies: ["WardenCore"]),
-        .target(name: "WardenSimulator", dependencies: ["WardenCore", "WardenPolicy", "WardenPlatform"]),
         .systemLibrary(
             name: "CLibcgroup",
             pkgConfig: "libcgroup",
@@ -61,11 +61,15 @@ let package = Package(
         .target(name: "WardenSQLite", dependencies: ["CSQLite"]),
         .target(name: "WardenAPI", dependencies: ["WardenCore", "WardenJSON"]),
         .target(name: "WardenClient", dependencies: ["WardenAPI", "WardenPlatform"]),
+        // The scenario format: its model, its reader, and its writers (step text, journal inputs,
+        // exports, traces).
+        .target(name: "WardenScenario", dependencies: ["WardenCore", "WardenAPI", "WardenPolicy", "WardenPlatform"]),
+        .target(name: "WardenSimulator", dependencies: ["WardenCore", "WardenScenario"]),
         .target(
             name: "WardenRuntime",
             dependencies: [
                 "WardenCore", "WardenPolicy", "WardenCgroup", "WardenAPI", "WardenPlatform", "WardenSQLite",
-                "CWardenSpawn",
+                "WardenScenario", "CWardenSpawn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -84,8 +88,8 @@ let package = Package(
         .executableTarget(
             name: "appwarden",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenSimulator", "WardenRuntime", "WardenClient", "WardenAPI",
-                "WardenCgroup", "WardenPlatform",
+                "WardenCore", "WardenPolicy", "WardenScenario", "WardenSimulator", "WardenRuntime", "WardenClient",
+                "WardenAPI", "WardenCgroup", "WardenPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -95,18 +99,18 @@ let package = Package(
         .executableTarget(
             name: "WardenBenchmarks",
             dependencies: [
-                "WardenCore", "WardenPolicy", "WardenSimulator", "WardenCgroup", "WardenRuntime", "WardenClient",
-                "WardenAPI",
+                "WardenCore", "WardenPolicy", "WardenScenario", "WardenSimulator", "WardenCgroup", "WardenRuntime",
+                "WardenClient", "WardenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore", "WardenSimulator"]),
+        .testTarget(name: "WardenCoreTests", dependencies: ["WardenCore", "WardenScenario", "WardenSimulator"]),
         .testTarget(name: "WardenCgroupTests", dependencies: ["WardenCgroup", "WardenTesting"]),
         .testTarget(
             name: "WardenRuntimeTests",
             dependencies: [
                 "WardenRuntime", "WardenClient", "WardenAPI", "WardenCore", "WardenCgroup", "WardenTesting",
-                "WardenSimulator", "WardenPolicy", "WardenSQLite", "WardenJSON",
+                "WardenScenario", "WardenSimulator", "WardenPolicy", "WardenSQLite", "WardenJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -116,7 +120,7 @@ let package = Package(
         .testTarget(name: "AppwardenCommandTests", dependencies: ["appwarden", "WardenAPI", "WardenCore"]),
         .testTarget(
             name: "WardenSimulatorTests",
-            dependencies: ["WardenSimulator", "WardenPolicy", "WardenCore"]
+            dependencies: ["WardenScenario", "WardenSimulator", "WardenPolicy", "WardenCore"]
         ),
     ]
 )

@@ -17,11 +17,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzScenario",
-            dependencies: [.product(name: "WardenSimulator", package: "appwarden")]
+            dependencies: [.product(name: "WardenScenario", package: "appwarden")]
         ),
         .executableTarget(
             name: "FuzzSimulation",
-            dependencies: [.product(name: "WardenSimulator", package: "appwarden")]
+            dependencies: [
+                .product(name: "WardenScenario", package: "appwarden"),
+                .product(name: "WardenSimulator", package: "appwarden"),
+            ]
         ),
         .executableTarget(
             name: "FuzzPushPayload",

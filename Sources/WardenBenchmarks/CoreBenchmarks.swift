@@ -1,4 +1,5 @@
 import WardenCore
+import WardenScenario
 import WardenSimulator
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import WardenCore
 import WardenRuntime
+import WardenScenario
 import WardenSimulator
 
 extension DaemonBenchmarks {

@@ -3,6 +3,7 @@ import WardenAPI
 import WardenCore
 import WardenPolicy
 import WardenRuntime
+import WardenScenario
 import WardenSimulator
 
 /// A week of 50 apps' journal in SQLite, exported as a scenario and replayed: the journal is

@@ -1,4 +1,5 @@
 public import WardenCore
+public import WardenScenario
 
 /// What a simulated app does by itself with a message on its event stream, from its facts: the
 /// same in the simulator and in a replay through the daemon, so that both play one app.

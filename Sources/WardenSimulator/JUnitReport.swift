@@ -1,3 +1,5 @@
+import WardenScenario
+
 /// Scenario runs as a JUnit XML report (`appwarden simulate --junit FILE`), the format CI
 /// servers read test results in.
 ///

@@ -1,4 +1,5 @@
 public import WardenCore
+public import WardenScenario
 
 /// A scenario replayed twice, under its own policy and under a candidate, and what would have
 /// been different (`appwarden simulate --compare`): the apps killed or spared, the terminations,

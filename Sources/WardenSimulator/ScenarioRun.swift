@@ -1,3 +1,5 @@
+public import WardenScenario
+
 /// One scenario file loaded and replayed, with how long it took: what `appwarden simulate` reports
 /// for each file it is given.
 public struct ScenarioRun: Sendable {

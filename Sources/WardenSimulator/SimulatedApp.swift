@@ -1,4 +1,5 @@
 public import WardenCore
+public import WardenScenario
 
 /// One simulated app as its own code behaves, the same in the simulator and in a replay through
 /// the daemon, so that both play one app.

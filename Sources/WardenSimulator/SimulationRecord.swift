@@ -1,4 +1,5 @@
 public import WardenCore
+public import WardenScenario
 
 /// What a run produced that expectations compare: terminations, analytics events, status
 /// publications, refusals and state checks, in the order they happened.

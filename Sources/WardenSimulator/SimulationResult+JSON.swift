@@ -1,4 +1,5 @@
 import WardenCore
+import WardenScenario
 
 extension SimulationResult {
     /// The run for machines: the verdict, each check, the record and the trace.
@@ -103,19 +104,6 @@ extension LifecycleAction {
             hook.app
         case .reply:
             nil
-        }
-    }
-
-    /// Timer arming, oom_score_adj changes and state messages to the app: left out of the readable trace.
-    var isHousekeeping: Bool {
-        switch self {
-        case .armTimer, .cancelTimer, .setOOMScore, .setCPU, .measureCPU, .deliver(_, .stateChanged): true
-        case .journal(let record):
-            switch record.kind {
-            case .memoryKill, .system: true
-            case .analytics, .stateChange, .decision: false
-            }
-        default: false
         }
     }
 }

@@ -1,4 +1,5 @@
 public import WardenCore
+public import WardenScenario
 
 /// The outcome of a run: what happened and whether every expectation holds.
 public struct SimulationResult: Sendable {

@@ -1,4 +1,5 @@
 import WardenCore
+import WardenScenario
 
 extension Simulator {
     /// Turns a step's verb into core events, or simulated-runtime changes.

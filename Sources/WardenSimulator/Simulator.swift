@@ -1,4 +1,5 @@
 public import WardenCore
+public import WardenScenario
 
 /// Replays a scenario in virtual time: owns a `Lifecycle`, feeds it the steps and the events
 /// the simulated runtime produces, and carries out its actions in simulation.

@@ -4,6 +4,7 @@ import WardenAPI
 import WardenCore
 import WardenPlatform
 import WardenRuntime
+import WardenScenario
 
 /// `appwarden export [--since TIME|DURATION] [--until TIME] [-o FILE] [--state-dir DIR]`: a
 /// window of the journal as a scenario file that `appwarden simulate` replays.

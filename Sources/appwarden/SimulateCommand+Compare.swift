@@ -2,6 +2,7 @@ import ArgumentParser
 import WardenAPI
 import WardenCore
 import WardenPolicy
+import WardenScenario
 import WardenSimulator
 
 /// `appwarden simulate --compare CANDIDATE FILE`: what another policy would have done.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import WardenScenario
 import WardenSimulator
 
 /// `appwarden simulate FILE FILE…`: many scenarios, replayed side by side.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import WardenPlatform
+import WardenScenario
 import WardenSimulator
 
 /// `appwarden simulate FILE…`: replays scenarios in virtual time and checks their expectations.

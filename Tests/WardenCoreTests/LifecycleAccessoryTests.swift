@@ -1,5 +1,6 @@
 import Testing
 import WardenCore
+import WardenScenario
 
 @Suite struct LifecycleAccessoryTests {
     static let scanner = AccessoryMatch(subsystem: "usb", vendor: "0x1234", product: "0x5678")

@@ -1,5 +1,6 @@
 import Testing
 import WardenCore
+import WardenScenario
 import WardenSimulator
 
 /// Rule 13: the CPU class of each state, handed to the runtime before a spawn and on each

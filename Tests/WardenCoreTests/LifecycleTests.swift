@@ -1,5 +1,6 @@
 import Testing
 import WardenCore
+import WardenScenario
 import WardenSimulator
 
 /// The core in virtual time, on the simulator's runtime: timers fire in (deadline, arming)

@@ -3,6 +3,7 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenPolicy
+import WardenScenario
 import WardenTesting
 
 @testable import WardenRuntime

@@ -4,6 +4,7 @@ import WardenAPI
 import WardenCore
 import WardenPolicy
 import WardenRuntime
+import WardenScenario
 import WardenSimulator
 import WardenTesting
 

@@ -3,6 +3,7 @@ import Testing
 import WardenAPI
 import WardenCore
 import WardenRuntime
+import WardenScenario
 import WardenSimulator
 import WardenTesting
 

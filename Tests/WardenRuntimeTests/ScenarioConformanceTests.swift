@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WardenCore
+import WardenScenario
 import WardenSimulator
 import WardenTesting
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WardenAPI
 import WardenCore
+import WardenScenario
 import WardenSimulator
 
 /// Windows of a journal written as scenarios, from entries made by hand.

@@ -3,6 +3,7 @@ import WardenAPI
 import WardenCgroup
 import WardenCore
 import WardenRuntime
+import WardenScenario
 import WardenSimulator
 import WardenTesting
 

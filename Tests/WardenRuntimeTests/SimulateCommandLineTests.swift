@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WardenPolicy
+import WardenScenario
 import WardenSimulator
 import WardenTesting
 

@@ -1,5 +1,6 @@
 import Testing
 import WardenCore
+import WardenScenario
 import WardenSimulator
 
 @Suite struct JUnitReportTests {

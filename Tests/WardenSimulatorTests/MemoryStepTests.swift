@@ -1,5 +1,6 @@
 import Testing
 import WardenCore
+import WardenScenario
 import WardenSimulator
 
 /// The `memory` step: one memory sample as the daemon measured it.

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import WardenScenario
 import WardenSimulator
 
 @Suite struct ScenarioBatchTests {

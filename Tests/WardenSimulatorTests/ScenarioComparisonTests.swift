@@ -1,6 +1,7 @@
 import Testing
 import WardenCore
 import WardenPolicy
+import WardenScenario
 import WardenSimulator
 
 @Suite struct ScenarioComparisonTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WardenScenario
 import WardenSimulator
 
 /// The scenario files under Tests/Scenarios and the shipped demo, found from this file's path.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WardenScenario
 import WardenSimulator
 
 /// Inputs that fuzzing the scenario parser (scripts/fuzz.sh FuzzScenario) found.

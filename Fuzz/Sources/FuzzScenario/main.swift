@@ -1,5 +1,5 @@
 import Glibc
-import WardenSimulator
+import WardenScenario
 
 /// One scenario text in: a scenario, or a refusal with diagnostics that name the problems.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import WardenScenario
 import WardenSimulator
 
 /// One scenario text in: a refusal with diagnostics that name the problems, or a scenario that

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import WardenAPI
 import WardenCore
+import WardenScenario
 
 /// The daemon's journal as it writes it: the durable store, the followers of the event stream,
 /// and the entries an event makes, written together once its actions are carried out (so that a

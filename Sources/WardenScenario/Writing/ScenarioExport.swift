@@ -1,4 +1,5 @@
 import FoundationEssentials
+public import WardenAPI
 import WardenCore
 
 /// A window of the journal written as a scenario file (`appwarden export`): the policy in force

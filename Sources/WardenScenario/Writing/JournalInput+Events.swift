@@ -1,3 +1,4 @@
+public import WardenAPI
 public import WardenCore
 
 extension JournalInput {

@@ -55,7 +55,9 @@ public enum TraceText {
         return app.isEmpty ? text : "\(app) \(text)"
     }
 
-    static func eventText(_ event: LifecycleEvent) -> (String, String)? {
+    /// The app an event is about (empty for none) and how the trace writes the rest of it; nil
+    /// for an event with no readable line.
+    public static func eventText(_ event: LifecycleEvent) -> (String, String)? {
         switch event {
         case .timerFired(let id): (id.app, "timer \(id.kind.rawValue) fired")
         case .ready(let app): (app, "ready")
@@ -135,7 +137,9 @@ public enum TraceText {
         }
     }
 
-    static func actionText(_ action: LifecycleAction) -> (String, String)? {
+    /// The app an action is about (empty for none) and how the trace writes the rest of it; nil
+    /// for an action with no readable line.
+    public static func actionText(_ action: LifecycleAction) -> (String, String)? {
         switch action {
         case .spawn(let app, let launch, let reason, let restore):
             return (app, "spawn launch \(launch) (\(reason.rawValue)\(restore ? ", restoring its state" : ""))")
@@ -238,5 +242,20 @@ public enum TraceText {
         guard text.count < width else { return text }
         let spaces = String(repeating: " ", count: width - text.count)
         return left ? spaces + text : text + spaces
+    }
+}
+
+extension LifecycleAction {
+    /// Timer arming, oom_score_adj changes and state messages to the app: left out of the readable trace.
+    var isHousekeeping: Bool {
+        switch self {
+        case .armTimer, .cancelTimer, .setOOMScore, .setCPU, .measureCPU, .deliver(_, .stateChanged): true
+        case .journal(let record):
+            switch record.kind {
+            case .memoryKill, .system: true
+            case .analytics, .stateChange, .decision: false
+            }
+        default: false
+        }
     }
 }

@@ -459,15 +459,15 @@ public struct ScenarioStepError: Error, Sendable, Equatable, CustomStringConvert
 }
 
 /// Splits a step into whitespace-separated words, keeping the rest of the text available as written.
-struct Words {
+public struct Words {
     private var remaining: Substring
 
-    init(_ text: Substring) {
+    public init(_ text: Substring) {
         remaining = text
     }
 
     /// The next word, or nil at the end.
-    mutating func next() -> Substring? {
+    public mutating func next() -> Substring? {
         remaining = remaining.drop { $0.isWhitespace }
         guard !remaining.isEmpty else { return nil }
         let end = remaining.firstIndex { $0.isWhitespace } ?? remaining.endIndex
@@ -477,7 +477,7 @@ struct Words {
     }
 
     /// Everything not yet read, trimmed; the words are used up.
-    mutating func rest() -> Substring {
+    public mutating func rest() -> Substring {
         let rest = remaining.trimmed()
         remaining = remaining[remaining.endIndex...]
         return rest

@@ -1,3 +1,5 @@
+public import WardenCore
+
 extension LifecycleEvent {
     /// How a scenario step writes the event, without its time, with `size` writing its sizes (a
     /// journal keeps them to the byte, the simulator's trace rounds them); nil for an event no
