@@ -146,4 +146,21 @@ private func candidate(
         try restored.send(.pressure(.critical))
         #expect(restored.terminations == ["atlas memoryPressure"])
     }
+
+    /// A checkpoint written before the opens were kept loads: its apps have no opens, so the
+    /// restored core ranks them as `largest` does and kills `camera`.
+    @Test func aCheckpointWithoutOpensLoads() throws {
+        let harness = try Self.device(order: .leastMissed)
+        let json = try JSONEncoder().encode(harness.core.checkpoint(at: harness.now))
+        var object = try #require(JSONSerialization.jsonObject(with: json) as? [String: Any])
+        let apps = try #require(object["apps"] as? [[String: Any]])
+        #expect(apps.contains { $0["userOpens"] != nil })
+        object["apps"] = apps.map { app in app.filter { $0.key != "userOpens" } }
+        let old = try JSONSerialization.data(withJSONObject: object)
+        let checkpoint = try JSONDecoder().decode(LifecycleCheckpoint.self, from: old)
+        var restored = Harness(harness.core.policy)
+        restored.core = Lifecycle(policy: harness.core.policy, checkpoint: checkpoint, at: restored.now)
+        try restored.send(.pressure(.critical))
+        #expect(restored.terminations == ["camera memoryPressure"])
+    }
 }
