@@ -34,6 +34,7 @@ extension PolicyValidator {
         [
             "warning_enter", "warning_exit", "critical_enter", "critical_exit", "kill_foreground", "warning_interval",
             "stall_critical", "stall_before_kill", "victim_exit_wait", "make_room",
+            "kill_order",
         ] + appMemoryKeys
 
     /// The keys of `[memory]` that an app's `[apps.NAME.memory]` table may set for itself.
@@ -217,6 +218,8 @@ extension PolicyValidator {
                 memory.stallBeforeKill = stallShare(value, fallback: MemorySettings.defaultStallBeforeKill)
             } else if key == "victim_exit_wait" {
                 if let wait = victimExitWait(value) { memory.victimExitWait = wait }
+            } else if key == "kill_order" {
+                if let order = killOrder(value) { memory.killOrder = order }
             } else if key != "warning_interval" {
                 reportUnknown(value, known: Self.memoryKeys, place: "[\(table.dottedKey)]")
             }
@@ -298,6 +301,14 @@ extension PolicyValidator {
             return nil
         }
         return wait
+    }
+
+    /// `kill_order`: one of `KillOrder.spellings`.
+    private mutating func killOrder(_ value: LocatedValue) -> KillOrder? {
+        if let text = value.string, let order = KillOrder(rawValue: text.trimmingBlanks()) { return order }
+        let allowed = KillOrder.spellings.map { "\"\($0)\"" }.joined(separator: " or ")
+        report(value, "key \"\(value.dottedKey)\" must be \(allowed).")
+        return nil
     }
 
     /// `stall_critical` and `stall_before_kill`: a percentage above zero (`"40%"`), or `"none"`.

@@ -108,6 +108,25 @@ struct PolicyBoundsTests {
         }
     }
 
+    /// `[memory] kill_order` is "largest" unless set; "least_missed" chooses the second order;
+    /// any other value is refused at its line with the values allowed.
+    @Test func killOrderIsReadAndRefusedWhenUnknown() throws {
+        #expect(try PolicyLoader.parse("", file: "order.toml").memory.killOrder == .largest)
+        let largest = try PolicyLoader.parse("[memory]\nkill_order = \"largest\"\n", file: "order.toml")
+        #expect(largest.memory.killOrder == .largest)
+        let missed = try PolicyLoader.parse("[memory]\nkill_order = \"least_missed\"\n", file: "order.toml")
+        #expect(missed.memory.killOrder == .leastMissed)
+        for bad in ["\"smallest\"", "\"Least_Missed\"", "2"] {
+            let diagnostics = PolicyFixtures.diagnostics(
+                parsing: "[memory]\nkill_order = \(bad)\n", file: "order.toml")
+            #expect(diagnostics.map(\.line) == [2])
+            #expect(
+                diagnostics.map(\.message) == [
+                    "key \"memory.kill_order\" must be \"largest\" or \"least_missed\"."
+                ])
+        }
+    }
+
     /// `[memory] stall_before_kill` is 20% unless set; "none" turns it off; anything but a
     /// percentage above 0% and at most 100% is refused at its line.
     @Test func stallBeforeKillIsReadAndBounded() throws {

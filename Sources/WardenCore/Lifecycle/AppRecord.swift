@@ -83,6 +83,10 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// The last time the app was in the foreground, or its launch time if it never was.
     var lastUsed: Instant = .zero
     var everInForeground = false
+    /// When the person last opened the app (the `open` verb bringing it to the foreground), oldest
+    /// first, at most `KillOrder.keptOpens`; nil before any, so that an old checkpoint decodes.
+    /// `kill_order = "least_missed"` weighs them.
+    var userOpens: [Instant]?
 
     // MARK: Background tasks and their budget
 
@@ -165,6 +169,11 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// How much RAM the swapped part takes: its compressed size in a zram, 0 on a drive; the
     /// whole swapped part where the measurement did not say. At most `swappedBytes`.
     var swappedInRAM: Int64 = 0
+    /// The weight of the person's recent opens (`KillOrder.openWeight`) and the size the app's
+    /// next launch is expected to bring back, bytes, as the killer last weighed them under
+    /// `kill_order = "least_missed"` (`Lifecycle.weighMisses(at:)`); 0 otherwise. Not saved.
+    var openWeight: Double = 0
+    var relaunchSize: Int64 = 0
 
     /// What a kill gives back at once (rule 9): the footprint's part in RAM and what its swapped
     /// part takes of RAM, not the swapped part counted whole.
@@ -207,7 +216,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         case name, policyFetchInterval
         case state, launch, launchTime, launchRestored, launchedPassively, activeSinceLaunch, awaitingReady
         case pendingStart, terminating, launchedWith
-        case foregroundSince, lastUsed, everInForeground
+        case foregroundSince, lastUsed, everInForeground, userOpens
         case tasks, nextTaskID, budgetSession, budgetRemaining, budgetMark
         case heldActivities, nextActivityNumber
         case fetchWindowOpen, pushWindowOpen, accessoryWindow, fetchStall, pushStall, accessoryStall,
@@ -259,9 +268,18 @@ public struct AppRecord: Sendable, Equatable, Codable {
         launchTime = launchTime + offset
         foregroundSince = foregroundSince + offset
         lastUsed = lastUsed + offset
+        userOpens = userOpens?.map { $0 + offset }
         budgetMark = budgetMark.map { $0 + offset }
         lastMemoryWarning = lastMemoryWarning.map { $0 + offset }
         timers.shift(by: offset)
+    }
+
+    /// The person opened the app at `now`: remembered among its last `KillOrder.keptOpens` opens.
+    mutating func rememberOpen(at now: Instant) {
+        var opens = userOpens ?? []
+        opens.append(now)
+        if opens.count > KillOrder.keptOpens { opens.removeFirst(opens.count - KillOrder.keptOpens) }
+        userOpens = opens
     }
 
     /// Whether the user force-quit the app and has not opened it since.

@@ -29,6 +29,7 @@ extension Lifecycle {
             touch(index, at: now)
             return
         }
+        records[index].rememberOpen(at: now)
         // Room for a launch is made while the apps in the foreground are still there, so that
         // the one the open sends to the background is not taken for it.
         if state == .notRunning { makeRoomForLaunch(index, at: now, &out) }

@@ -31,6 +31,8 @@ struct KillableRecords: Collection {
         }
         @inline(__always) var lastUsed: Instant { pointer.pointee.lastUsed }
         @inline(__always) var isProtected: Bool { pointer.pointee.isProtected }
+        @inline(__always) var openWeight: Double { pointer.pointee.openWeight }
+        @inline(__always) var relaunchSize: Int64 { pointer.pointee.relaunchSize }
         @inline(__always) var isInForeground: Bool {
             pointer.pointee.state == .inactive || pointer.pointee.state == .active
         }

@@ -32,12 +32,27 @@ public struct LaunchMemoryHistory: Sendable, Equatable, Codable {
     }
 
     /// The expected size of the next launch: the median of the last launches' peaks (the upper
-    /// of the two middle ones for an even count); nil before any launch was measured.
+    /// of the two middle ones for an even count); nil before any launch was measured. Found in
+    /// place, without sorting a copy: the killer reads it under `kill_order = "least_missed"`.
     public var expected: Int64? {
-        var all = peaks
-        if currentPeak > 0 { all.append(currentPeak) }
-        if all.count > Self.keptLaunches { all.removeFirst(all.count - Self.keptLaunches) }
-        guard !all.isEmpty else { return nil }
-        return all.sorted()[all.count / 2]
+        let total = peaks.count + (currentPeak > 0 ? 1 : 0)
+        let dropped = max(0, total - Self.keptLaunches)
+        let count = total - dropped
+        guard count > 0 else { return nil }
+        let middle = count / 2
+        func peak(_ position: Int) -> Int64 {
+            position + dropped < peaks.count ? peaks[position + dropped] : currentPeak
+        }
+        for position in 0..<count {
+            let candidate = peak(position)
+            var below = 0
+            var equal = 0
+            for other in 0..<count {
+                let value = peak(other)
+                if value < candidate { below += 1 } else if value == candidate { equal += 1 }
+            }
+            if below <= middle && middle < below + equal { return candidate }
+        }
+        return nil
     }
 }

@@ -21,9 +21,11 @@ extension Lifecycle {
         let name = records[index].name
         var freed: Int64 = 0
         var victims: [String] = []
+        let order = policy.memory.killOrder
+        weighMisses(at: now)
         while freed < expected - room,
             let victim = withKillableRecords({ records in
-                VictimRanking.victimIndex(among: records, killForeground: false)
+                VictimRanking.victimIndex(among: records, killForeground: false, order: order)
             })
         {
             let bytes = records[victim].reclaimable

@@ -364,7 +364,19 @@ extension Lifecycle {
         KillCandidate(
             app: record.app, band: record.band, footprint: record.footprint, swapped: record.swapped,
             reclaimable: record.reclaimable,
-            lastUsed: record.lastUsed, isProtected: record.isProtected, isInForeground: record.isInForeground)
+            lastUsed: record.lastUsed, isProtected: record.isProtected, isInForeground: record.isInForeground,
+            openWeight: record.openWeight, relaunchSize: record.relaunchSize)
+    }
+
+    /// Under `kill_order = "least_missed"`, weighs at `now` what losing each suspended app would
+    /// cost (`AppRecord.openWeight`, `relaunchSize`) for the ranking that follows: one pass over
+    /// the records, in place, without allocating. Nothing under `largest`.
+    mutating func weighMisses(at now: Instant) {
+        guard policy.memory.killOrder == .leastMissed else { return }
+        for index in records.indices where records[index].state == .suspended {
+            records[index].openWeight = KillOrder.openWeight(of: records[index].userOpens, at: now)
+            records[index].relaunchSize = records[index].memoryHistory?.expected ?? records[index].footprint
+        }
     }
 
     /// Kills exactly one victim (rule 9), or journals, once while the level holds, that nobody
@@ -374,11 +386,13 @@ extension Lifecycle {
     /// is then remembered, until the next kill or a normal level.
     mutating func killOneVictim(figures: MemoryFigures? = nil, at now: Instant, _ out: inout [LifecycleAction]) {
         let killForeground = policy.memory.killForeground
+        let order = policy.memory.killOrder
         let taker = roomTaker(killForeground: killForeground)
+        weighMisses(at: now)
         guard
             let index = taker
                 ?? withKillableRecords({ records in
-                    VictimRanking.victimIndex(among: records, killForeground: killForeground)
+                    VictimRanking.victimIndex(among: records, killForeground: killForeground, order: order)
                 })
         else {
             guard !reportedNoVictim else { return }
@@ -416,12 +430,15 @@ extension Lifecycle {
         -> MemoryKillReport
     {
         let killForeground = policy.memory.killForeground
+        let order = policy.memory.killOrder
         let chosen = Self.candidate(records[victim])
         let limit = MemoryKillReport.listedLimit
         let (listed, killable) = withKillableRecords { records -> ([(index: Int, candidate: KillCandidate)], Int) in
             // The eligible in kill order, then those that may not be killed, in the records' order.
-            var others = VictimRanking.firstIndices(limit + 1, among: records, killForeground: killForeground)
-                .filter { $0 != victim }.prefix(limit).map { (index: $0, candidate: Self.candidate(records[$0])) }
+            var others = VictimRanking.firstIndices(
+                limit + 1, among: records, killForeground: killForeground, order: order
+            )
+            .filter { $0 != victim }.prefix(limit).map { (index: $0, candidate: Self.candidate(records[$0])) }
             var killable = 0
             for index in records.indices {
                 killable += 1
@@ -441,7 +458,8 @@ extension Lifecycle {
                 if let tookRoom, VictimRanking.isEligible(candidate, killForeground: killForeground) {
                     whyNotChosen(index, forTheRoomTakenBy: chosen.app, tookRoom)
                 } else {
-                    VictimRanking.whyNotChosen(candidate, victim: chosen, killForeground: killForeground)
+                    VictimRanking.whyNotChosen(
+                        candidate, victim: chosen, killForeground: killForeground, order: order)
                 }
             return MemoryKillReport.PassedOver(
                 app: candidate.app, band: candidate.band, footprint: candidate.footprint,
@@ -467,7 +485,12 @@ extension Lifecycle {
             let of = deviceMemory.map { " of \(DurationFormat.sizeString($0))" } ?? ""
             return
                 "Chosen by the memory killer: its footprint of \(DurationFormat.sizeString(records[index].footprint)) is over its fair share (\(setting.map(\.description) ?? "")\(of): \(DurationFormat.sizeString(share))), and an app over its fair share goes first."
-        case .suspended: return "Chosen by the memory killer: largest suspended app."
+        case .suspended:
+            guard policy.memory.killOrder == .leastMissed else {
+                return "Chosen by the memory killer: largest suspended app."
+            }
+            return
+                "Chosen by the memory killer: the suspended app whose kill gives back the most for what losing it costs (kill_order = \"least_missed\"): \(VictimRanking.missTerms(Self.candidate(records[index])))."
         case .idleBackground: return "Chosen by the memory killer: largest idle background app."
         case .backgroundWindow: return "Chosen by the memory killer: largest app in a fetch or push window."
         case .backgroundTask: return "Chosen by the memory killer: largest app running background tasks."

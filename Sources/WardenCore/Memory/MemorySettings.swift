@@ -45,6 +45,10 @@ public struct MemorySettings: Sendable, Equatable {
     /// the killer's order, when what memory and swap can give would not hold it (`make_room`,
     /// true). False: the app is launched, and the killer acts once the level says so.
     public var makeRoom: Bool
+    /// The order inside the suspended band (`kill_order`, `largest`): rule 9's largest first, or
+    /// `least_missed`, which weighs the person's recent opens and the relaunch's size against
+    /// what a kill gives back (`KillOrder`).
+    public var killOrder: KillOrder
 
     public init(
         warningEnter: MemoryThreshold = .percent(15),
@@ -59,7 +63,8 @@ public struct MemorySettings: Sendable, Equatable {
         stallBeforeKill: Double? = MemorySettings.defaultStallBeforeKill,
         compressSuspended: Bool = true,
         victimExitWait: Duration = MemorySettings.defaultVictimExitWait,
-        makeRoom: Bool = true
+        makeRoom: Bool = true,
+        killOrder: KillOrder = .largest
     ) {
         self.warningEnter = warningEnter
         self.warningExit = warningExit
@@ -74,6 +79,7 @@ public struct MemorySettings: Sendable, Equatable {
         self.compressSuspended = compressSuspended
         self.victimExitWait = victimExitWait
         self.makeRoom = makeRoom
+        self.killOrder = killOrder
     }
 
     /// The built-in wait for a dying victim: lmkd waits for its victim's death the same way.
