@@ -201,14 +201,14 @@ done
 sleep 10
 grep MemAvailable /proc/meminfo
 events=$(appwarden events --json --limit 1000)
-order=$(echo "$events" | python3 -c '
+order=$(printf "%s\n" "$events" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 d = d if isinstance(d, list) else d.get("events", d.get("entries", []))
 print(" ".join(e["app"] for e in d if e["name"] == "$AppTerminated" and e["properties"].get("reason") == "memoryPressure"))')
 # The daemon's own record of the pressure: each change of level with the figures that made it,
 # and each decision it journaled (a victim chosen, a wait for one dying).
-level=$(echo "$events" | python3 -c '
+level=$(printf "%s\n" "$events" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 d = d if isinstance(d, list) else d.get("events", d.get("entries", []))
