@@ -119,13 +119,7 @@ public struct SimulationRecord: Sendable, Equatable {
     /// Refusals as `[expect] refused` writes them: the time, the step without its time, and the
     /// error's code, such as `"30s open mail conflict"`.
     public var refusalLines: [String] {
-        refusals.map { refusal in
-            var words = refusal.what.split(whereSeparator: \.isWhitespace).map(String.init)
-            if let first = words.first, (try? ScenarioStepParser.parseTime(first)) != nil {
-                words.removeFirst()
-            }
-            return ([TraceText.clock(refusal.time)] + words + [refusal.error.code.rawValue]).joined(separator: " ")
-        }
+        refusals.map { TraceText.refusalLine($0.what, at: $0.time, code: $0.error.code.rawValue) }
     }
 
     /// Status publications as `[expect] status` writes them: `"mail background"`.

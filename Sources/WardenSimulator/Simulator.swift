@@ -82,7 +82,7 @@ public struct Simulator {
     /// What `swapped` bytes in the scenario's swap take of RAM: 1/`zram_ratio` of them, nothing
     /// for swap on a disk (or no swap declared).
     func swappedInRAM(_ swapped: Int64) -> Int64 {
-        scenario.zramRatio.map { Int64(Double(swapped) / $0) } ?? 0
+        scenario.swappedInRAM(swapped)
     }
 
     /// Sets what of app `index`'s footprint is in swap and the RAM that takes, keeping the sums.
@@ -186,26 +186,19 @@ public struct Simulator {
     /// its time, and the timers up to the end time. Returns the record and the expectations' verdict.
     public mutating func run() -> SimulationResult {
         start()
-        let checks = scenario.expectations.states.enumerated().sorted {
-            ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
-        }.map(\.element)
-        var nextCheck = 0
+        let timeline = scenario.timeline
         let steps = scenario.steps
         // Steps are handed on in place rather than copied one by one.
         steps.withUnsafeBufferPointer { buffer in
-            for position in buffer.indices {
-                while nextCheck < checks.count, checks[nextCheck].time < buffer[position].time {
-                    advance(to: checks[nextCheck].time)
-                    check(checks[nextCheck])
-                    nextCheck += 1
+            for item in timeline {
+                switch item {
+                case .check(let expectation):
+                    advance(to: expectation.time)
+                    check(expectation)
+                case .step(let index):
+                    apply(buffer[index])
                 }
-                apply(buffer[position])
             }
-        }
-        while nextCheck < checks.count {
-            advance(to: checks[nextCheck].time)
-            check(checks[nextCheck])
-            nextCheck += 1
         }
         advance(to: scenario.endTime)
         return SimulationResult(

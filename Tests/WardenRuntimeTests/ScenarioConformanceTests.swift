@@ -38,12 +38,8 @@ import WardenTesting
             }
             // Every step the simulator refused, the daemon refuses too, with the same code.
             let stepTexts = Set(scenario.steps.map(\.text))
-            let simulatedRefusals = simulated.record.refusals.filter { stepTexts.contains($0.what) }.map { refusal in
-                var words = refusal.what.split(whereSeparator: \.isWhitespace).map(String.init)
-                if let first = words.first, (try? ScenarioStepParser.parseTime(first)) != nil {
-                    words.removeFirst()
-                }
-                return ([TraceText.clock(refusal.time)] + words + [refusal.error.code.rawValue]).joined(separator: " ")
+            let simulatedRefusals = simulated.record.refusals.filter { stepTexts.contains($0.what) }.map {
+                TraceText.refusalLine($0.what, at: $0.time, code: $0.error.code.rawValue)
             }
             checks.append(
                 ExpectationCheck(key: "refused steps", expected: simulatedRefusals, actual: replay.refusals))

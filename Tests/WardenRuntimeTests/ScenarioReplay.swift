@@ -82,30 +82,19 @@ struct ScenarioReplay {
             }
         }
         await observe()
-        let checks = scenario.expectations.states.enumerated().sorted {
-            ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
-        }.map(\.element)
-        var nextCheck = 0
-        for step in scenario.steps {
-            while nextCheck < checks.count, checks[nextCheck].time < step.time {
-                await advance(to: checks[nextCheck].time)
-                await check(checks[nextCheck])
-                nextCheck += 1
-            }
-            await advance(to: step.time)
-            if let error = await perform(step.verb) {
-                var words = step.text.split(whereSeparator: \.isWhitespace).map(String.init)
-                if let first = words.first, (try? ScenarioStepParser.parseTime(first)) != nil {
-                    words.removeFirst()
+        for item in scenario.timeline {
+            switch item {
+            case .check(let expectation):
+                await advance(to: expectation.time)
+                await check(expectation)
+            case .step(let index):
+                let step = scenario.steps[index]
+                await advance(to: step.time)
+                if let error = await perform(step.verb) {
+                    refusals.append(TraceText.refusalLine(step.text, at: step.time, code: error.code.rawValue))
                 }
-                refusals.append(([TraceText.clock(step.time)] + words + [error.code.rawValue]).joined(separator: " "))
+                await observe()
             }
-            await observe()
-        }
-        while nextCheck < checks.count {
-            await advance(to: checks[nextCheck].time)
-            await check(checks[nextCheck])
-            nextCheck += 1
         }
         await advance(to: scenario.endTime)
         return verdicts()
@@ -160,7 +149,7 @@ struct ScenarioReplay {
                 // What the next sweep of the app's group would find; a swapped part takes of RAM
                 // what the step says, else what the scenario's swap keeps of it, as in the simulator.
                 let swappedNow = swapped.map { min($0, bytes) }
-                let held = inRAM ?? swappedNow.map { part in scenario.zramRatio.map { Int64(Double(part) / $0) } ?? 0 }
+                let held = inRAM ?? swappedNow.map(scenario.swappedInRAM)
                 bed.driver.setFootprint(bytes, swapped: swappedNow, swappedInRAM: held, of: app)
                 return await send(.footprint(app: app, bytes: bytes, swapped: swappedNow, swappedInRAM: held))
             default:

@@ -62,6 +62,41 @@ public struct Scenario: Sendable {
         return max(lastStep, lastCheck)
     }
 
+    /// What `swapped` bytes in the scenario's swap take of RAM: 1/`zram_ratio` of them, nothing
+    /// for swap on a disk (or no swap declared).
+    public func swappedInRAM(_ swapped: Int64) -> Int64 {
+        zramRatio.map { Int64(Double(swapped) / $0) } ?? 0
+    }
+
+    /// One thing a replay does, in its order (`timeline`).
+    public enum TimelineItem: Sendable {
+        /// The step at this index of `steps`.
+        case step(Int)
+        /// An `at` check, made after everything due at its time.
+        case check(StateExpectation)
+    }
+
+    /// The order a replay follows: the steps in order, each `at` check before the first step
+    /// later than it (so after every step at its own time), the checks after the last step at
+    /// the end; checks of the same time keep the order they were written in.
+    public var timeline: [TimelineItem] {
+        let checks = expectations.states.enumerated().sorted {
+            ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
+        }.map(\.element)
+        var items: [TimelineItem] = []
+        items.reserveCapacity(steps.count + checks.count)
+        var nextCheck = 0
+        for (index, step) in steps.enumerated() {
+            while nextCheck < checks.count, checks[nextCheck].time < step.time {
+                items.append(.check(checks[nextCheck]))
+                nextCheck += 1
+            }
+            items.append(.step(index))
+        }
+        items += checks[nextCheck...].map(TimelineItem.check)
+        return items
+    }
+
     /// The simulation facts of `app` (the defaults when the scenario gives none).
     public func facts(of app: String) -> AppFacts {
         facts[app] ?? AppFacts()

@@ -232,6 +232,16 @@ public enum TraceText {
         }
     }
 
+    /// A refused step as `[expect] refused` writes it: the time, the step without its own time,
+    /// and the error's code, such as `"30s open mail conflict"`.
+    public static func refusalLine(_ step: String, at time: Instant, code: String) -> String {
+        var words = step.split(whereSeparator: \.isWhitespace).map(String.init)
+        if let first = words.first, (try? ScenarioStepParser.parseTime(first)) != nil {
+            words.removeFirst()
+        }
+        return ([clock(time)] + words + [code]).joined(separator: " ")
+    }
+
     /// A time on the virtual clock in its largest units: `"12s"`, `"2m30s"`, `"1h0m5s"`, `"1.25s"`
     /// (`DurationFormat.string`, which scenario steps and `at` times read back).
     public static func clock(_ instant: Instant) -> String {
