@@ -10,12 +10,14 @@ import WardenCore
 
     /// `maps` measured at 300 MiB in an earlier launch and quit; `a` (100 MiB) and `b`
     /// (200 MiB) suspended beside the foreground app `front`; the last sample found
-    /// `available` on a 1000 MiB device (`warning_enter` 15%: 150 MiB).
-    static func device(available: Int64, memory: MemorySettings = MemorySettings()) throws -> Harness {
+    /// `available` on a 1000 MiB device (`warning_enter` 15%: 150 MiB), and `swap` where given
+    /// (the suspensions came before it, so nothing was compressed then).
+    static func device(
+        available: Int64, swap: SwapFigures? = nil, memory: MemorySettings = MemorySettings(),
+        a: AppPolicy = AppPolicy(name: "a")
+    ) throws -> Harness {
         var harness = Harness(
-            policy(
-                [AppPolicy(name: "maps"), AppPolicy(name: "a"), AppPolicy(name: "b"), AppPolicy(name: "front")],
-                memory: memory))
+            policy([AppPolicy(name: "maps"), a, AppPolicy(name: "b"), AppPolicy(name: "front")], memory: memory))
         try harness.send(.open(app: "maps"), at: 1)
         try harness.send(.footprint(app: "maps", bytes: 300 * mib), at: 2)
         try harness.send(.forceQuit(app: "maps"), at: 3)
@@ -26,8 +28,18 @@ import WardenCore
         try harness.send(.footprint(app: "b", bytes: 200 * mib), at: 7)
         harness.advance(to: 100)
         #expect(harness.state("a") == .suspended && harness.state("b") == .suspended)
-        try harness.send(.memorySample(available: available, total: total), at: 101)
+        try harness.send(.memorySample(available: available, total: total, swap: swap), at: 101)
         return harness
+    }
+
+    /// Swap on a drive with `free` bytes left, of which all `swappable` memory in RAM could go.
+    static func swap(free: Int64, swappable: Int64 = 300 * mib, zram: Double? = nil) -> SwapFigures {
+        SwapFigures(free: free, total: 1000 * mib, swappable: swappable, compressionRatio: zram)
+    }
+
+    /// The apps that `actions` ask to compress, in order.
+    static func compressions(in actions: [LifecycleAction]) -> [String] {
+        actions.compactMap { if case .compress(let app, _) = $0 { app } else { nil } }
     }
 
     /// Where in the actions `.spawn` of `app` comes; nil if it never does.
@@ -209,5 +221,138 @@ import WardenCore
                 }
             })
         #expect(kill < spawn)
+    }
+
+    /// 400 MiB available and 200 MiB that swap can still take: 250 MiB above `warning_enter` in
+    /// RAM, 450 MiB with swap. `maps` (300 MiB expected) fits only with swap: the largest
+    /// suspended app, `b` (200 MiB in RAM), is compressed before `maps` is spawned, `a` is not
+    /// (`b` covers the 50 MiB RAM lacks), and nobody is killed; the journal says so.
+    @Test func aLaunchThatSwapCanHoldCompressesInsteadOfKilling() throws {
+        var harness = try Self.device(available: 400 * Self.mib, swap: Self.swap(free: 200 * Self.mib))
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(Self.compressions(in: out) == ["b"])
+        let compress = try #require(out.firstIndex { if case .compress("b", _) = $0 { true } else { false } })
+        let spawn = try #require(Self.spawnIndex("maps", in: out))
+        #expect(compress < spawn)
+        #expect(harness.terminations == ["maps userForceQuit"])
+        #expect(harness.state("a") == .suspended && harness.state("b") == .suspended)
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0
+                    == "Made room for maps: 300MiB expected, 450MiB free above warning_enter (150MiB), 200MiB of it only once swapped out; compressed \"b\" (200MiB in RAM), freeing 200MiB."
+            })
+        #expect(
+            Self.decisions("b", in: harness).contains {
+                $0.hasPrefix("Compressed to make room for the launch of \"maps\"")
+            })
+        #expect(Self.decisions("a", in: harness).allSatisfy { !$0.contains("make room") })
+    }
+
+    /// 200 MiB available and 100 MiB that swap can still take: 150 MiB above `warning_enter`
+    /// with swap, so `maps` (300 MiB) is 150 MiB short even with swap: `b` (200 MiB) is killed
+    /// for that, as without swap. RAM alone (50 MiB above) still lacks 50 MiB beside the kill:
+    /// `a` is compressed for it. `b`, killed, is not compressed; the line says both.
+    @Test func whatSwapCannotTakeIsLeftToKills() throws {
+        var harness = try Self.device(
+            available: 200 * Self.mib, swap: Self.swap(free: 100 * Self.mib))
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure"])
+        #expect(Self.compressions(in: out) == ["a"])
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0
+                    == "Made room for maps: 300MiB expected, 150MiB free above warning_enter (150MiB), 100MiB of it only once swapped out; compressed \"a\" (100MiB in RAM), freeing 100MiB; killed \"b\" (200MiB), giving back 200MiB."
+            })
+    }
+
+    /// When the kills for what swap cannot take give back all that RAM lacks too (20 MiB of swap
+    /// left; `b` and `a` killed for 300 MiB), nothing is compressed and the line names no
+    /// compression.
+    @Test func killsThatCoverWhatRAMLacksCompressNothing() throws {
+        var harness = try Self.device(available: 200 * Self.mib, swap: Self.swap(free: 20 * Self.mib))
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure", "a memoryPressure"])
+        #expect(Self.compressions(in: out) == [])
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0
+                    == "Made room for maps: 300MiB expected, 70MiB free above warning_enter (150MiB), 20MiB of it only once swapped out; killed \"b\" (200MiB), \"a\" (100MiB), giving back 300MiB."
+            })
+    }
+
+    /// In a zram a compressed copy keeps 1/ratio of the memory in RAM: at a ratio of 2, `b`'s
+    /// 200 MiB free 100 MiB, short of the 150 MiB RAM lacks, so `a` (100 MiB, freeing 50 MiB)
+    /// is compressed too.
+    @Test func compressionIntoZramCountsWhatTheCompressedCopyKeeps() throws {
+        // 300 MiB of memory in RAM could go to swap, freeing 150 MiB at a ratio of 2.
+        var harness = try Self.device(
+            available: 300 * Self.mib, swap: Self.swap(free: 400 * Self.mib, zram: 2))
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(Self.compressions(in: out) == ["b", "a"])
+        #expect(harness.terminations == ["maps userForceQuit"])
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0.hasSuffix(
+                    "compressed \"b\" (200MiB in RAM), \"a\" (100MiB in RAM), freeing 150MiB.")
+            })
+    }
+
+    /// An app whose memory is all in swap already, or whose `compress_suspended = false` keeps
+    /// it from suspension's compression, is not compressed for a launch either: with nothing
+    /// else to compress, the launch (which fits with swap) is spawned as without the rule.
+    @Test(arguments: [false, true])
+    func aLaunchCompressesNoAppThatSuspensionWouldNot(allInSwap: Bool) throws {
+        var a = AppPolicy(name: "a")
+        if !allInSwap { a.memory.compressSuspended = false }
+        var harness = try Self.device(available: 400 * Self.mib, swap: Self.swap(free: 200 * Self.mib), a: a)
+        // b compressed whole (on a drive: nothing of it left in RAM).
+        try harness.send(
+            .compressed(app: "b", launch: harness.launches["b"] ?? 0, swappedBytes: 200 * Self.mib, swappedInRAM: 0),
+            at: 101)
+        if allInSwap {
+            try harness.send(
+                .compressed(
+                    app: "a", launch: harness.launches["a"] ?? 0, swappedBytes: 100 * Self.mib, swappedInRAM: 0),
+                at: 101)
+        }
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(Self.compressions(in: out) == [])
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(harness.terminations == ["maps userForceQuit"])
+        #expect(!Self.decisions("maps", in: harness).contains { $0.hasPrefix("Made room") })
+    }
+
+    /// Two launches before the next sample: the second does not count again the app the first
+    /// had compressed, and counts the room the first took.
+    @Test func aSecondLaunchDoesNotCountTheSameCompressionAgain() throws {
+        var harness = Harness(
+            policy([
+                AppPolicy(name: "maps"), AppPolicy(name: "news"), AppPolicy(name: "a"), AppPolicy(name: "b"),
+                AppPolicy(name: "front"),
+            ]))
+        for (offset, app, bytes) in [(0.0, "maps", 100 * Self.mib), (3.0, "news", 200 * Self.mib)] {
+            try harness.send(.open(app: app), at: 1 + offset)
+            try harness.send(.footprint(app: app, bytes: bytes), at: 2 + offset)
+            try harness.send(.forceQuit(app: app), at: 3 + offset)
+        }
+        try harness.send(.open(app: "a"), at: 7)
+        try harness.send(.open(app: "b"), at: 8)
+        try harness.send(.open(app: "front"), at: 9)
+        try harness.send(.footprint(app: "a", bytes: 100 * Self.mib), at: 10)
+        try harness.send(.footprint(app: "b", bytes: 200 * Self.mib), at: 10)
+        harness.advance(to: 100)
+        // 50 MiB above warning_enter in RAM, 350 MiB with swap.
+        try harness.send(
+            .memorySample(available: 200 * Self.mib, total: Self.total, swap: Self.swap(free: 300 * Self.mib)),
+            at: 101)
+        let first = try harness.send(.open(app: "maps"), at: 102)
+        #expect(Self.compressions(in: first) == ["b"])
+        // b frees 200 MiB: RAM then has 250 MiB above warning_enter, less the 100 MiB maps takes.
+        // news (200 MiB) lacks 50 MiB: a is compressed for it, not b again, whose compression
+        // has not come back.
+        let second = try harness.send(.open(app: "news"), at: 103)
+        #expect(Self.compressions(in: second) == ["a"])
+        #expect(harness.terminations == ["maps userForceQuit", "news userForceQuit"])
     }
 }

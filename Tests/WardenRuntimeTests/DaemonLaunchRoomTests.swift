@@ -60,4 +60,60 @@ import WardenTesting
         #expect(sentences.contains { $0.contains("Made room for camera: 400MiB expected") && $0.contains("\"mail\"") })
         await bed.stop()
     }
+
+    /// The same device, with 400MiB of swap on a drive that came after mail and chat were
+    /// suspended (so they still hold their memory in RAM): 270.4MiB above warning_enter in RAM is
+    /// too little for camera, but with swap it fits. The open compresses mail, the largest
+    /// suspended app, through the driver, and kills nobody; explain says so on both.
+    @Test func anOpenThatSwapCanHoldCompressesInsteadOfKilling() async throws {
+        let policy = try PolicyLoader.parse(
+            """
+            [memory]
+            fair_share = "none"
+            [apps.camera]
+            command = "/bin/camera"
+            [apps.mail]
+            command = "/bin/mail"
+            [apps.chat]
+            command = "/bin/chat"
+            """, file: "room.toml")
+        let bed = await WardenTestBed.start(policy: policy, sampleInterval: .seconds(1))
+        defer { bed.removeStateDirectory() }
+        bed.driver.setDeviceMemory(1024 * Self.mib)
+        bed.driver.setFootprint(400 * Self.mib, of: "camera")
+        bed.driver.setFootprint(300 * Self.mib, of: "mail")
+        bed.driver.setFootprint(100 * Self.mib, of: "chat")
+        _ = try await bed.daemon.perform(.open(app: "camera"))
+        await bed.advance(by: .seconds(10))
+        _ = try await bed.daemon.perform(.forceQuit(app: "camera"))
+        await bed.settle()
+        _ = try await bed.daemon.perform(.open(app: "mail"))
+        _ = try await bed.daemon.perform(.open(app: "chat"))
+        _ = try await bed.daemon.perform(.home)
+        await bed.advance(by: .seconds(10))
+        #expect(await bed.control.app(named: "mail")?.state == .suspended)
+        #expect(!bed.driver.calls.contains(.compress("mail")))
+
+        bed.driver.setDeviceSwap(400 * Self.mib)
+        await bed.settle()
+        bed.driver.setDeviceMemory(1024 * Self.mib, reserved: 200 * Self.mib, signalling: false)
+        _ = try await bed.daemon.perform(.open(app: "camera"))
+        await bed.settle()
+        #expect(bed.driver.calls.contains(.compress("mail")))
+        #expect(!bed.driver.calls.contains(.compress("chat")))
+        #expect(try await bed.daemon.terminationReasons(of: "mail") == [])
+        #expect(try await bed.daemon.terminationReasons(of: "chat") == [])
+        #expect(await bed.control.app(named: "camera")?.state == .active)
+        #expect(await bed.control.app(named: "mail")?.swappedBytes == 300 * Self.mib)
+        let sentences = try await bed.control.explain(app: "camera").sentences
+        #expect(
+            sentences.contains {
+                $0.contains("Made room for camera: 400MiB expected")
+                    && $0.contains("compressed \"mail\" (300MiB in RAM)")
+                    && !$0.contains("killed")
+            })
+        let mail = try await bed.control.explain(app: "mail").sentences
+        #expect(mail.contains { $0.contains("Compressed to make room for a launch: 300MiB of its memory in swap.") })
+        await bed.stop()
+    }
 }

@@ -169,6 +169,10 @@ public struct AppRecord: Sendable, Equatable, Codable {
     /// How much RAM the swapped part takes: its compressed size in a zram, 0 on a drive; the
     /// whole swapped part where the measurement did not say. At most `swappedBytes`.
     var swappedInRAM: Int64 = 0
+    /// Whether room before a launch asked for the app's compression and its result has not come
+    /// back (`Lifecycle.compressed`): a second launch before it does not count the app again.
+    /// Not saved; reset by each launch.
+    var compressionAskedForRoom = false
     /// The weight of the person's recent opens (`KillOrder.openWeight`) and the size the app's
     /// next launch is expected to bring back, bytes, as the killer last weighed them under
     /// `kill_order = "least_missed"` (`Lifecycle.weighMisses(at:)`); 0 otherwise. Not saved.
@@ -369,6 +373,7 @@ public struct AppRecord: Sendable, Equatable, Codable {
         isAboveHigh = false
         swappedBytes = 0
         swappedInRAM = 0
+        compressionAskedForRoom = false
         memoryHistory?.startLaunch()
         cpuBaseline = nil
         cpuStrikes = 0

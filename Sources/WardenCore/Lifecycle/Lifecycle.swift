@@ -44,6 +44,12 @@ public struct Lifecycle: Sendable {
     /// plus what swap could still take), in bytes; nil before the first sample. Fetch wakes are
     /// weighed against it (rule 4, `Lifecycle.memoryRefusesWake`).
     var lastEffectiveAvailable: Int64?
+    /// The part of `lastEffectiveAvailable` that only swapping frees (`SwapFigures.headroom`),
+    /// less what room before a launch has since asked compression to free, in bytes; 0 without swap.
+    var lastSwapHeadroom: Int64 = 0
+    /// The zram's compression at the last memory sample (`SwapFigures.compressionRatio`); nil for
+    /// swap on a drive or no swap.
+    var lastZramRatio: Double?
 
     /// A core for `policy` whose device tokens come from `tokenSource` (the daemon passes
     /// `.systemRandom`; the default keeps simulations reproducible).

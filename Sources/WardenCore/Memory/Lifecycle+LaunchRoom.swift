@@ -1,13 +1,22 @@
 /// Room before a launch (rule 9): an app whose expected size does not fit in what memory and
-/// swap can give is given that room by the killer's order before it is spawned.
+/// swap can give is given that room before it is spawned: by compressing suspended apps where
+/// swap can take what memory alone lacks, then by the killer's order for what swap cannot.
 extension Lifecycle {
     /// Before the app at `index` is spawned: when its expected size
-    /// (`LaunchMemoryHistory.expected`) is more than the room the last memory sample left — what
-    /// could still be freed without killing (available memory plus what swap can still take)
-    /// above `warning_enter`, plus what victims still dying give back — kills apps in rule 9's
-    /// order (never a foreground or protected app, nor the app itself, which is not running)
-    /// until what their kills give back covers the difference, or no app may be killed. An
-    /// app never measured, a device not measured (levels reported, not sampled) and
+    /// (`LaunchMemoryHistory.expected`) is more than the room the last memory sample left in RAM
+    /// alone (available memory above `warning_enter`, plus what victims still dying give back),
+    /// makes that room first.
+    ///
+    /// What swap could still take (`SwapFigures.headroom`) is asked of compression: suspended
+    /// apps that still hold memory in RAM and that suspension compresses
+    /// (`compressesWhenSuspended`) are compressed in rule 9's order (never a protected app)
+    /// until what compressing them frees covers what RAM lacks. Only what swap cannot give (the
+    /// expected size beyond the room with swap counted, as the level weighs it) is left to
+    /// kills, as without swap: apps are killed in rule 9's order (never a foreground or protected
+    /// app, nor the app itself, which is not running) until what their kills give back covers
+    /// it, or no app may be killed. The kills come before the compressions (a victim's death
+    /// frees its swap too), and both before the spawn; the journal says both on the launching
+    /// app. An app never measured, a device not measured (levels reported, not sampled) and
     /// `[memory] make_room = false` make no room.
     mutating func makeRoomForLaunch(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard policy.memory.makeRoom, let expected = records[index].memoryHistory?.expected,
@@ -17,12 +26,15 @@ extension Lifecycle {
         dyingVictims.removeAll { now - $0.killedAt >= memoryTracker.settings.victimExitWait }
         let coming = dyingVictims.reduce(Int64(0)) { $0 + $1.bytes }
         let room = max(0, available + coming - floor)
-        guard expected > room else { return }
+        let headroom = max(0, lastSwapHeadroom)
+        let roomInRAM = max(0, available - headroom + coming - floor)
+        guard expected > roomInRAM else { return }
         let name = records[index].name
-        var freed: Int64 = 0
-        var victims: [String] = []
         let order = policy.memory.killOrder
         weighMisses(at: now)
+        // Kills for what swap cannot give; then compressions for what memory alone still lacks.
+        var freed: Int64 = 0
+        var victims: [String] = []
         while freed < expected - room,
             let victim = withKillableRecords({ records in
                 VictimRanking.victimIndex(among: records, killForeground: false, order: order)
@@ -43,17 +55,72 @@ extension Lifecycle {
                         app: records[victim].name, time: now, kind: .memoryKill(killReport(victim, figures: nil)))))
             terminate(victim, reason: .memoryPressure, because: "killed to make room for a launch", at: now, &out)
         }
-        // The launch takes its room: a wake or launch decided before the next sample counts it gone.
+        let lacking = min(expected - roomInRAM - freed, headroom)
+        let compression = compressForLaunch(
+            of: name, expected: expected, lacking: lacking, swapTakes: headroom, at: now, &out)
+        guard expected > room || !compression.apps.isEmpty else { return }
+        // The launch takes its room: a wake or launch decided before the next sample counts it
+        // gone, and what was asked of swap taken.
         lastEffectiveAvailable = available - expected
-        let killed =
-            victims.isEmpty
-            ? "no app may be killed, so it is launched without it"
-            : "killed \(victims.joined(separator: ", ")), giving back \(DurationFormat.sizeString(freed))"
-                + (freed < expected - room ? ", all that could be killed" : "")
+        lastSwapHeadroom = headroom - compression.freed
+        var parts: [String] = []
+        if lacking > 0 {
+            parts.append(
+                compression.apps.isEmpty
+                    ? "no suspended app could be compressed"
+                    : "compressed \(compression.apps.joined(separator: ", ")), freeing \(DurationFormat.sizeString(compression.freed))"
+                        + (compression.freed < lacking ? ", all that could be compressed" : ""))
+        }
+        if expected > room {
+            parts.append(
+                victims.isEmpty
+                    ? "no app may be killed, so it is launched without it"
+                    : "killed \(victims.joined(separator: ", ")), giving back \(DurationFormat.sizeString(freed))"
+                        + (freed < expected - room ? ", all that could be killed" : ""))
+        }
+        let swapPart =
+            headroom > 0 ? ", \(DurationFormat.sizeString(room - roomInRAM)) of it only once swapped out" : ""
         decide(
             index,
-            "\(Self.madeRoomPrefix)\(name): \(DurationFormat.sizeString(expected)) expected, \(DurationFormat.sizeString(room)) free above warning_enter (\(DurationFormat.sizeString(floor))); \(killed).",
+            "\(Self.madeRoomPrefix)\(name): \(DurationFormat.sizeString(expected)) expected, \(DurationFormat.sizeString(room)) free above warning_enter (\(DurationFormat.sizeString(floor)))\(swapPart); \(parts.joined(separator: "; ")).",
             at: now, &out)
+    }
+
+    /// Asks for the compression of suspended apps in rule 9's order (never a protected app)
+    /// until what compressing them frees covers `lacking`, for the launch of `name`: each
+    /// compressed by suspension (`compressesWhenSuspended`), with memory still in RAM, and not
+    /// already asked by another launch. What an app frees is its memory in RAM, less what a
+    /// compressed copy takes in a zram (`SwapFigures.freed`), and all together no more than
+    /// `swapTakes`. Returns the apps as the journal names them and what compressing them frees.
+    private mutating func compressForLaunch(
+        of name: String, expected: Int64, lacking: Int64, swapTakes: Int64, at now: Instant,
+        _ out: inout [LifecycleAction]
+    ) -> (apps: [String], freed: Int64) {
+        guard lacking > 0 else { return ([], 0) }
+        let order = policy.memory.killOrder
+        let count = records.count
+        let ranked = withKillableRecords { records in
+            VictimRanking.firstIndices(count, among: records, killForeground: false, order: order)
+        }
+        var apps: [String] = []
+        var freed: Int64 = 0
+        for candidate in ranked where freed < lacking {
+            guard records[candidate].state == .suspended, !records[candidate].compressionAskedForRoom,
+                compressesWhenSuspended(candidate)
+            else { continue }
+            let inRAM = records[candidate].footprint - records[candidate].swappedBytes
+            let frees = min(SwapFigures.freed(byMoving: inRAM, compressionRatio: lastZramRatio), swapTakes - freed)
+            guard frees > 0 else { continue }
+            freed += frees
+            records[candidate].compressionAskedForRoom = true
+            apps.append("\"\(records[candidate].name)\" (\(DurationFormat.sizeString(inRAM)) in RAM)")
+            decide(
+                candidate,
+                "Compressed to make room for the launch of \"\(name)\" (\(DurationFormat.sizeString(expected)) expected): the first in the memory killer's order with memory in RAM, \(DurationFormat.sizeString(inRAM)) of it.",
+                at: now, &out)
+            out.append(.compress(app: records[candidate].name, launch: records[candidate].launch))
+        }
+        return (apps, freed)
     }
 
     /// Whether an open of `app` would weigh its expected size against the room the last memory

@@ -115,6 +115,7 @@ extension Lifecycle {
         let previous = memoryTracker.level
         memoryTracker.report(level)
         lastEffectiveAvailable = nil
+        lastSwapHeadroom = 0
         journalLevelChange(from: previous, figures: nil, at: now, &out)
         react(to: level, figures: nil, at: now, &out)
         levelChanged(from: previous, available: nil, &out)
@@ -136,6 +137,8 @@ extension Lifecycle {
         // The thresholds this sample is compared with: those in force at the level before it.
         let figures = memoryTracker.figures(available: available, total: total, swap: swap)
         lastEffectiveAvailable = MemoryLevelTracker.effectiveAvailable(available, swap: swap)
+        lastSwapHeadroom = swap?.headroom ?? 0
+        lastZramRatio = swap?.compressionRatio
         let previous = memoryTracker.level
         let level = memoryTracker.update(available: available, total: total, swap: swap)
         journalLevelChange(from: previous, figures: figures, at: now, &out)
@@ -337,10 +340,12 @@ extension Lifecycle {
         // Never more than the footprint measured at the freeze.
         records[index].swappedBytes = min(max(0, swappedBytes), records[index].footprint)
         records[index].swappedInRAM = min(max(0, swappedInRAM ?? swappedBytes), records[index].swappedBytes)
+        let when = records[index].compressionAskedForRoom ? "to make room for a launch" : "after suspension"
+        records[index].compressionAskedForRoom = false
         updateScore(index, force: false, &out)
         decide(
             index,
-            "Compressed after suspension: \(DurationFormat.sizeString(max(0, swappedBytes))) of its memory in swap.",
+            "Compressed \(when): \(DurationFormat.sizeString(max(0, swappedBytes))) of its memory in swap.",
             at: now, &out)
     }
 

@@ -41,8 +41,9 @@ public struct MemorySettings: Sendable, Equatable {
     /// back while its end is not reported (`victim_exit_wait`, 1s): another app is killed
     /// meanwhile only if the device would stay critical with it back. Zero: no wait.
     public var victimExitWait: Duration
-    /// Before an app is launched, make room for the size its last launches lead to expect, by
-    /// the killer's order, when what memory and swap can give would not hold it (`make_room`,
+    /// Before an app is launched, make room for the size its last launches lead to expect, in
+    /// the killer's order, when what memory gives would not hold it: by compressing suspended
+    /// apps as far as swap can take it, then by kills for what swap cannot (`make_room`,
     /// true). False: the app is launched, and the killer acts once the level says so.
     public var makeRoom: Bool
     /// The order inside the suspended band (`kill_order`, `largest`): rule 9's largest first, or

@@ -38,7 +38,13 @@ public struct SwapFigures: Sendable, Hashable {
     /// What swapping could still free, in bytes: the smaller of the swap left and the anonymous
     /// memory in RAM, less the RAM a compressed copy takes.
     public var headroom: Int64 {
-        let movable = Double(max(0, min(free, swappable)))
+        Self.freed(byMoving: min(free, swappable), compressionRatio: compressionRatio)
+    }
+
+    /// What moving `bytes` of memory in RAM to swap frees: all of it for swap on a drive
+    /// (`compressionRatio` nil), less the RAM the compressed copy takes in a zram.
+    public static func freed(byMoving bytes: Int64, compressionRatio: Double?) -> Int64 {
+        let movable = Double(max(0, bytes))
         guard let ratio = compressionRatio else { return Int64(movable) }
         return Int64(movable * (1 - 1 / max(1, ratio)))
     }
