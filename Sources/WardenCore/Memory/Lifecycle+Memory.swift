@@ -177,9 +177,12 @@ extension Lifecycle {
 
     /// One victim at a time (rule 9), across samples: while a victim killed for memory has not
     /// been reported ended (for at most `[memory] victim_exit_wait`), its footprint is on its way back, and
-    /// another app is killed only when the device would still be critical with it back. A victim
-    /// slow to die (a large frozen app on a slow device) thus costs no second app that its own
-    /// memory would have saved. Journaled once per victim.
+    /// another app is killed only when the device would still be critical with it back. "Critical
+    /// with it back" is weighed against `critical_enter`, as a level met afresh, not against the
+    /// `critical_exit` that holds the level once critical: a device whose dying victims would
+    /// bring it back between the two thresholds waits for them rather than lose another app. A
+    /// victim slow to die (a large frozen app on a slow device) thus costs no second app that its
+    /// own memory would have saved. Journaled once per victim.
     private mutating func waitsForDyingVictims(
         figures: MemoryFigures, swap: SwapFigures?, at now: Instant, _ out: inout [LifecycleAction]
     ) -> Bool {
