@@ -114,7 +114,9 @@ struct ForceQuitCommand: AppVerbCommand {
 struct ResetCommand: AppVerbCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset",
-        abstract: "Reset an app as if reinstalled: terminate it, delete its state and fetch history, rotate its token.")
+        abstract:
+            "Reset an app as if reinstalled: terminate it, delete its state, fetch and open history, rotate its token."
+    )
     @OptionGroup var client: ClientOptions
     @Argument(help: "The app.") var app: String
 

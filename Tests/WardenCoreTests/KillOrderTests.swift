@@ -147,6 +147,22 @@ private func candidate(
         #expect(restored.terminations == ["atlas memoryPressure"])
     }
 
+    /// A reset is a reinstall: the app's opens are forgotten with the rest of its history, so
+    /// `least_missed` weighs it as an app never opened; the other apps keep theirs.
+    @Test func aResetForgetsTheOpens() throws {
+        var harness = try Self.device(order: .leastMissed)
+        try harness.send(.reset(app: "camera"), at: 101)
+        let json = try JSONEncoder().encode(harness.core.checkpoint(at: harness.now))
+        let object = try #require(JSONSerialization.jsonObject(with: json) as? [String: Any])
+        let apps = try #require(object["apps"] as? [[String: Any]])
+        let opens = Dictionary(
+            uniqueKeysWithValues: apps.compactMap { app in
+                (app["name"] as? String).map { ($0, (app["userOpens"] as? [Any])?.count ?? 0) }
+            })
+        #expect(opens["camera"] == 0)
+        #expect(opens["atlas"] == 1)
+    }
+
     /// A checkpoint written before the opens were kept loads: its apps have no opens, so the
     /// restored core ranks them as `largest` does and kills `camera`.
     @Test func aCheckpointWithoutOpensLoads() throws {

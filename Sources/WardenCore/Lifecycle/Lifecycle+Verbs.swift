@@ -173,8 +173,9 @@ extension Lifecycle {
         planFetch(index, at: now, &out)
     }
 
-    /// `reset APP`: a reinstall. Terminated if running, preserved state and fetch history
-    /// deleted, device token rotated, force-quit or system-termination wake block cleared.
+    /// `reset APP`: a reinstall. Terminated if running, preserved state, fetch history and the
+    /// person's opens (`kill_order = "least_missed"`) deleted, device token rotated, force-quit
+    /// or system-termination wake block cleared.
     mutating func reset(_ app: String, at now: Instant, _ out: inout [LifecycleAction]) throws(LifecycleError) {
         let index = try appIndex(app)
         if records[index].isRunning {
@@ -186,6 +187,7 @@ extension Lifecycle {
         records[index].wakeBlock = nil
         records[index].requestedFetchInterval = records[index].policyFetchInterval
         records[index].lastMemoryWarning = nil
+        records[index].userOpens = nil
         fetchScheduler.reset(app: app)
         pushRouter.reset(app: app)
         pushRouter.rotateToken(for: app)
