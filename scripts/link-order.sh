@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Writes scripts/link-order.txt, the order in which the static release build of appwarden lays out
 # its functions (lld's --symbol-ordering-file, in scripts/build-static.sh): the functions the
-# daemon runs after it lets go of its start-up pages (the boot, the rehearsed kill, launches,
-# suspensions, requests, a memory kill at a level change) first, then those only start-up runs,
-# then, by the linker's own order, the rest.
+# daemon runs after it lets go of the pages its start-up and its boot ran (a measurement, the
+# checkpoint's save, the rehearsed kill; then launches, suspensions, requests, a memory kill at a
+# level change) first, then those only start-up and the boot run, then, by the linker's own
+# order, the rest.
 #
 #   bash scripts/link-order.sh [APPWARDEN [BALLAST]]
 #
@@ -128,9 +129,10 @@ kill -TERM "$daemon"
 for _ in $(seq 1 1200); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.5; done
 daemon=""
 
-# The dumps, in order: what ran before the start-up pages were let go of (callgrind.1); then up to
-# the lock (the last of them triggered by lockTouchedPages), which the lock keeps; then what ran
-# after it (the last dump, at the end, is "callgrind"). In each, "ob=" names the object a function
+# The dumps, in order: what ran before the start-up pages were let go of (callgrind.1), and what
+# the boot ran before they were let go of again; then up to the lock (the last of them triggered
+# by lockTouchedPages), which the lock keeps; then what ran after it (the last dump, at the end,
+# is "callgrind"). In each, "ob=" names the object a function
 # belongs to, and "fn=(ID) NAME" a function that ran, named in full the first time its ID appears.
 functions() { # FILE...: the executable's functions that ran, each once
   awk -v exe="$appwarden" '
@@ -152,10 +154,20 @@ functions() { # FILE...: the executable's functions that ran, each once
 parts=$(ls "$work"/callgrind.* | sed 's/.*\.//' | sort -n)
 last_locked=$(grep -l "^desc: Trigger: --dump-after=.*lockTouchedPages" "$work"/callgrind.* | sed 's/.*\.//' | sort -n | tail -1)
 [ -n "$last_locked" ] || { echo "link-order.sh: no dump at the daemon's lock; did it lock its memory?" >&2; exit 1; }
-locked=() later=("$work/callgrind")
+# The daemon lets go of its start-up pages twice: before the boot, and after it (what only the
+# boot ran). Each dump triggered before a letting go holds what ran before it: start-up, then the
+# boot.
+last_shed=$(grep -l "^desc: Trigger: --dump-before=.*shedStartUpPages" "$work"/callgrind.* | sed 's/.*\.//' | sort -n | tail -1)
+[ -n "$last_shed" ] || { echo "link-order.sh: no dump before the daemon let go of its start-up pages" >&2; exit 1; }
+start_up=() locked=() later=("$work/callgrind")
 for part in $parts; do
-  if [ "$part" -eq 1 ]; then continue; fi
-  if [ "$part" -le "$last_locked" ]; then locked+=("$work/callgrind.$part"); else later+=("$work/callgrind.$part"); fi
+  if [ "$part" -le "$last_shed" ]; then
+    start_up+=("$work/callgrind.$part")
+  elif [ "$part" -le "$last_locked" ]; then
+    locked+=("$work/callgrind.$part")
+  else
+    later+=("$work/callgrind.$part")
+  fi
 done
 # A name that several objects define for themselves (a local helper such as objectdestroy.2Tm, a
 # value witness of the standard library's) would draw every object's whole section holding one to
@@ -167,7 +179,7 @@ nm --defined-only "$appwarden" | awk 'NF == 3 { count[$3]++ } END { for (name in
 functions "${locked[@]}" | grep -xF -f "$work/unique" | LC_ALL=C sort >"$work/locked"
 functions "${later[@]}" | grep -xF -f "$work/unique" | grep -vxF -f "$work/locked" | LC_ALL=C sort >"$work/later" || true
 cat "$work/locked" "$work/later" >"$work/hot"
-functions "$work/callgrind.1" | grep -xF -f "$work/unique" | grep -vxF -f "$work/hot" | LC_ALL=C sort \
+functions "${start_up[@]}" | grep -xF -f "$work/unique" | grep -vxF -f "$work/hot" | LC_ALL=C sort \
   >"$work/start-up" || true
 {
   echo "# The functions of the appwarden executable in the order the static release build lays them out"

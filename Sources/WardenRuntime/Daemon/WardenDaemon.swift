@@ -214,6 +214,13 @@ public actor WardenDaemon: Service {
         startDeviceEvents()
         if options.locksMemory { MemoryWatch.shedStartUpPages(logger: logger) }
         await boot()
+        if options.locksMemory {
+            // What only the boot ran (the checkpoint's decoding, re-adoption, the first
+            // launches) is let go of too; a measurement and the checkpoint's save touch again
+            // what the watch and the journal run from now on, before the lock keeps it.
+            MemoryWatch.shedStartUpPages(logger: logger)
+            await measure()
+        }
         saveCheckpoint()
         if options.locksMemory {
             await KillRehearsal(
