@@ -10,11 +10,9 @@ import WardenTesting
 @Suite struct DaemonLaunchRoomTests {
     static let mib: Int64 = 1 << 20
 
-    /// camera took 400MiB in its first launch. Memory then falls by 200MiB without crossing a
-    /// threshold (no signal, no measurement on its own): the open of camera measures first,
-    /// finds 424MiB available, 270.4MiB above warning_enter (153.6MiB), and kills the largest
-    /// suspended app, mail, before camera's process is launched; explain says so.
-    @Test func anOpenMeasuresAndKillsBeforeTheSpawn() async throws {
+    /// A device of 1GiB where camera's first launch took 400MiB and ended, and mail (300MiB) and
+    /// chat (100MiB) were opened and are suspended, holding their memory in RAM.
+    static func deviceWithMailAndChatSuspended() async throws -> WardenTestBed {
         let policy = try PolicyLoader.parse(
             """
             [memory]
@@ -27,19 +25,34 @@ import WardenTesting
             command = "/bin/chat"
             """, file: "room.toml")
         let bed = await WardenTestBed.start(policy: policy, sampleInterval: .seconds(1))
+        do {
+            bed.driver.setDeviceMemory(1024 * Self.mib)
+            bed.driver.setFootprint(400 * Self.mib, of: "camera")
+            bed.driver.setFootprint(300 * Self.mib, of: "mail")
+            bed.driver.setFootprint(100 * Self.mib, of: "chat")
+            _ = try await bed.daemon.perform(.open(app: "camera"))
+            await bed.advance(by: .seconds(10))
+            _ = try await bed.daemon.perform(.forceQuit(app: "camera"))
+            await bed.settle()
+            _ = try await bed.daemon.perform(.open(app: "mail"))
+            _ = try await bed.daemon.perform(.open(app: "chat"))
+            _ = try await bed.daemon.perform(.home)
+            await bed.advance(by: .seconds(10))
+        } catch {
+            await bed.stop()
+            bed.removeStateDirectory()
+            throw error
+        }
+        return bed
+    }
+
+    /// camera took 400MiB in its first launch. Memory then falls by 200MiB without crossing a
+    /// threshold (no signal, no measurement on its own): the open of camera measures first,
+    /// finds 424MiB available, 270.4MiB above warning_enter (153.6MiB), and kills the largest
+    /// suspended app, mail, before camera's process is launched; explain says so.
+    @Test func anOpenMeasuresAndKillsBeforeTheSpawn() async throws {
+        let bed = try await Self.deviceWithMailAndChatSuspended()
         defer { bed.removeStateDirectory() }
-        bed.driver.setDeviceMemory(1024 * Self.mib)
-        bed.driver.setFootprint(400 * Self.mib, of: "camera")
-        bed.driver.setFootprint(300 * Self.mib, of: "mail")
-        bed.driver.setFootprint(100 * Self.mib, of: "chat")
-        _ = try await bed.daemon.perform(.open(app: "camera"))
-        await bed.advance(by: .seconds(10))
-        _ = try await bed.daemon.perform(.forceQuit(app: "camera"))
-        await bed.settle()
-        _ = try await bed.daemon.perform(.open(app: "mail"))
-        _ = try await bed.daemon.perform(.open(app: "chat"))
-        _ = try await bed.daemon.perform(.home)
-        await bed.advance(by: .seconds(10))
         #expect(await bed.control.app(named: "mail")?.state == .suspended)
         #expect(try await bed.daemon.terminationReasons(of: "mail") == [])
 
@@ -66,31 +79,8 @@ import WardenTesting
     /// too little for camera, but with swap it fits. The open compresses mail, the largest
     /// suspended app, through the driver, and kills nobody; explain says so on both.
     @Test func anOpenThatSwapCanHoldCompressesInsteadOfKilling() async throws {
-        let policy = try PolicyLoader.parse(
-            """
-            [memory]
-            fair_share = "none"
-            [apps.camera]
-            command = "/bin/camera"
-            [apps.mail]
-            command = "/bin/mail"
-            [apps.chat]
-            command = "/bin/chat"
-            """, file: "room.toml")
-        let bed = await WardenTestBed.start(policy: policy, sampleInterval: .seconds(1))
+        let bed = try await Self.deviceWithMailAndChatSuspended()
         defer { bed.removeStateDirectory() }
-        bed.driver.setDeviceMemory(1024 * Self.mib)
-        bed.driver.setFootprint(400 * Self.mib, of: "camera")
-        bed.driver.setFootprint(300 * Self.mib, of: "mail")
-        bed.driver.setFootprint(100 * Self.mib, of: "chat")
-        _ = try await bed.daemon.perform(.open(app: "camera"))
-        await bed.advance(by: .seconds(10))
-        _ = try await bed.daemon.perform(.forceQuit(app: "camera"))
-        await bed.settle()
-        _ = try await bed.daemon.perform(.open(app: "mail"))
-        _ = try await bed.daemon.perform(.open(app: "chat"))
-        _ = try await bed.daemon.perform(.home)
-        await bed.advance(by: .seconds(10))
         #expect(await bed.control.app(named: "mail")?.state == .suspended)
         #expect(!bed.driver.calls.contains(.compress("mail")))
 
