@@ -75,8 +75,9 @@ import WardenCore
         #expect(half.terminations == ["first memoryPressure", "front memoryPressure"])
     }
 
-    /// A warning level between the kill and the next critical sample keeps the room; a normal
-    /// level forgets it, and the band order holds again.
+    /// A warning level between the kill and the next critical sample keeps the room; so does a
+    /// normal level for a minute (the kill's own room ended the shortage, and the app took it
+    /// back); a normal level held for a minute forgets it, and the band order holds again.
     @Test func theRoomIsKeptWhileTheDeviceStaysShort() throws {
         var warning = try Self.afterOneKill()
         try warning.send(.memorySample(available: 140 * Self.mib, total: Self.gib), at: 12)
@@ -85,11 +86,20 @@ import WardenCore
         try warning.send(.memorySample(available: 10 * Self.mib, total: Self.gib), at: 14)
         #expect(warning.terminations == ["first memoryPressure", "front memoryPressure"])
 
+        var briefly = try Self.afterOneKill()
+        try briefly.send(.memorySample(available: Self.gib / 2, total: Self.gib), at: 12)
+        #expect(briefly.core.memoryLevel == .normal)
+        try briefly.send(.footprint(app: "front", bytes: 300 * Self.mib), at: 13)
+        try briefly.send(.memorySample(available: Self.gib / 2, total: Self.gib), at: 71)
+        try briefly.send(.memorySample(available: 10 * Self.mib, total: Self.gib), at: 71.5)
+        #expect(briefly.terminations == ["first memoryPressure", "front memoryPressure"])
+
         var normal = try Self.afterOneKill()
         try normal.send(.memorySample(available: Self.gib / 2, total: Self.gib), at: 12)
         #expect(normal.core.memoryLevel == .normal)
-        try normal.send(.footprint(app: "front", bytes: 300 * Self.mib), at: 13)
-        try normal.send(.memorySample(available: 10 * Self.mib, total: Self.gib), at: 14)
+        try normal.send(.memorySample(available: Self.gib / 2, total: Self.gib), at: 72)
+        try normal.send(.footprint(app: "front", bytes: 300 * Self.mib), at: 73)
+        try normal.send(.memorySample(available: 10 * Self.mib, total: Self.gib), at: 74)
         #expect(normal.terminations == ["first memoryPressure", "second memoryPressure"])
     }
 

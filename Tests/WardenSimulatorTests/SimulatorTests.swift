@@ -109,8 +109,9 @@ import WardenSimulator
         simulator.apply(step(21, .event(.footprint(app: "front", bytes: 260 << 20))))
         #expect(simulator.record.killOrder == ["a"])
         #expect(simulator.availableMemory == Int64(414) << 20)
-        // 414 − 400 = 14MiB: b (250MiB) → 264MiB, still < 300MiB: c (100MiB) → 364MiB.
-        simulator.apply(step(22, .event(.footprint(app: "front", bytes: 660 << 20))))
+        // More than a minute later (the room a's kill made is forgotten: front's growth is not
+        // charged to it), 414 − 400 = 14MiB: b (250MiB) → 264MiB, still < 300MiB: c (100MiB) → 364MiB.
+        simulator.apply(step(90, .event(.footprint(app: "front", bytes: 660 << 20))))
         #expect(simulator.record.killOrder == ["a", "b", "c"])
         #expect(simulator.availableMemory == Int64(364) << 20)
         #expect(!simulator.isRunning("c"))

@@ -112,6 +112,7 @@ extension Lifecycle {
 
     /// A level reported directly: warning or critical warns apps; critical kills one victim.
     mutating func pressure(_ level: PressureLevel, at now: Instant, _ out: inout [LifecycleAction]) {
+        forgetRoomIfRecovered(at: now)
         let previous = memoryTracker.level
         memoryTracker.report(level)
         lastEffectiveAvailable = nil
@@ -119,6 +120,7 @@ extension Lifecycle {
         journalLevelChange(from: previous, figures: nil, at: now, &out)
         react(to: level, figures: nil, at: now, &out)
         levelChanged(from: previous, available: nil, &out)
+        markRoomLevel(at: now)
     }
 
     /// A memory sample: the level follows the thresholds with hysteresis; while critical, each
@@ -126,6 +128,7 @@ extension Lifecycle {
     mutating func memorySample(
         available: Int64, total: Int64, swap: SwapFigures?, at now: Instant, _ out: inout [LifecycleAction]
     ) {
+        forgetRoomIfRecovered(at: now)
         deviceHasSwap = (swap?.total ?? 0) > 0
         if deviceMemory != total {
             deviceMemory = total
@@ -144,6 +147,28 @@ extension Lifecycle {
         journalLevelChange(from: previous, figures: figures, at: now, &out)
         react(to: level, figures: figures, swap: swap, at: now, &out)
         levelChanged(from: previous, available: available, &out)
+        markRoomLevel(at: now)
+    }
+
+    /// The room the last kill made is kept while the device stays short, and for
+    /// `RoomGivenBack.keptAfterNormal` once the level is back to normal: a kill whose room alone
+    /// ends the shortage must not let the app that takes that room back pass for innocent at
+    /// the next one. Before a sample is weighed: the room is forgotten when the level has been
+    /// normal that long, whether or not a sample came meanwhile.
+    private mutating func forgetRoomIfRecovered(at now: Instant) {
+        if let since = roomGivenBack?.normalSince, now - since >= RoomGivenBack.keptAfterNormal {
+            roomGivenBack = nil
+        }
+    }
+
+    /// After a sample is weighed: when the level went back to normal, for `forgetRoomIfRecovered`.
+    private mutating func markRoomLevel(at now: Instant) {
+        guard roomGivenBack != nil else { return }
+        if memoryTracker.level != .normal {
+            roomGivenBack?.normalSince = nil
+        } else if roomGivenBack?.normalSince == nil {
+            roomGivenBack?.normalSince = now
+        }
     }
 
     /// Runs the `on_pressure` hook when the level is no longer `previous`, after the kill the
@@ -153,8 +178,6 @@ extension Lifecycle {
         let level = memoryTracker.level
         guard level != previous else { return }
         if level != .critical { reportedNoVictim = false }
-        // The room the last kill made is kept while the device stays short, and only then.
-        if level == .normal { roomGivenBack = nil }
         guard let command = policy.hooks.onPressure else { return }
         out.append(
             .runHook(

@@ -4,9 +4,9 @@
 /// At a later critical choice, an app that has since grown by at least half of that room
 /// (`takesTheRoom(growth:room:)`) goes before the bands, the largest growth first: it took what
 /// the kill freed, and another app killed now would only make it more room. The room is kept
-/// while the device stays short (warning or critical) and is forgotten once the level is normal
-/// again, or replaced by the next memory kill's; an app launched again since starts from nothing
-/// and is not counted.
+/// while the device stays short (warning or critical) and for `keptAfterNormal` once the level
+/// is normal again, then forgotten, or replaced by the next memory kill's; an app launched again
+/// since starts from nothing and is not counted.
 struct RoomGivenBack: Sendable, Equatable {
     /// The app whose kill made the room.
     var victim: String
@@ -15,6 +15,14 @@ struct RoomGivenBack: Sendable, Equatable {
     /// The footprint at the kill of each app left running, at its record's index; nil for an
     /// app that was not running, or was already being terminated.
     var marks: [Mark?]
+    /// When the level went back to normal since the kill, while it stays normal: the room is
+    /// forgotten `keptAfterNormal` later.
+    var normalSince: Instant?
+
+    /// How long the room is kept once the level is back to normal: a runaway that the kill's
+    /// own room brought the device out of pressure takes it back within seconds, and is still
+    /// the app that took it at the next shortage.
+    static let keptAfterNormal: Duration = .seconds(60)
 
     /// One app's footprint when the room was made, and the launch it belonged to: a later
     /// launch of the app starts from nothing and did not grow into the room.
