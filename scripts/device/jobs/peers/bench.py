@@ -22,7 +22,8 @@
 # KILLER: appwarden (built-in defaults: the policy names only the apps), appwarden-nocompress
 # (the same with compress_suspended = false), appwarden-share (the same with the foreground app's
 # fair_share set to 360 MiB, just above the 340 MiB that W1's app reaches, as an operator who knows
-# it would), earlyoom, nohang, systemd-oomd, kernel (no killer).
+# it would), appwarden-least (the same with kill_order = "least_missed"), earlyoom, nohang,
+# systemd-oomd, kernel (no killer).
 # Under appwarden the apps are its apps; under the others they are services in apps.slice.
 #
 # Figures: the apps lost (killed by anyone but the workload), the cold launches that a kept app
@@ -50,7 +51,8 @@ if workload not in ("w1", "w2", "w2f", "w1b", "w2b", "w3", "w3m", "w3h"):
     sys.exit("bench.py: unknown workload %r: w1, w2, w2f, w1b, w2b, w3, w3m or w3h." % workload)
 # w1b and w2b are w1 and w2 with larger idle apps.
 kind = {"w1b": "w1", "w2b": "w2"}.get(workload, workload)
-killers = ("appwarden", "appwarden-nocompress", "appwarden-share", "earlyoom", "nohang", "systemd-oomd", "kernel")
+killers = ("appwarden", "appwarden-nocompress", "appwarden-share", "appwarden-least", "earlyoom", "nohang",
+           "systemd-oomd", "kernel")
 if killer not in killers:
     sys.exit("bench.py: unknown killer %r: %s." % (killer, ", ".join(killers)))
 ballast = "/opt/appwarden/bin/ballast"
@@ -188,6 +190,8 @@ def write_policy():
         lines += ["[fetch]", 'minimum_interval = "2m"', ""]
     if killer == "appwarden-nocompress":
         lines += ["[memory]", "compress_suspended = false", ""]
+    if killer == "appwarden-least":
+        lines += ["[memory]", 'kill_order = "least_missed"', ""]
     for name, (command, _) in apps.items():
         lines.append("[apps.%s]" % name)
         lines.append("command = %s" % json.dumps(command[0]))

@@ -8,7 +8,7 @@
 # killer stopped, swap emptied and set up afresh, page cache dropped): see bench.py for the
 # workloads and the figures. /job/peers.conf may name the workloads (WORKLOADS="w1 w2 w2f w1b w2b w3 w3m w3h"), the
 # killers (KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel", and
-# appwarden-share on request: see bench.py) and the
+# appwarden-share and appwarden-least on request: see bench.py) and the
 # day's length (DAY_SECONDS=600), and may change w1's and w2's apps (IDLE_APPS, IDLE_MIB, FRONT_MIB,
 # FRONT_STEP, FRONT_INTERVAL: see bench.py). earlyoom and nohang run with Debian's configuration;
 # systemd-oomd, which Debian ships without any managed unit, with Fedora's defaults

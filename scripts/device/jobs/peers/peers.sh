@@ -12,8 +12,8 @@
 # Environment: RUNS (default 3), WORKLOADS (default "w1 w2"; w2f is w2 with a runaway ten times as
 # fast; w1b and w2b are w1 and w2 beside idle apps of 200 MiB instead of 120; w3 is the day of use, DAY_SECONDS long, default 600; w3m the same day with apps 1.3 times
 # as large, w3h 1.6 times), KILLERS
-# (default all six; appwarden-share, appwarden with the foreground app's fair_share at 360 MiB, on
-# request), IDLE_APPS, IDLE_MIB, FRONT_MIB, FRONT_STEP and FRONT_INTERVAL (w1's and w2's apps
+# (default all six; appwarden-share, appwarden with the foreground app's fair_share at 360 MiB, and
+# appwarden-least, appwarden with kill_order = "least_missed", on request), IDLE_APPS, IDLE_MIB, FRONT_MIB, FRONT_STEP and FRONT_INTERVAL (w1's and w2's apps
 # changed: see bench.py in this folder), APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every
 # boot's whole output; default: a temporary one, removed).
 # Needs what scripts/device/run.sh needs: root, qemu, the package and ballast built. Every boot's
