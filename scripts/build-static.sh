@@ -23,7 +23,10 @@
 # -function-sections): the ones the daemon runs once started come first, together, so that the
 # code it locks in RAM (DaemonMemory.lockTouchedPages) takes few of the kernel's 64 KiB
 # fault-around windows. scripts/link-order.sh writes the file; a function it names that the
-# code no longer has is skipped, so a stale file costs memory, never correctness.
+# code no longer has is skipped, so a stale file costs memory, never correctness. And
+# scripts/link-sections.ld keeps .rodata read-only: lld would make the whole merged section
+# writable for the few parts Swift marks so (relocated data), and writable pages can be neither
+# let go of nor locked one by one.
 #
 # The first build compiles every package in release mode, 5 to 15 minutes on 2 cores; later
 # builds only compile what changed, and link again when the order file changed.
@@ -33,6 +36,7 @@ source scripts/setup.sh >&2
 
 scratch="${APPWARDEN_RELEASE_BUILD:-.build-release}"
 order="$PWD/scripts/link-order.txt"
+sections="$PWD/scripts/link-sections.ld"
 flags=(
   -c release --scratch-path "$scratch"
   --static-swift-stdlib --disable-local-rpath
@@ -40,6 +44,7 @@ flags=(
   -Xlinker --gc-sections -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --no-export-dynamic
   -Xlinker -z -Xlinker pack-relative-relocs
   -Xlinker --symbol-ordering-file="$order" -Xlinker --no-warn-symbol-ordering
+  -Xlinker -T"$sections"
 )
 products=("$@")
 [ "${#products[@]}" -gt 0 ] || products=(appwarden)
@@ -49,9 +54,11 @@ if [[ " ${products[*]} " == *" appwarden "* && " ${products[*]} " != *" appwarde
   products+=(appwarden-relay)
 fi
 for product in "${products[@]}"; do
-  # swift build does not see the order file as an input of the link.
+  # swift build does not see the order file and the section script as inputs of the link.
   linked="$scratch/release/$product"
-  if [ -e "$linked" ] && [ "$order" -nt "$linked" ]; then rm -f "$(readlink -f "$linked")"; fi
+  if [ -e "$linked" ] && { [ "$order" -nt "$linked" ] || [ "$sections" -nt "$linked" ]; }; then
+    rm -f "$(readlink -f "$linked")"
+  fi
   echo "== static release build of $product (in $scratch)" >&2
   nice -n 10 swift build "${flags[@]}" --product "$product" >&2
 done

@@ -148,3 +148,63 @@ struct DaemonMemoryFiguresTests {
         #expect(DaemonMemory.parse(statm: "", pageSize: 4096) == nil)
     }
 }
+
+@Suite("The daemon's mappings cut into pages")
+struct DaemonMemoryPageCutTests {
+    /// A read-only private mapping of a file of `pages` pages the page cache holds (written
+    /// just before), as the daemon's code is.
+    private static func mappedFile(pages: Int) throws -> (range: DaemonMemory.MappingRange, unmap: () -> Void) {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pages-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
+        try Data(repeating: 7, count: pages * pageSize).write(to: URL(fileURLWithPath: path))
+        let descriptor = open(path, O_RDONLY)
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        let address = try #require(
+            mmap(nil, pages * pageSize, PROT_READ, MAP_PRIVATE, descriptor, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
+        let start = UInt64(UInt(bitPattern: address))
+        return (
+            DaemonMemory.MappingRange(start: start, end: start + UInt64(pages * pageSize)),
+            { _ = munmap(address, pages * pageSize) }
+        )
+    }
+
+    /// Reads one byte of page `index` of `range`.
+    private static func read(page index: Int, of range: DaemonMemory.MappingRange) -> UInt8 {
+        let pageSize = UInt64(sysconf(Int32(_SC_PAGESIZE)))
+        let pointer = UnsafePointer<UInt8>(bitPattern: UInt(range.start + UInt64(index) * pageSize))!
+        return pointer.pointee
+    }
+
+    /// How many mappings of /proc/self/maps lie in `range`.
+    private static func mappings(in range: DaemonMemory.MappingRange) throws -> Int {
+        try Syscalls.readText("/proc/self/maps").get().split(separator: "\n").count { line in
+            let bounds = line.prefix { $0 != " " }.split(separator: "-").compactMap { UInt64($0, radix: 16) }
+            return bounds.count == 2 && bounds[0] >= range.start && bounds[1] <= range.end
+        }
+    }
+
+    /// Cut into pages, a mapping holds only the pages read, not the kernel's fault-around
+    /// window of neighbours; joined again, it is one mapping and keeps those pages.
+    @Test func aCutMappingMapsOnlyThePagesRead() throws {
+        let file = try Self.mappedFile(pages: 64)
+        defer { file.unmap() }
+        let cut = DaemonMemory.cutIntoPages([file.range])
+        #expect(cut.ranges == [file.range])
+        #expect(cut.pages == 64)
+        #expect(try Self.mappings(in: file.range) == 64)
+        #expect(Self.read(page: 5, of: file.range) == 7)
+        #expect(Self.read(page: 40, of: file.range) == 7)
+        let present = DaemonMemory.presentPages(of: file.range)
+        #expect(present.count == 64)
+        #expect(present.indices.filter { present[$0] } == [5, 40])
+        DaemonMemory.joinPages(cut.ranges)
+        #expect(try Self.mappings(in: file.range) == 1)
+        let joined = DaemonMemory.presentPages(of: file.range)
+        #expect(joined.indices.filter { joined[$0] } == [5, 40])
+    }
+}

@@ -47,7 +47,7 @@ public enum DaemonMemory {
     /// what measuring and killing run, and lets the kernel have back the code only start-up or
     /// a rare request ran. Mappings made later (a new thread's stack, a new heap arena) are not
     /// locked.
-    public static func lockTouchedPages(gapPages: Int = 8) -> Result<LockedPages, Errno> {
+    public static func lockTouchedPages(gapPages: Int = 2) -> Result<LockedPages, Errno> {
         guard case .success(let smaps) = Syscalls.readText("/proc/self/smaps") else { return .failure(.current) }
         let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
         guard pagemap >= 0 else { return .failure(.current) }
@@ -139,6 +139,15 @@ public enum DaemonMemory {
     }
 
     /// Which pages of `range` are mapped (present or swapped) in this process, from
+    /// `/proc/self/pagemap`; empty where it cannot be read.
+    public static func presentPages(of range: MappingRange) -> [Bool] {
+        let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        guard pagemap >= 0 else { return [] }
+        defer { close(pagemap) }
+        return presentPages(of: range, pagemap: pagemap, pageSize: UInt64(sysconf(Int32(_SC_PAGESIZE))))
+    }
+
+    /// Which pages of `range` are mapped (present or swapped) in this process, from
     /// `/proc/self/pagemap`.
     private static func presentPages(of range: MappingRange, pagemap: Int32, pageSize: UInt64) -> [Bool] {
         let count = Int((range.end - range.start) / pageSize)
@@ -171,12 +180,17 @@ public enum DaemonMemory {
         return runs
     }
 
-    /// What `shedStartUpPages()` did: the file mappings it let go of, and the resident memory
-    /// before and after, in bytes.
+    /// What `shedStartUpPages(cuttingIntoPages:)` did: the file mappings it let go of, the
+    /// resident memory before and after, in bytes, and the mappings it cut into pages.
     public struct Shed: Sendable, Equatable {
         public var mappings: Int
         public var residentBefore: Int
         public var residentAfter: Int
+        /// The clean read-only file mappings cut into one mapping per page, for
+        /// `joinPages(_:)` to join again; empty when none was cut.
+        public var cut: [MappingRange] = []
+        /// The pages cut apart.
+        public var cutPages = 0
     }
 
     /// Lets go of the file pages start-up mapped (code and read-only data of the executable and
@@ -188,17 +202,63 @@ public enum DaemonMemory {
     /// (`Anonymous: 0` in `/proc/self/smaps`) are let go of: a relocated read-only page (RELRO)
     /// is the process's own copy, and dropping it would bring back the unrelocated file page.
     /// Call it before `lockTouchedPages()`; nil where `/proc/self/smaps` cannot be read.
-    public static func shedStartUpPages() -> Shed? {
+    ///
+    /// With `cuttingIntoPages`, those mappings are first cut into one mapping per page (every
+    /// other page marked `MADV_RANDOM`, so that no two neighbours merge): at each page fault
+    /// the kernel maps up to 16 neighbouring pages the page cache holds (its fault-around), but
+    /// never beyond the mapping, so until `joinPages(_:)` the pages mapped are the pages read,
+    /// and the lock keeps those alone instead of 64 KiB around each. Cutting stops, leaving the
+    /// rest whole, when the kernel refuses more mappings (`vm.max_map_count`).
+    public static func shedStartUpPages(cuttingIntoPages: Bool = false) -> Shed? {
         guard let before = residentBytes(),
             case .success(let smaps) = Syscalls.readText("/proc/self/smaps")
         else { return nil }
+        let mappings = sheddableMappings(smaps: smaps, includingUnmapped: cuttingIntoPages)
+        let cut = cuttingIntoPages ? cutIntoPages(mappings) : (ranges: [], pages: 0)
         var count = 0
-        for mapping in sheddableMappings(smaps: smaps) {
+        for mapping in mappings {
             guard let start = UnsafeMutableRawPointer(bitPattern: UInt(mapping.start)) else { continue }
             let length = Int(mapping.end - mapping.start)
             if madvise(start, length, Int32(MADV_DONTNEED)) == 0 { count += 1 }
         }
-        return Shed(mappings: count, residentBefore: before, residentAfter: residentBytes() ?? before)
+        return Shed(
+            mappings: count, residentBefore: before, residentAfter: residentBytes() ?? before, cut: cut.ranges,
+            cutPages: cut.pages)
+    }
+
+    /// Cuts each of `ranges` (parts of clean read-only file mappings) into one mapping per
+    /// page, marking every other page `MADV_RANDOM` so that no two neighbours merge; stops where
+    /// the kernel refuses more mappings (`vm.max_map_count`). Returns the ranges cut, for
+    /// `joinPages(_:)`, and how many pages they hold.
+    public static func cutIntoPages(_ ranges: [MappingRange]) -> (ranges: [MappingRange], pages: Int) {
+        let pageSize = UInt64(sysconf(Int32(_SC_PAGESIZE)))
+        var cut: [MappingRange] = []
+        var pages = 0
+        for range in ranges {
+            var page = range.start + pageSize
+            while page < range.end {
+                guard let address = UnsafeMutableRawPointer(bitPattern: UInt(page)),
+                    madvise(address, Int(pageSize), Int32(MADV_RANDOM)) == 0
+                else {
+                    cut.append(MappingRange(start: range.start, end: page))
+                    return (cut, pages + Int((page - range.start) / pageSize))
+                }
+                page += 2 * pageSize
+            }
+            cut.append(range)
+            pages += Int((range.end - range.start) / pageSize)
+        }
+        return (cut, pages)
+    }
+
+    /// Joins the mappings `shedStartUpPages(cuttingIntoPages: true)` cut into pages
+    /// (`MADV_NORMAL` over each: the kernel merges the neighbours again). The pages mapped
+    /// meanwhile stay mapped, so `lockTouchedPages()` after it finds the pages that were read.
+    public static func joinPages(_ ranges: [MappingRange]) {
+        for range in ranges {
+            guard let start = UnsafeMutableRawPointer(bitPattern: UInt(range.start)) else { continue }
+            _ = madvise(start, Int(range.end - range.start), Int32(MADV_NORMAL))
+        }
     }
 
     /// An address range of `/proc/self/smaps`.

@@ -214,11 +214,14 @@ public actor WardenDaemon: Service {
         startDeviceEvents()
         if options.locksMemory { MemoryWatch.shedStartUpPages(logger: logger) }
         await boot()
+        var cutIntoPages: [DaemonMemory.MappingRange] = []
         if options.locksMemory {
             // What only the boot ran (the checkpoint's decoding, re-adoption, the first
             // launches) is let go of too; a measurement and the checkpoint's save touch again
-            // what the watch and the journal run from now on, before the lock keeps it.
-            MemoryWatch.shedStartUpPages(logger: logger)
+            // what the watch and the journal run from now on, before the lock keeps it. Until
+            // the lock, the code's mappings are cut into pages, so that what is mapped then is
+            // what was read, not 64 KiB around it.
+            cutIntoPages = MemoryWatch.shedStartUpPages(cuttingIntoPages: true, logger: logger)
             await measure()
         }
         saveCheckpoint()
@@ -227,7 +230,7 @@ public actor WardenDaemon: Service {
                 policy: policy, driver: driver, dryRun: options.dryRun,
                 releasesMemoryOnKill: options.releasesMemoryOnKill, logger: logger
             ).run()
-            memoryWatch.lockDaemonMemory(logger: logger)
+            memoryWatch.lockDaemonMemory(joining: cutIntoPages, logger: logger)
         }
         var failure: (any Error)?
         do {

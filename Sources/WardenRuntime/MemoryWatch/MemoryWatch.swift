@@ -148,17 +148,25 @@ struct MemoryWatch {
 
     /// Lets go of the pages only start-up ran (reading the policy and the options, opening the
     /// journal, making the servers), before the boot, the rehearsal and the lock touch what the
-    /// daemon runs from then on.
-    static func shedStartUpPages(logger: Logger) {
-        guard let shed = DaemonMemory.shedStartUpPages() else { return }
+    /// daemon runs from then on; with `cuttingIntoPages`, the clean file mappings are cut into
+    /// pages until the lock (`DaemonMemory.shedStartUpPages(cuttingIntoPages:)`), and the
+    /// mappings cut are returned for `lockDaemonMemory(joining:logger:)`.
+    @discardableResult
+    static func shedStartUpPages(cuttingIntoPages: Bool = false, logger: Logger) -> [DaemonMemory.MappingRange] {
+        guard let shed = DaemonMemory.shedStartUpPages(cuttingIntoPages: cuttingIntoPages) else { return [] }
+        let cut = shed.cut.isEmpty ? "" : ", \(shed.cutPages) pages of \(shed.cut.count) mappings cut apart"
         logger.debug(
-            "Start-up pages let go of: \(shed.mappings) file mappings, resident \(shed.residentBefore >> 20) MiB → \(shed.residentAfter >> 20) MiB."
+            "Start-up pages let go of: \(shed.mappings) file mappings, resident \(shed.residentBefore >> 20) MiB → \(shed.residentAfter >> 20) MiB\(cut)."
         )
+        return shed.cut
     }
 
     /// Locks the daemon's pages in RAM once start-up is done (the peers' way); a refusal is said
     /// once in the log, and the daemon goes on unlocked.
-    mutating func lockDaemonMemory(logger: Logger) {
+    /// The mappings `cut` into pages at the last shed are joined first: the pages the boot
+    /// and the rehearsal read are the pages mapped, and the lock keeps them.
+    mutating func lockDaemonMemory(joining cut: [DaemonMemory.MappingRange] = [], logger: Logger) {
+        DaemonMemory.joinPages(cut)
         switch DaemonMemory.lockTouchedPages() {
         case .success(let locked):
             unlockedCode = locked.unlocked
