@@ -247,27 +247,6 @@ import WardenCore
         #expect(reports.first?.unlisted == 4)
     }
 
-    /// Before a sample that makes or keeps the level critical the memory watch measures the
-    /// running apps (not the suspended ones), and the journal keeps the killer's candidates;
-    /// before a sample that decides nothing, and before other events, neither.
-    @Test func aCriticalSampleAsksForTheRunningAppsFirst() throws {
-        var harness = Harness(Policy(apps: [AppPolicy(name: "mail"), AppPolicy(name: "maps")]))
-        try harness.send(.open(app: "maps"), at: 1)
-        try harness.send(.open(app: "mail"), at: 2)
-        try harness.send(.memorySample(available: 900 * Self.mib, total: 1024 * Self.mib), at: 3)
-        harness.advance(to: 60)
-        #expect(harness.core.state(of: "maps") == .suspended)
-        let plenty = LifecycleEvent.memorySample(available: 800 * Self.mib, total: 1024 * Self.mib)
-        let short = LifecycleEvent.memorySample(available: 10 * Self.mib, total: 1024 * Self.mib)
-        #expect(harness.core.appsToMeasure(beforeSampleOf: 800 * Self.mib, total: 1024 * Self.mib).isEmpty)
-        #expect(harness.core.appsToMeasure(beforeSampleOf: 10 * Self.mib, total: 1024 * Self.mib) == ["mail"])
-        #expect(harness.core.killCandidates(before: plenty).isEmpty)
-        #expect(Set(harness.core.killCandidates(before: short).map(\.app)) == ["mail", "maps"])
-        #expect(harness.core.killCandidates(before: .pressure(.normal)).isEmpty)
-        #expect(!harness.core.killCandidates(before: .pressure(.critical)).isEmpty)
-        #expect(harness.core.killCandidates(before: .open(app: "maps")).isEmpty)
-    }
-
     /// A sample decides nothing only while the level stays normal on a device of the same size:
     /// the daemon skips the killer's candidates for it, and for no other.
     @Test func onlyASampleThatKeepsTheLevelNormalOnTheSameDeviceDecidesNothing() throws {

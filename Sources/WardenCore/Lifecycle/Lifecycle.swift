@@ -100,6 +100,20 @@ public struct Lifecycle: Sendable {
         return out
     }
 
+    /// Applies one event at `now`, as `handle(_:at:)` does, and returns with its actions what
+    /// the runtime journals of it: the event in its replayable form, whether it ended a process
+    /// on its own and the killer's candidates, both as they were before it was handled. The
+    /// daemon's one call per event.
+    ///
+    /// Throws when the event is refused; a refused event changes nothing.
+    public mutating func take(_ event: LifecycleEvent, at now: Instant) throws(LifecycleError) -> HandledEvent {
+        let ownEnd = endsOnItsOwn(event)
+        let candidates = killCandidates(before: event)
+        let actions = try handle(event, at: now)
+        return HandledEvent(
+            actions: actions, replayable: replayable(event), endsOnItsOwn: ownEnd, candidates: candidates)
+    }
+
     /// The app's current device token, nil when it has none (it never called `register-push`
     /// since its last install). Tokens persist in `checkpoint(at:)`.
     public func deviceToken(of app: String) -> String? {
@@ -107,8 +121,8 @@ public struct Lifecycle: Sendable {
     }
 
     /// `event` as a replay of it needs it: a push to a device token (the daemon's own random
-    /// number) as a push to the app that owns it; other events as they are.
-    public func replayable(_ event: LifecycleEvent) -> LifecycleEvent {
+    /// number) as a push to the app that owns it; other events as they are (`take(_:at:)`).
+    func replayable(_ event: LifecycleEvent) -> LifecycleEvent {
         guard case .push(.token(let token), let payload, let id) = event, case .app(let app) = deviceTokenOwner(token)
         else { return event }
         return .push(target: .app(app), payload: payload, id: id)

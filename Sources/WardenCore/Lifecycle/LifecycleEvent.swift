@@ -1,5 +1,6 @@
 /// Every input of the core: a user verb, an app call, a timer firing or a fact the runtime
-/// observed. Each is handed to `Lifecycle.handle(_:at:)` together with the time it happened.
+/// observed. Each is handed to `Lifecycle.handle(_:at:)` (by the daemon to `Lifecycle.take(_:at:)`)
+/// together with the time it happened.
 public enum LifecycleEvent: Sendable, Equatable {
     // MARK: Operator verbs (§1.1)
     case open(app: String)

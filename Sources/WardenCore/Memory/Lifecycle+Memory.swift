@@ -19,8 +19,8 @@ extension Lifecycle {
     /// The running apps (not the suspended ones: a frozen app cannot grow, and is measured when
     /// frozen) to measure before a memory sample of these figures, so that the killer ranks them
     /// on fresh figures: all of them when the sample makes or keeps the level critical, none
-    /// otherwise. The memory watch hands the core their changed footprints, then the sample.
-    public func appsToMeasure(beforeSampleOf available: Int64, total: Int64, swap: SwapFigures? = nil) -> [String] {
+    /// otherwise. Their changed footprints come before the sample (`sampleEvents`).
+    func appsToMeasure(beforeSampleOf available: Int64, total: Int64, swap: SwapFigures? = nil) -> [String] {
         guard memoryLevel(afterSampleOf: available, total: total, swap: swap) == .critical else { return [] }
         return runningApps(includingSuspended: false)
     }
@@ -28,8 +28,8 @@ extension Lifecycle {
     /// The footprints the killer ranks before `event` is handled, which the journal keeps for a
     /// replay of a kill (a victim is no candidate afterwards): for a memory sample that decides
     /// something and for a pressure report that is or leaves a level other than normal; none
-    /// for other events (the watch samples every 10 ms near a threshold).
-    public func killCandidates(before event: LifecycleEvent) -> [KillCandidate] {
+    /// for other events (the watch samples every 10 ms near a threshold). `take(_:at:)` returns them.
+    func killCandidates(before event: LifecycleEvent) -> [KillCandidate] {
         switch event {
         case .memorySample(let available, let total, let swap):
             sampleDecidesNothing(available: available, total: total, swap: swap) ? [] : killCandidates()

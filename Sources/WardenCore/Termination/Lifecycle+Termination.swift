@@ -76,8 +76,8 @@ extension Lifecycle {
     /// The process of launch `launch` ended. An exit the core asked for completes a graceful
     /// termination; an unexpected one is recorded as `exited` or `crashed`.
     /// Whether `event` ends an app's process on its own (`endsOnItsOwn(_:launch:)`), before the
-    /// core has seen it.
-    public func endsOnItsOwn(_ event: LifecycleEvent) -> Bool {
+    /// core has seen it (`take(_:at:)`).
+    func endsOnItsOwn(_ event: LifecycleEvent) -> Bool {
         guard case .processExited(let app, let launch, _) = event else { return false }
         return endsOnItsOwn(app, launch: launch)
     }

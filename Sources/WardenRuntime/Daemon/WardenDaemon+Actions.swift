@@ -184,11 +184,7 @@ extension WardenDaemon {
         case .held(let resource):
             followUps.append(.heldAtSuspension(app: app, resource: resource))
         case .frozen:
-            if let measurement = parts.memory.measurements(of: [app])[app],
-                let event = MemoryWatch.footprintEvent(app, measurement, known: lifecycle.footprint(of: app))
-            {
-                followUps.append(event)
-            }
+            followUps += lifecycle.footprintEvents(of: [app], measuring: { parts.memory.measurements(of: $0) })
         case .notFrozen:
             break
         }

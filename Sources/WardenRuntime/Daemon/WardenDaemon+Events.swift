@@ -54,7 +54,8 @@ extension WardenDaemon {
         inbox.post(.wake)
     }
 
-    /// Handles one event and every event its actions lead to; the checkpoint is saved once the
+    /// Handles one event and every event its actions lead to, one call to the core each
+    /// (`Lifecycle.take`, whose answer is carried out and journaled); the checkpoint is saved once the
     /// job that led to it is done (`saveCheckpoint`), so that the footprints measured before
     /// a memory sample do not each save it ahead of the kill that sample may bring.
     func process(_ event: LifecycleEvent) async -> Result<Reply?, LifecycleError> {
@@ -66,33 +67,26 @@ extension WardenDaemon {
             event = .compressed(
                 app: app, launch: launch, swappedBytes: swapped, swappedInRAM: parts.memory.swappedInRAM(swapped))
         }
-        let actions: [LifecycleAction]
-        let ownEnd = lifecycle.endsOnItsOwn(event)
-        let candidates = lifecycle.killCandidates(before: event)
+        // One call to the core per event: its actions, and what the journal keeps of it.
+        let handled: HandledEvent
         do {
-            actions = try lifecycle.handle(event, at: clock.now())
+            handled = try lifecycle.take(event, at: clock.now())
         } catch {
             return .failure(error)
         }
         journal.beginEvent()
-        journal.recordInputs(
-            of: lifecycle.replayable(event), actions: actions, endsOnItsOwn: ownEnd, candidates: candidates,
-            wallMillis: clock.wallMillis(clock.now()), logger: logger)
+        journal.recordInputs(of: handled, wallMillis: clock.wallMillis(clock.now()), logger: logger)
         metrics.count(accepted: event)
         var followUps: [LifecycleEvent] = []
-        let reply = await execute(actions, followUps: &followUps)
-        var changed = DaemonJournal.changesCheckpoint(actions, of: event)
+        let reply = await execute(handled.actions, followUps: &followUps)
+        var changed = DaemonJournal.changesCheckpoint(handled.actions, of: event)
         while !followUps.isEmpty && phase.isRunning {
             let next = followUps.removeFirst()
             do {
-                let nextOwnEnd = lifecycle.endsOnItsOwn(next)
-                let nextCandidates = lifecycle.killCandidates(before: next)
-                let more = try lifecycle.handle(next, at: clock.now())
-                journal.recordInputs(
-                    of: lifecycle.replayable(next), actions: more, endsOnItsOwn: nextOwnEnd,
-                    candidates: nextCandidates, wallMillis: clock.wallMillis(clock.now()), logger: logger)
-                changed = changed || DaemonJournal.changesCheckpoint(more, of: event)
-                await execute(more, followUps: &followUps)
+                let more = try lifecycle.take(next, at: clock.now())
+                journal.recordInputs(of: more, wallMillis: clock.wallMillis(clock.now()), logger: logger)
+                changed = changed || DaemonJournal.changesCheckpoint(more.actions, of: event)
+                await execute(more.actions, followUps: &followUps)
             } catch {
                 logger.debug("The core refused \(next): \(error.message)")
             }

@@ -5,12 +5,13 @@ import WardenCore
 /// The memory watch: it measures and hands the core facts; the core alone decides.
 ///
 /// When to measure, sweep, look at the suspended apps and trim is the core's plan
-/// (`MemoryWatchPlan`), and what a sample must include is the core's too
-/// (`Lifecycle.appsToMeasure(beforeSampleOf:total:swap:)`); this component owns what the
-/// measurements need on the host: the v1 usage thresholds it armed, the daemon's major faults
-/// when a measurement began (a kill for memory says how many it took since, which should be
-/// none), the round of suspended apps looked at, and the code left unlocked at start. It turns
-/// measurements into the core's events; the daemon hands them to the core.
+/// (`MemoryWatchPlan`), and what a sample includes is the core's too: one call per sample
+/// (`Lifecycle.sampleEvents`, `Lifecycle.eventsMeasuredAgain` after a kill) picks the apps to
+/// measure, keeps the measurements that changed enough to tell and orders the events. This
+/// component owns what the measurements need on the host: the v1 usage thresholds it armed, the
+/// daemon's major faults when a measurement began (a kill for memory says how many it took
+/// since, which should be none), the round of suspended apps looked at, and the code left
+/// unlocked at start. The daemon hands the events to the core one by one (`Lifecycle.take`).
 struct MemoryWatch {
     /// When to measure, sweep, look at the suspended apps and trim.
     var plan: MemoryWatchPlan
@@ -31,9 +32,6 @@ struct MemoryWatch {
         self.plan = plan
     }
 
-    /// How far an app's part in swap moves before the core is told: a MiB.
-    static let swappedChange: Int64 = 1 << 20
-
     /// A measurement begins: a kill it leads to counts the daemon's major faults from here.
     mutating func countFaultsFromNow() {
         faultsAtMeasurement = DaemonMemory.majorFaults()
@@ -44,58 +42,30 @@ struct MemoryWatch {
         faultsAtMeasurement ?? DaemonMemory.majorFaults()
     }
 
-    /// The events of one measurement of `device` for the core: the changed footprints of the
-    /// running apps when the core says the sample needs them (a sample that makes or keeps the
-    /// level critical ranks the apps on fresh figures), then the sample. The plan records it.
+    /// The events of one measurement of `device` for the core, in one call: the core measures the
+    /// running apps with `memory` when the sample needs them (a sample that makes or keeps the
+    /// level critical ranks the apps on fresh figures), keeps the footprints that changed and
+    /// puts them before the sample (`Lifecycle.sampleEvents`). The plan records it.
     mutating func sample(
         of device: (available: Int64, total: Int64), swap: SwapFigures?, at time: Instant,
         memory: any WardenMemorySource, lifecycle: Lifecycle
     ) -> [LifecycleEvent] {
         plan.measured(available: MemoryLevelTracker.effectiveAvailable(device.available, swap: swap), at: time)
-        let apps = lifecycle.appsToMeasure(beforeSampleOf: device.available, total: device.total, swap: swap)
-        return Self.footprintEvents(of: apps, memory: memory, lifecycle: lifecycle)
-            + [.memorySample(available: device.available, total: device.total, swap: swap)]
+        return lifecycle.sampleEvents(available: device.available, total: device.total, swap: swap) {
+            memory.measurements(of: $0)
+        }
     }
 
     /// After a kill for memory (`MemoryWatchPlan.measuresAgain(after:)`): the group is empty (the
-    /// driver waited), so the running apps and the device are measured again, as events for the
-    /// core; a sample still critical kills the next victim.
+    /// driver waited), so the running apps and then the device are measured again, as events
+    /// for the core, in one call (`Lifecycle.eventsMeasuredAgain`); a sample still critical
+    /// kills the next victim.
     mutating func measureAgain(memory: any WardenMemorySource, lifecycle: Lifecycle) -> [LifecycleEvent] {
         // A next victim chosen by this measurement counts its own faults from here.
         countFaultsFromNow()
-        var events = Self.footprintEvents(
-            of: lifecycle.runningApps(includingSuspended: false), memory: memory, lifecycle: lifecycle)
-        if let device = memory.deviceMemory() {
-            events.append(.memorySample(available: device.available, total: device.total, swap: memory.swapFigures()))
-        }
-        return events
-    }
-
-    /// The footprints of the apps `names` that changed, as events for the core.
-    static func footprintEvents(
-        of names: [String], memory: any WardenMemorySource, lifecycle: Lifecycle
-    ) -> [LifecycleEvent] {
-        memory.measurements(of: names).sorted { $0.key < $1.key }.compactMap { name, measurement in
-            footprintEvent(name, measurement, known: lifecycle.footprint(of: name))
-        }
-    }
-
-    /// The event that tells the core of `measurement`: when the footprint changed, or when the
-    /// part in swap moved by `swappedChange` or more (the kernel swapping a frozen app out, a
-    /// thawed app bringing its pages back), which a wake's cost and `status` read; nil otherwise.
-    static func footprintEvent(
-        _ app: String, _ measurement: AppMemoryMeasurement, known: (bytes: Int64, swapped: Int64, swappedInRAM: Int64)?
-    ) -> LifecycleEvent? {
-        let swappedMoved = known.map { abs($0.swapped - measurement.swapped) >= swappedChange } ?? true
-        // What the swapped part takes of RAM follows the zram's compression, which drifts.
-        let inRAMMoved =
-            known.map { known in
-                measurement.swappedInRAM.map { abs(known.swappedInRAM - $0) >= swappedChange } ?? false
-            } ?? true
-        guard known?.bytes != measurement.footprint || swappedMoved || inRAMMoved else { return nil }
-        return .footprint(
-            app: app, bytes: measurement.footprint, swapped: measurement.swapped,
-            swappedInRAM: measurement.swappedInRAM)
+        return lifecycle.eventsMeasuredAgain(
+            measuring: { memory.measurements(of: $0) },
+            device: { memory.deviceMemory().map { ($0.available, $0.total, memory.swapFigures()) } })
     }
 
     /// The next round of at most `perRound` suspended apps to look at, of `all` (in declaration

@@ -59,8 +59,9 @@ extension WardenDaemon {
         }
     }
 
-    /// Measures the device's memory and hands the core the sample, with the running apps'
-    /// footprints first when the core asks for them; plans the next measurement.
+    /// Measures the device's memory and hands the core the sample: one call to the core decides
+    /// the sample's events (the running apps' changed footprints first when the sample needs
+    /// them), then each is processed in order; plans the next measurement.
     func measure() async {
         guard phase.isRunning else { return }
         memoryWatch.countFaultsFromNow()

@@ -21,8 +21,7 @@ extension WardenDaemon {
         if checkingFreezer {
             await reconcileFreezer(includingSuspended: false)
         }
-        let running = lifecycle.runningApps(includingSuspended: false)
-        for event in MemoryWatch.footprintEvents(of: running, memory: parts.memory, lifecycle: lifecycle) {
+        for event in lifecycle.sweepEvents(measuring: { parts.memory.measurements(of: $0) }) {
             _ = await process(event)
         }
     }
@@ -53,7 +52,7 @@ extension WardenDaemon {
         // compression did: the suspended apps looked at are measured too, so that a wake's
         // cost (rule 4) counts what is in swap now.
         if includingSuspended, !suspended.isEmpty, parts.memory.swapFigures() != nil {
-            for event in MemoryWatch.footprintEvents(of: suspended, memory: parts.memory, lifecycle: lifecycle) {
+            for event in lifecycle.footprintEvents(of: suspended, measuring: { parts.memory.measurements(of: $0) }) {
                 _ = await process(event)
             }
         }

@@ -36,22 +36,6 @@ public protocol WardenMemorySource: Sendable {
     func swapFigures() -> SwapFigures?
 }
 
-/// One app's memory as the daemon measures it, in bytes.
-public struct AppMemoryMeasurement: Sendable, Equatable {
-    /// The memory charged to the app: anonymous memory, shmem and swap (`MemoryStatistics.footprint`).
-    public var footprint: Int64
-    /// The part of the footprint in swap now.
-    public var swapped: Int64
-    /// The RAM the swapped part takes (compressed in a zram, none on a drive); nil when not known.
-    public var swappedInRAM: Int64?
-
-    public init(footprint: Int64, swapped: Int64, swappedInRAM: Int64? = nil) {
-        self.footprint = footprint
-        self.swapped = swapped
-        self.swappedInRAM = swappedInRAM
-    }
-}
-
 extension WardenMemorySource {
     public func deviceUsageGroup() -> (group: String, limit: Int64)? { nil }
 

@@ -101,17 +101,15 @@ struct DaemonJournal {
         append(NewJournalEntry(app: app, event: event, wallTimeMillis: wallMillis), logger: logger)
     }
 
-    /// Journals what a replay of `event` needs (`JournalInput.inputs`; the event in its
-    /// replayable form, `Lifecycle.replayable`), before the records of what the core did with
-    /// it: the killer's `candidates` whose footprints changed since they were last journaled (a
-    /// replay keeps each footprint until a step changes it).
-    mutating func recordInputs(
-        of event: LifecycleEvent, actions: [LifecycleAction], endsOnItsOwn: Bool, candidates: [KillCandidate],
-        wallMillis: Int64, logger: Logger
-    ) {
-        let changed = candidates.filter { footprintsJournaled[$0.app] != JournalInput.footprintStep(of: $0) }
+    /// Journals what a replay of the event `handled` needs (`JournalInput.inputs`; the event in
+    /// its replayable form), before the records of what the core did with it: the killer's
+    /// candidates whose footprints changed since they were last journaled (a replay keeps each
+    /// footprint until a step changes it).
+    mutating func recordInputs(of handled: HandledEvent, wallMillis: Int64, logger: Logger) {
+        let event = handled.replayable
+        let changed = handled.candidates.filter { footprintsJournaled[$0.app] != JournalInput.footprintStep(of: $0) }
         let inputs = JournalInput.inputs(
-            for: event, actions: actions, endsOnItsOwn: endsOnItsOwn, candidates: changed)
+            for: event, actions: handled.actions, endsOnItsOwn: handled.endsOnItsOwn, candidates: changed)
         if !inputs.isEmpty {
             for candidate in changed {
                 footprintsJournaled[candidate.app] = JournalInput.footprintStep(of: candidate)
