@@ -54,6 +54,8 @@ struct HybridDriverTests {
     private func exerciseLifecycle(prefersV1Freezer: Bool) async throws {
         let driver = try makeDriver(prefersV1Freezer: prefersV1Freezer)
         #expect(driver.freezesThroughV1 == prefersV1Freezer)
+        // Only cgroup2's freezer tells of a group frozen or thawed.
+        #expect((driver.freezeNotices() == nil) == prefersV1Freezer)
         try await CgroupTestSupport.withCleanup(driver, groups: ["spinner"]) { driver, groups in
             let group = groups[0]
             for path in group.allPaths { #expect(Syscalls.isDirectory(path), "\(path) was not created") }

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import WardenTesting
 
@@ -144,5 +145,46 @@ struct UnifiedDriverTests {
         process.stop()
         try await driver.remove(group)
         try await driver.removeRoot()
+    }
+
+    /// A watched group frozen and thawed by another program (its `cgroup.freeze` written
+    /// directly) is noticed each time, by its name; a group not watched, or no longer watched, is
+    /// not; after `stop` nothing is watched.
+    @Test func aGroupFrozenOrThawedBehindTheWatchersBackIsNoticedByName() async throws {
+        let driver = try makeDriver()
+        try await CgroupTestSupport.withCleanup(driver, groups: ["watched", "other"]) { driver, groups in
+            let process = try TestProcess.busyLoop()
+            defer { process.stop() }
+            try await driver.attach(process.pid, to: groups[0])
+            let notices = try #require(driver.freezeNotices())
+            defer { notices.stop() }
+            let heard = Mutex<[String]>([])
+            try notices.start { name in heard.withLock { $0.append(name) } }
+            notices.watch(groups[0])
+            #expect(notices.watchedGroups == ["watched"])
+            func freezeFile(_ group: AppGroup) -> String { group.unifiedPath! + "/cgroup.freeze" }
+
+            _ = Syscalls.writeText("1", to: freezeFile(groups[0]))
+            #expect(await eventually(within: .seconds(3)) { !heard.withLock { $0 }.isEmpty })
+            #expect(try await driver.isFrozen(groups[0]))
+            let afterFreeze = heard.withLock { $0.count }
+            _ = Syscalls.writeText("0", to: freezeFile(groups[0]))
+            #expect(await eventually(within: .seconds(3)) { heard.withLock { $0.count } > afterFreeze })
+
+            _ = Syscalls.writeText("1", to: freezeFile(groups[1]))
+            notices.unwatch("watched")
+            #expect(notices.watchedGroups.isEmpty)
+            let beforeUnwatched = heard.withLock { $0.count }
+            _ = Syscalls.writeText("1", to: freezeFile(groups[0]))
+            #expect(try await eventually(within: .seconds(3)) { try await driver.isFrozen(groups[0]) })
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(heard.withLock { $0.count } == beforeUnwatched)
+            #expect(heard.withLock { $0 }.allSatisfy { $0 == "watched" })
+
+            notices.stop()
+            notices.watch(groups[1])
+            #expect(notices.watchedGroups.isEmpty)
+            _ = Syscalls.writeText("0", to: freezeFile(groups[0]))
+        }
     }
 }

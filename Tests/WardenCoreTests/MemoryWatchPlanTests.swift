@@ -120,8 +120,34 @@ struct MemoryWatchPlanTests {
         plan.measurementBegins(quiet: true)
         plan.deviceNotMeasured()
         #expect(plan.due == Self.at(300))
-        #expect(Self.round(&plan, at: 300, quiet: true) == [.checkSuspended])
+        #expect(Self.round(&plan, at: 300, quiet: true) == [.checkSuspended(checkingFreezer: true)])
         #expect(plan.nextSuspendedCheck == Self.at(600))
+    }
+
+    /// Where the kernel gives notice of groups frozen and thawed, no sweep reads the freezer and
+    /// the suspended apps' check keeps only its footprints; without it, every second sweep and
+    /// every check read it.
+    @Test func noticesOfTheFreezerTakeTheFreezerOutOfEverySweepAndCheck() {
+        func steps(notice: Bool) -> [MemoryWatchPlan.Step] {
+            var plan = MemoryWatchPlan(
+                sampleInterval: .milliseconds(100), freezerCheckSweeps: 2, suspendedCheckSweeps: 2)
+            plan.freezerGivesNotice = notice
+            plan.start(at: Self.at(0))
+            var steps: [MemoryWatchPlan.Step] = []
+            for milliseconds in stride(from: Int64(100), through: 200, by: 100) {
+                steps += Self.round(&plan, at: milliseconds).filter { $0 != .measure }
+            }
+            return steps
+        }
+        #expect(
+            steps(notice: false) == [
+                .sweep(checkingFreezer: false), .sweep(checkingFreezer: true), .checkSuspended(checkingFreezer: true),
+            ])
+        #expect(
+            steps(notice: true) == [
+                .sweep(checkingFreezer: false), .sweep(checkingFreezer: false),
+                .checkSuspended(checkingFreezer: false),
+            ])
     }
 
     /// Only a kill for memory makes the watch measure again at once.

@@ -9,6 +9,18 @@ import WardenTesting
 /// How the daemon notices process ends, pretends in a dry run, and stops.
 @Suite(.serialized, .requiresRootCgroups, .requiresBallast)
 struct DaemonProcessTests {
+    /// A foreground app and one that is suspended a second after it leaves the foreground.
+    static let frontAndBack = """
+        [apps.front]
+        command = "BALLAST"
+        args = ["--hold", "1"]
+        [apps.back]
+        command = "BALLAST"
+        args = ["--hold", "1"]
+        [apps.back.background]
+        grace = "1s"
+        """
+
     /// A process that exits with status 0 is journaled as exited, one that aborts as crashed,
     /// both within moments of ending.
     @Test func aCleanExitIsJournaledAsExitedAndAnAbortAsCrashed() async throws {
@@ -99,19 +111,44 @@ struct DaemonProcessTests {
         }
     }
 
+    /// Where cgroup2 freezes the groups, the kernel's notice puts a group thawed or frozen
+    /// behind the daemon's back right at once, with no look at the groups due for a long while
+    /// (a look every 1,000 sweeps): a suspended app thawed by another program is frozen again,
+    /// a running app frozen is thawed.
+    @Test func aGroupThawedOrFrozenBehindTheDaemonsBackIsPutRightAtOnce() async throws {
+        try await DaemonHarness.run(policy: Self.frontAndBack, apps: ["front", "back"]) { harness in
+            var options = harness.options
+            options.freezerCheckSweeps = 1_000
+            options.suspendedSampleSweeps = 1_000
+            let daemon = try await harness.start(options: options)
+            _ = try await daemon.perform(.open(app: "back"))
+            _ = try await daemon.perform(.open(app: "front"))
+            #expect(await eventually { await daemon.stateName(of: "back") == "suspended" })
+            let (driver, back) = try harness.group(of: "back")
+            let (_, front) = try harness.group(of: "front")
+            let backFreeze = try #require(back.unifiedPath) + "/cgroup.freeze"
+            let frontFreeze = try #require(front.unifiedPath) + "/cgroup.freeze"
+            #expect(await eventually { (try? await driver.isFrozen(back)) == true })
+
+            #expect(throws: Never.self) { try "0".write(toFile: backFreeze, atomically: false, encoding: .utf8) }
+            #expect(await eventually(within: .seconds(3)) { (try? await driver.isFrozen(back)) == true })
+            #expect(try String(contentsOfFile: backFreeze, encoding: .utf8).hasPrefix("1"))
+
+            #expect(throws: Never.self) { try "1".write(toFile: frontFreeze, atomically: false, encoding: .utf8) }
+            #expect(
+                await eventually(within: .seconds(3)) {
+                    (try? String(contentsOfFile: frontFreeze, encoding: .utf8))?.hasPrefix("0") == true
+                })
+            #expect(await eventually(within: .seconds(3)) { (try? await driver.isFrozen(front)) == false })
+            #expect(await daemon.stateName(of: "front") == "active")
+            #expect(await daemon.stateName(of: "back") == "suspended")
+            await daemon.stop()
+        }
+    }
+
     /// A suspended app's processes get a higher oom_score_adj than the foreground app's.
     @Test func aSuspendedAppIsScoredAboveTheForegroundAppForTheKernelsKiller() async throws {
-        let policy = """
-            [apps.front]
-            command = "BALLAST"
-            args = ["--hold", "1"]
-            [apps.back]
-            command = "BALLAST"
-            args = ["--hold", "1"]
-            [apps.back.background]
-            grace = "1s"
-            """
-        try await DaemonHarness.run(policy: policy, apps: ["front", "back"]) { harness in
+        try await DaemonHarness.run(policy: Self.frontAndBack, apps: ["front", "back"]) { harness in
             let daemon = try await harness.start()
             _ = try await daemon.perform(.open(app: "back"))
             _ = try await daemon.perform(.open(app: "front"))

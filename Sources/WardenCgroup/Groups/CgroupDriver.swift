@@ -54,6 +54,10 @@ public protocol CgroupDriver: Sendable {
     /// Whether the kernel reports the group frozen.
     func isFrozen(_ group: AppGroup) async throws(CgroupError) -> Bool
 
+    /// A new watch for the kernel's notices that groups were frozen or thawed; nil where the
+    /// freezer gives none (cgroup v1's `freezer.state`): there only a look tells a group's state.
+    func freezeNotices() -> FreezeNotices?
+
     /// Kills every process of the group and returns once it is empty.
     ///
     /// A group that has vanished counts as empty.
@@ -98,6 +102,9 @@ public protocol CgroupDriver: Sendable {
 }
 
 extension CgroupDriver {
+    /// No notices, for drivers whose freezer gives none.
+    public func freezeNotices() -> FreezeNotices? { nil }
+
     /// Compresses the group with `process_madvise(MADV_PAGEOUT)` on each of its processes, for
     /// drivers without a better way, and returns its swap from its memory statistics.
     public func compress(_ group: AppGroup) async throws(CgroupError) -> Int64 {

@@ -218,6 +218,11 @@ public struct HybridDriver: CgroupDriver {
         return try await requireUnified(for: "read the state of \"\(group.name)\"").isFrozen(group)
     }
 
+    /// Notices where groups freeze through the cgroup2 mount; none through the v1 freezer.
+    public func freezeNotices() -> FreezeNotices? {
+        freezesThroughV1 ? nil : unified?.freezeNotices()
+    }
+
     public func kill(_ group: AppGroup) async throws(CgroupError) {
         try await kill(group, releasingMemory: false, waitingAtMost: configuration.killTimeout)
     }

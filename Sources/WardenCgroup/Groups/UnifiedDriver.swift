@@ -167,6 +167,10 @@ public struct UnifiedDriver: CgroupDriver {
         try files.isFrozen(try directory(of: group))
     }
 
+    public func freezeNotices() -> FreezeNotices? {
+        try? FreezeNotices()
+    }
+
     public func kill(_ group: AppGroup) async throws(CgroupError) {
         try kill(group, within: configuration.killTimeout, afterSignal: {})
     }

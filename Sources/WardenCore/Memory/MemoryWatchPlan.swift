@@ -23,8 +23,9 @@ public struct MemoryWatchPlan: Sendable {
         /// Sweep the running apps (their footprints); every `freezerCheckSweeps`th sweep also
         /// looks for running apps' groups frozen behind appwarden's back.
         case sweep(checkingFreezer: Bool)
-        /// Look at the next round of the suspended apps' groups.
-        case checkSuspended
+        /// Look at the next round of the suspended apps' groups (their footprints, and their
+        /// freezer state if `checkingFreezer`).
+        case checkSuspended(checkingFreezer: Bool)
     }
 
     /// The longest time between sweeps of the running apps, and so between measurements while
@@ -37,6 +38,10 @@ public struct MemoryWatchPlan: Sendable {
     /// How long the device stays quiet, with no event but measurements, before the daemon gives
     /// back the memory it does not use.
     public var idleBeforeTrim: Duration
+    /// Whether the kernel tells the runtime each time an app's group is frozen or thawed
+    /// (cgroup v2's `cgroup.events`): then no sweep and no check reads the freezer, and a group
+    /// frozen or thawed behind appwarden's back is seen at once, not at the next look.
+    public var freezerGivesNotice = false
     /// How soon to measure again after each measurement.
     public private(set) var schedule = MemoryPollingSchedule()
     /// When the next measurement is due; nil while the device's memory cannot be measured (then
@@ -131,13 +136,13 @@ public struct MemoryWatchPlan: Sendable {
                     nextSweep = max(next + sampleInterval, now + .milliseconds(1))
                     sweeps &+= 1
                     self.round = round
-                    return .sweep(checkingFreezer: sweeps % freezerCheckSweeps == 0)
+                    return .sweep(checkingFreezer: !freezerGivesNotice && sweeps % freezerCheckSweeps == 0)
                 }
             case .suspended:
                 self.round = nil
                 guard let next = nextSuspendedCheck, next <= now else { return nil }
                 nextSuspendedCheck = max(next + suspendedCheckInterval, now + .milliseconds(1))
-                return .checkSuspended
+                return .checkSuspended(checkingFreezer: !freezerGivesNotice)
             }
         }
     }

@@ -212,6 +212,7 @@ public actor WardenDaemon: Service {
         parts.launcher.report { [inbox] report in inbox.post(.process(report)) }
         parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
         startDeviceEvents()
+        memoryWatch.plan.freezerGivesNotice = processes.startFreezeNotices()
         if options.locksMemory { MemoryWatch.shedStartUpPages(logger: logger) }
         await boot()
         var cutIntoPages: [DaemonMemory.MappingRange] = []
@@ -333,6 +334,7 @@ public actor WardenDaemon: Service {
         timers.stop()
         parts.signals.stop()
         parts.devices?.stop()
+        processes.freezeNotices?.stop()
         parts.launcher.stop()
         workers.hooks.stop()
         workers.compressor.stop()

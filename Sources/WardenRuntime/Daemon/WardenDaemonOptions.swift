@@ -23,7 +23,9 @@ public struct WardenDaemonOptions: Sendable {
     /// `some` for a warning, `full` for critical) before the kernel notifies appwarden.
     public var pressureStall: Duration
     /// Running groups frozen behind appwarden's back are looked for on every `n`th memory sweep
-    /// (suspended ones thawed behind its back on every `suspendedSampleSweeps`th).
+    /// (suspended ones thawed behind its back on every `suspendedSampleSweeps`th), where the
+    /// freezer gives no notice of them (the v1 freezer); cgroup2's notices make both looks
+    /// needless.
     public var freezerCheckSweeps: Int
     /// Suspended apps, frozen and unable to grow or thaw themselves, have their groups checked
     /// for a thaw behind appwarden's back every `n` sweep intervals only, which keeps an idle

@@ -54,7 +54,7 @@ extension WardenDaemon {
             case .measure: await measure()
             case .trim: memoryWatch.trim(logger: logger)
             case .sweep(let checkingFreezer): await sweepApps(checkingFreezer: checkingFreezer)
-            case .checkSuspended: await reconcileFreezer(includingSuspended: true)
+            case .checkSuspended(let checkingFreezer): await checkSuspended(checkingFreezer: checkingFreezer)
             }
         }
     }

@@ -19,42 +19,48 @@ extension WardenDaemon {
         guard phase.isRunning else { return }
         for exit in await processes.unwatchedProcessesEnded() { await processEnded(exit) }
         if checkingFreezer {
-            await reconcileFreezer(includingSuspended: false)
+            // Names read off the core's records in place, none looked up: the sweep runs every
+            // second while an app runs, beside a thousand suspended ones.
+            await reconcileFreezer(of: lifecycle.runningApps(includingSuspended: false))
         }
         for event in lifecycle.sweepEvents(measuring: { parts.memory.measurements(of: $0) }) {
             _ = await process(event)
         }
     }
 
-    /// Finds groups frozen or thawed behind appwarden's back (a suspended app that runs, or a
-    /// running app that is frozen) and tells the core, which freezes or thaws them again.
-    /// Suspended apps are looked at only if `includingSuspended`, and then the next
-    /// `options.suspendedChecksPerRound` of them. Not in a dry run, where suspended apps are never frozen.
-    func reconcileFreezer(includingSuspended: Bool) async {
-        guard let driver, !options.dryRun else { return }
-        // Names read off the core's records in place, none looked up: the sweep runs every
-        // second while an app runs, beside a thousand suspended ones.
-        var checked = lifecycle.runningApps(includingSuspended: false)
-        var suspended: [String] = []
-        if includingSuspended {
-            suspended = memoryWatch.suspendedRound(
-                of: lifecycle.apps(in: .suspended), perRound: options.suspendedChecksPerRound)
-            checked += suspended
-        }
-        for app in checked.sorted() {
-            guard let group = processes.table.groups[app], let state = lifecycle.state(of: app),
-                let frozen = try? await driver.isFrozen(group), frozen != (state == .suspended)
-            else { continue }
-            logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
-            _ = await process(.observedFrozen(app: app, frozen: frozen))
+    /// Looks at the next `options.suspendedChecksPerRound` suspended apps: their groups' freezer
+    /// state if `checkingFreezer` (with the running apps'), and, where the device has swap, their
+    /// footprints. Not in a dry run, where suspended apps are never frozen.
+    func checkSuspended(checkingFreezer: Bool) async {
+        guard driver != nil, !options.dryRun else { return }
+        let suspended = memoryWatch.suspendedRound(
+            of: lifecycle.apps(in: .suspended), perRound: options.suspendedChecksPerRound)
+        if checkingFreezer {
+            await reconcileFreezer(of: lifecycle.runningApps(includingSuspended: false) + suspended)
         }
         // Where the device has swap, the kernel may push a frozen app out further than its
         // compression did: the suspended apps looked at are measured too, so that a wake's
         // cost (rule 4) counts what is in swap now.
-        if includingSuspended, !suspended.isEmpty, parts.memory.swapFigures() != nil {
+        if !suspended.isEmpty, parts.memory.swapFigures() != nil {
             for event in lifecycle.footprintEvents(of: suspended, measuring: { parts.memory.measurements(of: $0) }) {
                 _ = await process(event)
             }
+        }
+    }
+
+    /// Finds which of `apps`' groups were frozen or thawed behind appwarden's back (a suspended
+    /// app that runs, or a running app that is frozen) and tells the core, which freezes or thaws
+    /// them again. Also what a notice of the kernel's (`FreezeNotices`) that a group was frozen
+    /// or thawed, by appwarden or behind its back, runs: the state is read when the job runs, so
+    /// that a notice late behind a change made since is weighed against what is true now.
+    func reconcileFreezer(of apps: [String]) async {
+        guard phase.isRunning, let driver, !options.dryRun else { return }
+        for app in apps.sorted() {
+            guard let group = processes.table.groups[app], let state = lifecycle.state(of: app), state != .notRunning,
+                let frozen = try? await driver.isFrozen(group), frozen != (state == .suspended)
+            else { continue }
+            logger.warning("App \"\(app)\" was found \(frozen ? "frozen" : "thawed") while \(state.rawValue).")
+            _ = await process(.observedFrozen(app: app, frozen: frozen))
         }
     }
 }

@@ -22,6 +22,9 @@ final class AppProcesses {
     var table = ProcessTable()
     /// The apps' groups; nil runs without groups.
     let driver: (any CgroupDriver)?
+    /// The kernel's notices that the apps' groups were frozen or thawed, where the freezer gives
+    /// them and groups are frozen (not in a dry run); `WardenDaemon.run()` starts them.
+    let freezeNotices: FreezeNotices?
     private let launcher: any ProcessLauncher
     private let memory: any WardenMemorySource
     private let signals: any MemorySignalSource
@@ -40,6 +43,7 @@ final class AppProcesses {
         parts: DaemonParts, killFinisher: KillFinisher, inbox: DaemonInbox, dryRun: Bool, releasesMemoryOnKill: Bool
     ) {
         driver = parts.driver
+        freezeNotices = dryRun ? nil : parts.driver?.freezeNotices()
         launcher = parts.launcher
         memory = parts.memory
         signals = parts.signals
@@ -49,6 +53,24 @@ final class AppProcesses {
         self.inbox = inbox
         self.dryRun = dryRun
         self.releasesMemoryOnKill = releasesMemoryOnKill
+    }
+
+    /// Starts the kernel's notices that the apps' groups were frozen or thawed: each posts a
+    /// job that sets the group right if it is not what the core says. False where the freezer
+    /// gives no notice (or the notices could not start, which is logged): then the memory watch
+    /// looks at the groups.
+    func startFreezeNotices() -> Bool {
+        guard let freezeNotices else { return false }
+        let inbox = inbox
+        do {
+            try freezeNotices.start { app in
+                _ = inbox.post(.work { daemon in await daemon.reconcileFreezer(of: [app]) })
+            }
+            return true
+        } catch {
+            logger.warning("\(error.message) Frozen and thawed groups are looked for every few seconds instead.")
+            return false
+        }
     }
 
     // MARK: Launching
@@ -78,7 +100,7 @@ final class AppProcesses {
         table.running[app] = RunningProcess(
             record: RunningAppRecord(app: app, launch: launch, pid: pid, group: group, startedWallMillis: wallMillis),
             isWatched: true)
-        if let group { watchMemory(of: app, group: group) }
+        if let group { watch(app, group: group) }
     }
 
     /// A launch that did not start leaves no group behind.
@@ -88,11 +110,13 @@ final class AppProcesses {
         }
     }
 
-    /// Measures the app's group from now on, watches it for OOM kills and notes its OOM counters,
-    /// against which a kill is recognized.
-    func watchMemory(of app: String, group: AppGroup) {
+    /// Measures the app's group from now on, watches it for OOM kills and, where the kernel
+    /// gives notice of it, for being frozen or thawed, and notes its OOM counters, against which
+    /// a kill is recognized.
+    func watch(_ app: String, group: AppGroup) {
         memory.track(group)
         signals.watch(app: app, group: group)
+        freezeNotices?.watch(group)
         table.oomBaselines[app] = memory.oomState(of: app)
     }
 
@@ -170,7 +194,7 @@ final class AppProcesses {
                 app: app, launch: launch, pid: mainPID, group: group,
                 startedWallMillis: entry?.startedWallMillis ?? clock.wallMillis()),
             isWatched: launcher.watch(pid: mainPID, app: app, launch: launch))
-        if let group { watchMemory(of: app, group: group) }
+        if let group { watch(app, group: group) }
         if let driver, let group, !dryRun {
             let frozen = (try? await driver.isFrozen(group)) ?? false
             if suspended && !frozen {
@@ -330,6 +354,7 @@ final class AppProcesses {
     nonisolated(nonsending) func releaseGroup(_ app: String, killing release: GroupRelease = .leftBehind) async {
         memory.untrack(app)
         signals.unwatch(app: app)
+        freezeNotices?.unwatch(app)
         table.frozenProcessLists[app] = nil
         table.limits[app] = nil
         table.oomBaselines[app] = nil
