@@ -6,7 +6,7 @@ import ArgumentParser
 
 /// Release-mode benchmarks: `swift run -c release WardenBenchmarks [core|policy|cgroup|daemon|pressure|export|all]`.
 ///
-/// `daemon serve [RUNS]` takes only the served daemon's figures, `pressure [ROUNDS]` only the
+/// `daemon serve [RUNS] [--apps N]` takes only the served daemon's figures, `pressure [ROUNDS]` only the
 /// pressure → kill figures, `pressure [ROUNDS] crowd [N]` those beside N more suspended apps,
 /// `export [RUNS]` a week's journal exported and replayed, `policy [RUNS]` a policy of 1,000 apps read. `spawn-runs COUNT PROGRAM [ARGUMENTS…]`
 /// is how the crowd benchmark starts `appwarden status` from a process of its own.
@@ -70,15 +70,17 @@ struct BenchmarkCommand: AsyncParsableCommand {
 
         @Argument(help: "\"serve\" for only the served daemon's figures.") var selection: String?
         @Argument(help: "How many runs of the served daemon.") var runs: Int = 3
+        @Option(help: "How many suspended apps the served daemon holds.") var apps: Int = 100
 
         func validate() throws {
             if let selection, selection != "serve" {
                 throw ValidationError("The only selection is \"serve\", not \"\(selection)\".")
             }
             if runs < 1 { throw ValidationError("RUNS must be at least 1, not \(runs).") }
+            if apps < 1 { throw ValidationError("--apps must be at least 1, not \(apps).") }
         }
 
-        func run() async throws { try await DaemonBenchmarks.run(only: selection, runs: runs) }
+        func run() async throws { try await DaemonBenchmarks.run(only: selection, runs: runs, apps: apps) }
     }
 
     struct Pressure: AsyncParsableCommand {

@@ -24,12 +24,12 @@ enum DaemonBenchmarks {
     static let criticalEnter: Int64 = 64 << 20
 
     /// Runs the daemon benchmarks and prints their figures (`serve`: only the figures of a served
-    /// daemon, `runs` times; `onlyPressure`: only the pressure ones; `crowd`: only the pressure
+    /// daemon, `runs` times, with `apps` suspended apps; `onlyPressure`: only the pressure ones; `crowd`: only the pressure
     /// figures beside that many more suspended apps); skips with a note when the
     /// host cannot. `rounds` is the number of rounds of each pressure benchmark, `kernelRounds`
     /// those of the kernel's OOM killer alone at each growth rate.
     static func run(
-        only selection: String? = nil, runs: Int = 3, onlyPressure: Bool = false, crowd: Int? = nil,
+        only selection: String? = nil, runs: Int = 3, apps: Int = 100, onlyPressure: Bool = false, crowd: Int? = nil,
         rounds: Int = 20, kernelRounds: Int = 3
     ) async throws {
         guard getuid() == 0, (try? CgroupLayout.read())?.freezeSource == .unified else {
@@ -54,7 +54,7 @@ enum DaemonBenchmarks {
             return
         }
         if !onlyPressure {
-            try await served(ballast: ballast, runs: runs)
+            try await served(ballast: ballast, runs: runs, apps: apps)
             if selection == "serve" { return }
             await deadlineLateness(count: 1000)
         }
