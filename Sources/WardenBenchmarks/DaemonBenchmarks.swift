@@ -90,7 +90,9 @@ enum DaemonBenchmarks {
     // MARK: Pressure → kill on a small device
 
     /// The device policy: three apps that are suspended, a steady foreground app for the
-    /// injected rounds and a growing one for the real-pressure round.
+    /// injected rounds and a growing one for the real-pressure round. No room is made before a
+    /// launch: once the growing app's size is learned from its first launches, the daemon would
+    /// kill for it before it is spawned, and the rounds time the killer's answer to the growth.
     static let devicePolicy = """
         foreground_slots = 1
         [memory]
@@ -99,6 +101,7 @@ enum DaemonBenchmarks {
         critical_enter = "64MiB"
         critical_exit = "96MiB"
         kill_foreground = false
+        make_room = false
         [apps.large]
         command = "BALLAST"
         args = ["--hold", "96"]
