@@ -211,7 +211,7 @@ public actor WardenDaemon: Service {
         phase = .running(lock)
         parts.launcher.report { [inbox] report in inbox.post(.process(report)) }
         parts.signals.connect { [inbox] signal in inbox.post(.memory(signal)) }
-        startDeviceEvents()
+        parts.devices?.start(posting: inbox, logger: logger)
         memoryWatch.plan.freezerGivesNotice = processes.startFreezeNotices()
         if options.locksMemory { MemoryWatch.shedStartUpPages(logger: logger) }
         await boot()
