@@ -50,6 +50,8 @@ public final class FreezeNotices: Sendable {
         do {
             try DetachedThread.start(name: "appwarden-freezer") { [self] in run(noticed) }
         } catch {
+            // No thread: `stop` closes the watches itself.
+            state.withLock { $0.started = false }
             stop()
             throw CgroupError(
                 code: .io, message: "Could not start the thread that waits for groups to be frozen or thawed.",
