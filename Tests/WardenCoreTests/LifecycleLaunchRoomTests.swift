@@ -190,8 +190,8 @@ import WardenCore
 
     /// A fetch wake that launches an app passively makes room the same way: news peaked at
     /// 300MiB and ended at 100MiB, so the wake (weighed at 100MiB) is allowed, but its launch
-    /// is expected to take 300MiB against 250MiB of room: `a` (200MiB, suspended) is killed
-    /// before news is spawned for the fetch.
+    /// is expected to take 300MiB against 150MiB of room above `warning_enter` and 250MiB above
+    /// `critical_enter`: `a` (200MiB, suspended) is killed before news is spawned for the fetch.
     @Test func aFetchWakeThatLaunchesMakesRoomFirst() throws {
         var news = AppPolicy(name: "news", backgroundModes: [.fetch], fetchInterval: .every(.seconds(900)))
         news.settings.fetch.coalesce = .zero
@@ -206,7 +206,7 @@ import WardenCore
         try harness.send(.open(app: "front"), at: 7)
         harness.advance(to: 100)
         #expect(harness.state("a") == .suspended)
-        try harness.send(.memorySample(available: 400 * Self.mib, total: Self.total), at: 101)
+        try harness.send(.memorySample(available: 300 * Self.mib, total: Self.total), at: 101)
         harness.advance(to: 1000)
         // news, never completing its fetch, ends at its window's end.
         #expect(harness.terminations == ["news exited", "a memoryPressure", "news fetchTimeout"])
@@ -266,19 +266,56 @@ import WardenCore
             })
     }
 
-    /// When the kills for what swap cannot take give back all that RAM lacks too (20 MiB of swap
-    /// left; `b` and `a` killed for 300 MiB), nothing is compressed and the line names no
-    /// compression.
+    /// When the kills for what swap cannot take give back all that RAM lacks too (100 MiB
+    /// available, 20 MiB of swap left: 230 MiB short of what would keep the device above
+    /// `critical_enter`; `b` and `a` killed for 300 MiB), nothing is compressed and the line
+    /// names no compression.
     @Test func killsThatCoverWhatRAMLacksCompressNothing() throws {
-        var harness = try Self.device(available: 200 * Self.mib, swap: Self.swap(free: 20 * Self.mib))
+        var harness = try Self.device(available: 100 * Self.mib, swap: Self.swap(free: 20 * Self.mib))
         let out = try harness.send(.open(app: "maps"), at: 102)
         #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure", "a memoryPressure"])
         #expect(Self.compressions(in: out) == [])
         #expect(
             Self.decisions("maps", in: harness).contains {
                 $0
-                    == "Made room for maps: 300MiB expected, 70MiB free above warning_enter (150MiB), 20MiB of it only once swapped out; killed \"b\" (200MiB), \"a\" (100MiB), giving back 300MiB."
+                    == "Made room for maps: 300MiB expected, 0B free above warning_enter (150MiB); killed \"b\" (200MiB), \"a\" (100MiB), giving back 300MiB."
             })
+    }
+
+    /// Kills are made only for what would leave the device under `critical_enter` (5%: 50 MiB):
+    /// with 200 MiB available and no swap, `maps` (300 MiB) would leave 100 MiB short of that,
+    /// and `b` (200 MiB) covers it. Without `a` the launch lacks 50 MiB above `warning_enter`,
+    /// so it leaves the device at warning, where rule 9 kills nobody: `a` lives, and the line
+    /// says why the kills stopped.
+    @Test func killsStopOnceTheLaunchLeavesTheDeviceAboveCriticalEnter() throws {
+        var harness = try Self.device(available: 200 * Self.mib)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure"])
+        #expect(harness.state("a") == .suspended)
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0
+                    == "Made room for maps: 300MiB expected, 50MiB free above warning_enter (150MiB); killed \"b\" (200MiB), giving back 200MiB; the launch leaves the device above critical_enter (50MiB)."
+            })
+    }
+
+    /// A launch that fits above `critical_enter` but not above `warning_enter`, with nothing to
+    /// compress (no swap), kills nobody: 400 MiB available leaves `maps` (300 MiB) 50 MiB
+    /// short of `warning_enter`, 50 MiB above `critical_enter`. The line says so.
+    @Test func aLaunchThatLeavesTheDeviceAtWarningKillsNobody() throws {
+        var harness = try Self.device(available: 400 * Self.mib)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit"])
+        #expect(Self.spawnIndex("maps", in: out) != nil)
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0
+                    == "Made room for maps: 300MiB expected, 250MiB free above warning_enter (150MiB); no app killed: the launch leaves the device above critical_enter (50MiB)."
+            })
+        // Should the launch then leave the device critical, the killer acts as ever.
+        try harness.send(.memorySample(available: 20 * Self.mib, total: Self.total), at: 103)
+        #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure"])
     }
 
     /// In a zram a compressed copy keeps 1/ratio of the memory in RAM: at a ratio of 2, `b`'s

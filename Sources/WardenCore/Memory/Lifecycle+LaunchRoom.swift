@@ -12,30 +12,37 @@ extension Lifecycle {
     /// (`compressesWhenSuspended`) are compressed in rule 9's order (never a protected app)
     /// until what compressing them frees covers what RAM lacks. Only what swap cannot give (the
     /// expected size beyond the room with swap counted, as the level weighs it) is left to
-    /// kills, as without swap: apps are killed in rule 9's order (never a foreground or protected
-    /// app, nor the app itself, which is not running) until what their kills give back covers
-    /// it, or no app may be killed. The kills come before the compressions (a victim's death
-    /// frees its swap too), and both before the spawn; the journal says both on the launching
-    /// app. An app never measured, a device not measured (levels reported, not sampled) and
-    /// `[memory] make_room = false` make no room.
+    /// kills, as without swap, and only as much of it as would leave the device under
+    /// `critical_enter`, where the killer would take an app anyway: a launch that would leave
+    /// the device at warning costs no app (rule 9 kills only under critical pressure). Apps are
+    /// killed in rule 9's order (never a foreground or protected app, nor the app itself, which
+    /// is not running) until what their kills give back covers that, or no app may be killed.
+    /// The kills come before the compressions (a victim's death frees its swap too), and both
+    /// before the spawn; the journal says both on the launching app. An app never measured, a
+    /// device not measured (levels reported, not sampled) and `[memory] make_room = false` make
+    /// no room.
     mutating func makeRoomForLaunch(_ index: Int, at now: Instant, _ out: inout [LifecycleAction]) {
         guard policy.memory.makeRoom, let expected = records[index].memoryHistory?.expected,
             let available = lastEffectiveAvailable, let total = deviceMemory
         else { return }
         let floor = memoryTracker.settings.warningEnter.bytes(ofTotal: total)
+        let killFloor = memoryTracker.settings.criticalEnter.bytes(ofTotal: total)
         dyingVictims.removeAll { now - $0.killedAt >= memoryTracker.settings.victimExitWait }
         let coming = dyingVictims.reduce(Int64(0)) { $0 + $1.bytes }
         let room = max(0, available + coming - floor)
+        // What the launch may take before the device would be critical: kills are for more.
+        let killsFor = expected - max(0, available + coming - killFloor)
         let headroom = max(0, lastSwapHeadroom)
         let roomInRAM = max(0, available - headroom + coming - floor)
         guard expected > roomInRAM else { return }
         let name = records[index].name
         let order = policy.memory.killOrder
         weighMisses(at: now)
-        // Kills for what swap cannot give; then compressions for what memory alone still lacks.
+        // Kills for what would leave the device critical even with swap; then compressions for
+        // what memory alone still lacks above warning_enter.
         var freed: Int64 = 0
         var victims: [String] = []
-        while freed < expected - room,
+        while freed < killsFor,
             let victim = withKillableRecords({ records in
                 VictimRanking.victimIndex(among: records, killForeground: false, order: order)
             })
@@ -72,14 +79,21 @@ extension Lifecycle {
                         + (compression.freed < lacking ? ", all that could be compressed" : ""))
         }
         if expected > room {
-            parts.append(
-                victims.isEmpty
-                    ? "no app may be killed, so it is launched without it"
-                    : "killed \(victims.joined(separator: ", ")), giving back \(DurationFormat.sizeString(freed))"
-                        + (freed < expected - room ? ", all that could be killed" : ""))
+            let aboveCritical =
+                "the launch leaves the device above critical_enter (\(DurationFormat.sizeString(killFloor)))"
+            if killsFor <= 0 {
+                parts.append("no app killed: \(aboveCritical)")
+            } else if victims.isEmpty {
+                parts.append("no app may be killed, so it is launched without it")
+            } else {
+                parts.append(
+                    "killed \(victims.joined(separator: ", ")), giving back \(DurationFormat.sizeString(freed))"
+                        + (freed < killsFor
+                            ? ", all that could be killed" : freed < expected - room ? "; \(aboveCritical)" : ""))
+            }
         }
         let swapPart =
-            headroom > 0 ? ", \(DurationFormat.sizeString(room - roomInRAM)) of it only once swapped out" : ""
+            room > roomInRAM ? ", \(DurationFormat.sizeString(room - roomInRAM)) of it only once swapped out" : ""
         decide(
             index,
             "\(Self.madeRoomPrefix)\(name): \(DurationFormat.sizeString(expected)) expected, \(DurationFormat.sizeString(room)) free above warning_enter (\(DurationFormat.sizeString(floor)))\(swapPart); \(parts.joined(separator: "; ")).",
