@@ -392,4 +392,40 @@ import WardenCore
         #expect(Self.compressions(in: second) == ["a"])
         #expect(harness.terminations == ["maps userForceQuit", "news userForceQuit"])
     }
+
+    /// A launch killed for its own growth teaches nothing: `runaway` took 100 MiB in a launch
+    /// that ended well, then grew to 500 MiB and was killed over its fair share (40%: 400 MiB)
+    /// at a critical sample, or over its foreground limit (300 MiB). Its expected size stays
+    /// 100 MiB, where learning the kill point (the median of 100 and 500 MiB is the upper, 500)
+    /// would make each later launch kill for 500 MiB. A suspended app killed for the device
+    /// keeps what its launch took.
+    @Test(arguments: [false, true])
+    func aLaunchKilledForItsOwnGrowthTeachesNothing(atItsLimit: Bool) throws {
+        var runaway = AppPolicy(name: "runaway")
+        if atItsLimit { runaway.memory = AppMemoryOverrides(foregroundLimit: .bytes(300 * Self.mib)) }
+        var harness = Harness(policy([runaway, AppPolicy(name: "a")]))
+        try harness.send(.memorySample(available: 900 * Self.mib, total: Self.total), at: 1)
+        try harness.send(.open(app: "runaway"), at: 2)
+        try harness.send(.footprint(app: "runaway", bytes: 100 * Self.mib), at: 3)
+        try harness.send(.forceQuit(app: "runaway"), at: 4)
+        try harness.send(.open(app: "a"), at: 5)
+        try harness.send(.footprint(app: "a", bytes: 200 * Self.mib), at: 6)
+        try harness.send(.open(app: "runaway"), at: 7)
+        try harness.send(.footprint(app: "runaway", bytes: 500 * Self.mib), at: 8)
+        if !atItsLimit {
+            harness.advance(to: 100)
+            try harness.send(.memorySample(available: 20 * Self.mib, total: Self.total), at: 101)
+        }
+        #expect(
+            harness.terminations == [
+                "runaway userForceQuit", atItsLimit ? "runaway memoryLimit" : "runaway memoryPressure",
+            ])
+        #expect(harness.core.expectedLaunchSize(of: "runaway") == 100 * Self.mib)
+        if !atItsLimit {
+            // a, suspended, is the next victim: what its launch took is kept.
+            try harness.send(.memorySample(available: 20 * Self.mib, total: Self.total), at: 102)
+            #expect(harness.terminations.last == "a memoryPressure")
+            #expect(harness.core.expectedLaunchSize(of: "a") == 200 * Self.mib)
+        }
+    }
 }

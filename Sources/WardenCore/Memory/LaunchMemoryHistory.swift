@@ -23,6 +23,14 @@ public struct LaunchMemoryHistory: Sendable, Equatable, Codable {
         if bytes > currentPeak { currentPeak = bytes }
     }
 
+    /// The launch under way was killed for its own growth (the culprit who took the room, an
+    /// app over its fair share or over its limit): its peak measures how far it ran away, not
+    /// what the app needs, and is not learned. Without it a runaway would teach room before a
+    /// launch its kill point, and each of its later launches would kill for that.
+    public mutating func forgetLaunchUnderWay() {
+        currentPeak = 0
+    }
+
     /// A new launch starts: the last one's peak, if one was measured, joins the peaks.
     public mutating func startLaunch() {
         guard currentPeak > 0 else { return }

@@ -326,6 +326,7 @@ extension Lifecycle {
             index,
             "Its footprint of \(DurationFormat.sizeString(footprint)) is over its \(limit.setting) of \(DurationFormat.sizeString(limit.bytes)) while \(records[index].state.rawValue).",
             at: now, &out)
+        records[index].memoryHistory?.forgetLaunchUnderWay()
         terminate(index, reason: .memoryLimit, because: "over its memory limit", at: now, &out)
         return true
     }
@@ -339,6 +340,7 @@ extension Lifecycle {
             records[index].terminating == nil
         else { return }
         decide(index, kill.sentence, at: now, &out)
+        if kill.isAtOwnLimit { records[index].memoryHistory?.forgetLaunchUnderWay() }
         terminate(index, reason: kill.reason, because: Self.oomSentence(kill), at: now, &out)
     }
 
@@ -448,6 +450,9 @@ extension Lifecycle {
                     app: records[index].name, time: now,
                     kind: .memoryKill(killReport(index, figures: figures, tookRoom: tookRoom)))))
         rememberRoom(madeBy: index)
+        if taker != nil || records[index].band == .overFairShare {
+            records[index].memoryHistory?.forgetLaunchUnderWay()
+        }
         terminate(index, reason: .memoryPressure, because: "killed for memory pressure", at: now, &out)
     }
 
