@@ -35,7 +35,8 @@
 # and full: the highest avg10 sampled and the stall time over the run) and the most swap used;
 # under appwarden also the major faults the daemon counts itself from the measurement that chose
 # each victim to that kill's end (the sum, then each kill's), and in the log how long its launches
-# held the daemon's loop up.
+# held the daemon's loop up and the room it made before launches ("room:" lines). In the log under
+# every killer: the device's `full` stall in each minute of the run, to see when the stall came.
 # Samples are taken about once a second; in a slow guest less often. Each app lost is listed with
 # how it ended: under appwarden the reason it journaled; under the others the service's result
 # and its main process's status (signal/9: SIGKILL), or systemd-oomd when its log names the kill.
@@ -306,6 +307,7 @@ order = ["mail", "chat", "maps", "mail", "news", "camera", "chat", "music", "sho
          "camera", "music", "chat", "shop", "mail", "maps", "news", "camera"]
 appwarden_states = {}
 samples = 0
+full_stall_seen = {}  # minute of the run -> the device's PSI full total (us) at its last sample
 memory_kills = "-"
 kill_majflt = "-"
 
@@ -317,6 +319,7 @@ while True:
     pressure = psi()
     peak_some = max(peak_some, pressure["some_avg10"])
     peak_full = max(peak_full, pressure["full_avg10"])
+    full_stall_seen[int(now // 60)] = pressure["full_total"]
     if short_at is None and info["MemAvailable"] < short_mib:
         short_at = now
     faults = major_faults(kpid)
@@ -377,6 +380,12 @@ while True:
 
 end = time.time() - t0
 psi_end = psi()
+# When the stall came: the device's `full` stall in each minute of the run.
+stall_minutes, previous = [], psi_start["full_total"]
+for minute in sorted(full_stall_seen):
+    stall_minutes.append("%.1f" % ((full_stall_seen[minute] - previous) / 1e6))
+    previous = full_stall_seen[minute]
+log("full stall in each minute of the run (s):", " ".join(stall_minutes))
 oom = oom_kills() - oom_before
 dmesg_lines = run("dmesg").splitlines()[dmesg_before:]
 oom_victims = set(int(m.group(1)) for line in dmesg_lines for m in [re.search(r"Killed process (\d+)", line)] if m)
@@ -393,6 +402,9 @@ if under_appwarden:
     decisions = run("appwarden", "events", "--kind", "decision", "--limit", "100000")
     extended = [line for line in decisions.splitlines() if "window extended" in line]
     log("windows lengthened by the app's own stall:", len(extended))
+    for line in decisions.splitlines():
+        if "Made room for " in line:
+            print("  room:", line)
     for line in extended[-20:]:
         print("  extended:", line)
     memory_kills = sum(1 for _, reason in reasons if reason in ("memoryPressure", "memoryLimit", "kernelOOMKill"))
