@@ -36,7 +36,10 @@
 # under appwarden also the major faults the daemon counts itself from the measurement that chose
 # each victim to that kill's end (the sum, then each kill's), and in the log how long its launches
 # held the daemon's loop up and the room it made before launches ("room:" lines). In the log under
-# every killer: the device's `full` stall in each minute of the run, to see when the stall came.
+# every killer: the device's `full` stall in each minute of the run, to see when the stall came,
+# and whose it was: the `some` stall of the page-cache reader (w3), of the apps' groups together
+# and of each app in each minute, with MemAvailable, Cached and the swap used at each minute's
+# end; under appwarden also the day's fetch wakes, run or skipped ("fetch:" lines).
 # Samples are taken about once a second; in a slow guest less often. Each app lost is listed with
 # how it ended: under appwarden the reason it journaled; under the others the service's result
 # and its main process's status (signal/9: SIGKILL), or systemd-oomd when its log names the kill.
@@ -85,6 +88,22 @@ def psi():
         for field in fields:
             key, value = field.split("=")
             figures[kind + "_" + key] = float(value)
+    return figures
+
+
+def group_stall():
+    """The memory stall (`some` total, us) of the reader and of each app's group, by label."""
+    figures = {}
+    root = "/sys/fs/cgroup/system.slice/appwarden-apps.scope/appwarden" if under_appwarden else "/sys/fs/cgroup/apps.slice"
+    places = {"reader": "/sys/fs/cgroup/system.slice/w-reader.service", "apps": root}
+    for name in apps:
+        places[name] = "%s/%s" % (root, name) if under_appwarden else "%s/w-%s.service" % (root, name)
+    for label, place in places.items():
+        try:
+            line = open(place + "/memory.pressure").readline().split()
+            figures[label] = int(line[-1].split("=")[1])
+        except (OSError, IndexError, ValueError):
+            pass
     return figures
 
 
@@ -308,6 +327,9 @@ order = ["mail", "chat", "maps", "mail", "news", "camera", "chat", "music", "sho
 appwarden_states = {}
 samples = 0
 full_stall_seen = {}  # minute of the run -> the device's PSI full total (us) at its last sample
+group_stall_seen = {}  # minute of the run -> each group's PSI some total (us) at its last sample
+group_stall_start = group_stall()
+memory_seen = {}  # minute of the run -> (MemAvailable, Cached, swap used) in MiB at its last sample
 memory_kills = "-"
 kill_majflt = "-"
 
@@ -320,6 +342,8 @@ while True:
     peak_some = max(peak_some, pressure["some_avg10"])
     peak_full = max(peak_full, pressure["full_avg10"])
     full_stall_seen[int(now // 60)] = pressure["full_total"]
+    group_stall_seen[int(now // 60)] = group_stall()
+    memory_seen[int(now // 60)] = (info["MemAvailable"], info["Cached"], info["SwapTotal"] - info["SwapFree"])
     if short_at is None and info["MemAvailable"] < short_mib:
         short_at = now
     faults = major_faults(kpid)
@@ -386,6 +410,26 @@ for minute in sorted(full_stall_seen):
     stall_minutes.append("%.1f" % ((full_stall_seen[minute] - previous) / 1e6))
     previous = full_stall_seen[minute]
 log("full stall in each minute of the run (s):", " ".join(stall_minutes))
+# Whose stall it was: each group's `some` stall in each minute (a group of one task stalls fully
+# when it stalls at all), and where memory stood at each minute's end.
+# A minute in which a group did not exist shows "-"; a group made again (an app relaunched)
+# counts from its new start.
+previous = group_stall_start
+labels = [label for label in ["reader", "apps"] + list(apps) if any(label in seen for seen in group_stall_seen.values())]
+by_group = {label: [] for label in labels}
+for minute in sorted(group_stall_seen):
+    seen = group_stall_seen[minute]
+    for label in labels:
+        if label not in seen:
+            by_group[label].append("-")
+            continue
+        total, before = seen[label], previous.get(label, 0)
+        by_group[label].append("%.1f" % ((total - before if total >= before else total) / 1e6))
+    previous = dict(previous, **seen)
+for label in labels:
+    log("some stall of %s in each minute (s):" % label, " ".join(by_group[label]))
+log("MemAvailable/Cached/swap used at each minute's end (MiB):",
+    " ".join("%d/%d/%d" % memory_seen[minute] for minute in sorted(memory_seen)))
 oom = oom_kills() - oom_before
 dmesg_lines = run("dmesg").splitlines()[dmesg_before:]
 oom_victims = set(int(m.group(1)) for line in dmesg_lines for m in [re.search(r"Killed process (\d+)", line)] if m)
@@ -405,6 +449,11 @@ if under_appwarden:
     for line in decisions.splitlines():
         if "Made room for " in line:
             print("  room:", line)
+    # The day's background fetches against the minutes of the run (t0 in UTC).
+    log("the run's minute 0 began at", time.strftime("%H:%M:%S", time.gmtime(t0)))
+    for line in run("appwarden", "events", "--limit", "100000").splitlines():
+        if "etch" in line and ("window" in line or "skipped" in line or "Launch" in line or "wake" in line):
+            print("  fetch:", line[:200])
     for line in extended[-20:]:
         print("  extended:", line)
     memory_kills = sum(1 for _, reason in reasons if reason in ("memoryPressure", "memoryLimit", "kernelOOMKill"))
