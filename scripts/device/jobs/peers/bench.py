@@ -452,7 +452,7 @@ if under_appwarden:
     # The day's background fetches against the minutes of the run (t0 in UTC).
     log("the run's minute 0 began at", time.strftime("%H:%M:%S", time.gmtime(t0)))
     for line in run("appwarden", "events", "--limit", "100000").splitlines():
-        if "etch" in line and ("window" in line or "skipped" in line or "Launch" in line or "wake" in line):
+        if "fetchStart" in line or "Background fetch skipped" in line:
             print("  fetch:", line[:200])
     for line in extended[-20:]:
         print("  extended:", line)
