@@ -18,7 +18,10 @@
 #
 # Output (printed on the last line): a directory holding rootfs.img, vmlinuz and initrd.img,
 # under $APPWARDEN_DEVICE_CACHE (default /var/cache/appwarden-device), named after a hash of
-# the package list and this script's layout version, so a second run reuses it.
+# the package list and this script's layout version, so a second run reuses it. Beside them,
+# `packages` (the list asked for) and `versions` (each installed package's version): a rebuild
+# with the same list keeps the name but takes Debian's packages of its day, and the peers job
+# prints the image's build date and a hash of its versions in each log.
 #
 #   sudo bash scripts/device/build-image.sh
 set -euo pipefail
@@ -249,5 +252,7 @@ nice -n 19 ionice -c3 mke2fs -q -t ext4 -L device -d "$root" "$work/rootfs.img" 
 mkdir -p "$out"
 mv "$work/rootfs.img" "$work/vmlinuz" "$work/initrd.img" "$out/"
 echo "${packages[*]} | repository: ${repo_packages[*]}" >"$out/packages"
+# The versions the image was built with: its name stays when a rebuild takes newer packages.
+chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' >"$out/versions"
 echo "== image built in $(($(date +%s) - started)) s: $out ($(du -sh "$out/rootfs.img" | cut -f1) used)" >&2
 echo "$out"

@@ -46,6 +46,9 @@ oomd_slices() {
 }
 echo "== earlyoom: $(grep -v '^#' /etc/default/earlyoom | grep . | tr '\n' ' ')"
 echo "== kernel $(uname -r), swappiness $(cat /proc/sys/vm/swappiness), zram $(cat /sys/block/zram0/disksize 2>/dev/null) bytes"
+# Which image this is: a rebuild keeps the image's name (a hash of its package list) but takes
+# Debian's packages as they are that day, so the figures of two weeks compare only on one image.
+echo "== image: Debian $(cat /etc/debian_version), built $(date -u -r /etc/hostname '+%Y-%m-%d %H:%M'), $(dpkg-query -W -f '${Package} ${Version}\n' | md5sum | cut -c1-12) (a hash of its package versions)"
 
 reset_device() {
   # systemd-oomd's socket too: systemd reports the ManagedOOM slices to it, which starts
