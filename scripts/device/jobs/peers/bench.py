@@ -39,7 +39,8 @@
 # every killer: the device's `full` stall in each minute of the run, to see when the stall came,
 # and whose it was: the `some` stall of the page-cache reader (w3), of the apps' groups together
 # and of each app in each minute, with MemAvailable, Cached and the swap used at each minute's
-# end; under appwarden also the day's fetch wakes, run or skipped ("fetch:" lines).
+# end, and how far the reader got in each minute (its CPU time and its reads from the drive);
+# under appwarden also the day's fetch wakes, run or skipped ("fetch:" lines).
 # Samples are taken about once a second; in a slow guest less often. Each app lost is listed with
 # how it ended: under appwarden the reason it journaled; under the others the service's result
 # and its main process's status (signal/9: SIGKILL), or systemd-oomd when its log names the kill.
@@ -104,6 +105,31 @@ def group_stall():
             figures[label] = int(line[-1].split("=")[1])
         except (OSError, IndexError, ValueError):
             pass
+    return figures
+
+
+def reader_work():
+    """What the reader has done so far: its CPU time (us) and what it read from the drive (bytes).
+
+    Its stall alone does not say whether it got on: a reader whose files fall far out of the cache
+    stalls less (its re-reads no longer count as its working set) and reads no faster."""
+    place = "/sys/fs/cgroup/system.slice/w-reader.service"
+    figures = {}
+    try:
+        for line in open(place + "/cpu.stat"):
+            key, value = line.split()
+            if key == "usage_usec":
+                figures["cpu"] = int(value)
+    except (OSError, ValueError):
+        pass
+    try:
+        for line in open(place + "/io.stat"):
+            for field in line.split()[1:]:
+                key, _, value = field.partition("=")
+                if key == "rbytes":
+                    figures["read"] = figures.get("read", 0) + int(value)
+    except (OSError, ValueError):
+        pass
     return figures
 
 
@@ -334,6 +360,8 @@ samples = 0
 full_stall_seen = {}  # minute of the run -> the device's PSI full total (us) at its last sample
 group_stall_seen = {}  # minute of the run -> each group's PSI some total (us) at its last sample
 group_stall_start = group_stall()
+reader_seen = {}  # minute of the run -> the reader's work so far (reader_work) at its last sample
+reader_start = reader_work()
 memory_seen = {}  # minute of the run -> (MemAvailable, Cached, swap used) in MiB at its last sample
 memory_kills = "-"
 kill_majflt = "-"
@@ -348,6 +376,8 @@ while True:
     peak_full = max(peak_full, pressure["full_avg10"])
     full_stall_seen[int(now // 60)] = pressure["full_total"]
     group_stall_seen[int(now // 60)] = group_stall()
+    if day:
+        reader_seen[int(now // 60)] = reader_work()
     memory_seen[int(now // 60)] = (info["MemAvailable"], info["Cached"], info["SwapTotal"] - info["SwapFree"])
     if short_at is None and info["MemAvailable"] < short_mib:
         short_at = now
@@ -433,6 +463,15 @@ for minute in sorted(group_stall_seen):
     previous = dict(previous, **seen)
 for label in labels:
     log("some stall of %s in each minute (s):" % label, " ".join(by_group[label]))
+# How far the reader got in each minute: its CPU time, and what it had to read from the drive.
+for key, what, unit, scale in (("cpu", "CPU time", "s", 1e6), ("read", "reads from the drive", "MiB", 1 << 20)):
+    previous, values = reader_start.get(key), []
+    for minute in sorted(reader_seen):
+        total = reader_seen[minute].get(key)
+        values.append("-" if total is None or previous is None else "%.1f" % ((total - previous) / scale))
+        previous = total if total is not None else previous
+    if any(value != "-" for value in values):
+        log("the reader's %s in each minute (%s):" % (what, unit), " ".join(values))
 log("MemAvailable/Cached/swap used at each minute's end (MiB):",
     " ".join("%d/%d/%d" % memory_seen[minute] for minute in sorted(memory_seen)))
 oom = oom_kills() - oom_before
