@@ -92,11 +92,16 @@ def psi():
     return figures
 
 
+# The page-cache reader of the days: its group, and the files it reads over and over.
+reader_group = "/sys/fs/cgroup/system.slice/w-reader.service"
+reader_files = "/usr /var/lib -xdev -type f -size -4M"
+
+
 def group_stall():
     """The memory stall (`some` total, us) of the reader and of each app's group, by label."""
     figures = {}
     root = "/sys/fs/cgroup/system.slice/appwarden-apps.scope/appwarden" if under_appwarden else "/sys/fs/cgroup/apps.slice"
-    places = {"reader": "/sys/fs/cgroup/system.slice/w-reader.service", "apps": root}
+    places = {"reader": reader_group, "apps": root}
     for name in apps:
         places[name] = "%s/%s" % (root, name) if under_appwarden else "%s/w-%s.service" % (root, name)
     for label, place in places.items():
@@ -113,17 +118,16 @@ def reader_work():
 
     Its stall alone does not say whether it got on: a reader whose files fall far out of the cache
     stalls less (its re-reads no longer count as its working set) and reads no faster."""
-    place = "/sys/fs/cgroup/system.slice/w-reader.service"
     figures = {}
     try:
-        for line in open(place + "/cpu.stat"):
+        for line in open(reader_group + "/cpu.stat"):
             key, value = line.split()
             if key == "usage_usec":
                 figures["cpu"] = int(value)
     except (OSError, ValueError):
         pass
     try:
-        for line in open(place + "/io.stat"):
+        for line in open(reader_group + "/io.stat"):
             for field in line.split()[1:]:
                 key, _, value = field.partition("=")
                 if key == "rbytes":
@@ -328,11 +332,10 @@ if kind in ("w1", "w2", "w2f"):
 else:
     # What the reader goes through: the files `find -size -4M` picks (3 MiB and under: find rounds
     # a size up to whole MiB). Its stall depends on how much of them the page cache can keep.
-    sizes = [int(size) for size in run("find", "/usr", "/var/lib", "-xdev", "-type", "f", "-size", "-4M",
-                                       "-printf", "%s\n").split() if size.isdigit()]
+    sizes = [int(size) for size in run("find", *reader_files.split(), "-printf", "%s\n").split() if size.isdigit()]
     log("the reader's files: %d, %d MiB" % (len(sizes), sum(sizes) >> 20))
     run("systemd-run", "--quiet", "--unit=w-reader", "sh", "-c",
-        "while :; do find /usr /var/lib -xdev -type f -size -4M -exec cat {} + >/dev/null 2>&1; done")
+        "while :; do find %s -exec cat {} + >/dev/null 2>&1; done" % reader_files)
     if killer in ("earlyoom", "nohang", "systemd-oomd"):
         run("systemctl", "start", killer)
 t0 = time.time()

@@ -22,6 +22,11 @@ KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel"
 DAY_SECONDS=600
 [ -f /job/peers.conf ] && . /job/peers.conf
 export DAY_SECONDS IDLE_APPS IDLE_MIB FRONT_MIB FRONT_STEP FRONT_INTERVAL
+# Which image this is: a rebuild keeps the image's name (a hash of its package list) but takes
+# Debian's packages as they are that day, so the figures of two weeks compare only on one image.
+# Taken before appwarden's package is installed, the hash is that of the image's `versions` file
+# (build-image.sh): md5sum versions | cut -c1-12.
+echo "== image: Debian $(cat /etc/debian_version), built $(date -u -r /etc/hostname '+%Y-%m-%d %H:%M'), $(dpkg-query -W -f '${Package} ${Version}\n' | md5sum | cut -c1-12) (a hash of its package versions)"
 install_package || {
   cat /job/out/apt.log
   fail "apt installs appwarden's package"
@@ -46,9 +51,6 @@ oomd_slices() {
 }
 echo "== earlyoom: $(grep -v '^#' /etc/default/earlyoom | grep . | tr '\n' ' ')"
 echo "== kernel $(uname -r), swappiness $(cat /proc/sys/vm/swappiness), zram $(cat /sys/block/zram0/disksize 2>/dev/null) bytes"
-# Which image this is: a rebuild keeps the image's name (a hash of its package list) but takes
-# Debian's packages as they are that day, so the figures of two weeks compare only on one image.
-echo "== image: Debian $(cat /etc/debian_version), built $(date -u -r /etc/hostname '+%Y-%m-%d %H:%M'), $(dpkg-query -W -f '${Package} ${Version}\n' | md5sum | cut -c1-12) (a hash of its package versions)"
 
 reset_device() {
   # systemd-oomd's socket too: systemd reports the ManagedOOM slices to it, which starts
