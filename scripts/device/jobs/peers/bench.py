@@ -19,6 +19,8 @@
 # IDLE_APPS (how many idle apps, default 4), IDLE_MIB (each one's size), FRONT_MIB (where w1's
 # foreground app stops, default 340), FRONT_STEP and FRONT_INTERVAL (its pace: MiB per step and
 # seconds between steps). The row's workload then names what was changed, e.g. w1[IDLE_APPS=6,IDLE_MIB=80].
+# For every workload, FAIR_SHARE sets appwarden's device-wide fair_share ("60%": [memory] fair_share;
+# the built-in default is 40%), to weigh what each default costs; the row's workload names it too.
 # KILLER: appwarden (built-in defaults: the policy names only the apps), appwarden-nocompress
 # (the same with compress_suspended = false), appwarden-share (the same with the foreground app's
 # fair_share set to 360 MiB, just above the 340 MiB that W1's app reaches, as an operator who knows
@@ -210,6 +212,9 @@ def killer_pid():
 # The apps of each workload: name -> (command line, MiB it holds at start).
 variant = {key: os.environ[key] for key in ("IDLE_APPS", "IDLE_MIB", "FRONT_MIB", "FRONT_STEP", "FRONT_INTERVAL")
            if os.environ.get(key) and kind in ("w1", "w2", "w2f")}
+fair_share = os.environ.get("FAIR_SHARE", "")
+if fair_share:
+    variant["FAIR_SHARE"] = fair_share
 front_mib = int(variant.get("FRONT_MIB", 340))
 if kind in ("w1", "w2", "w2f"):
     idle = ["idle%d" % n for n in range(1, int(variant.get("IDLE_APPS", 4)) + 1)]
@@ -238,10 +243,15 @@ def write_policy():
     if day:
         # Fetch wakes often enough to be seen within the day's minutes.
         lines += ["[fetch]", 'minimum_interval = "2m"', ""]
+    memory = []
     if killer == "appwarden-nocompress":
-        lines += ["[memory]", "compress_suspended = false", ""]
+        memory.append("compress_suspended = false")
     if killer == "appwarden-least":
-        lines += ["[memory]", 'kill_order = "least_missed"', ""]
+        memory.append('kill_order = "least_missed"')
+    if fair_share:
+        memory.append("fair_share = %s" % json.dumps(fair_share))
+    if memory:
+        lines += ["[memory]"] + memory + [""]
     for name, (command, _) in apps.items():
         lines.append("[apps.%s]" % name)
         lines.append("command = %s" % json.dumps(command[0]))
