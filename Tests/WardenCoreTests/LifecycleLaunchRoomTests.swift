@@ -75,6 +75,23 @@ import WardenCore
         #expect(history.peaks.count <= LaunchMemoryHistory.keptLaunches)
     }
 
+    /// The usual peak is the median of the finished launches' peaks alone: the launch under way,
+    /// however far it grows, does not move it.
+    @Test func theUsualPeakLeavesTheLaunchUnderWayOut() {
+        var history = LaunchMemoryHistory()
+        history.observe(300)
+        #expect(history.usualPeak == nil)
+        #expect(history.expected == 300)
+        history.startLaunch()
+        history.observe(900)
+        #expect(history.usualPeak == 300)
+        #expect(history.expected == 900)
+        history.startLaunch()
+        history.observe(100)
+        // Finished: 300, 900; the upper middle one.
+        #expect(history.usualPeak == 900)
+    }
+
     /// The core learns the peak of each launch from its footprints, and keeps it across a
     /// checkpoint; a checkpoint written before sizes were learned still decodes.
     @Test func theLearnedSizeSurvivesACheckpoint() throws {

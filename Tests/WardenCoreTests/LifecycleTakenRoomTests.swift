@@ -9,13 +9,16 @@ import WardenCore
 
     /// `first` and `second` suspended (200MiB each; `first` used less recently), `front` in the
     /// foreground at 100MiB, on a 1GiB device; then a critical sample kills `first`, which gives
-    /// back 200MiB.
+    /// back 200MiB. With `frontsFirstLaunch`, `front` was launched once before, reached that
+    /// footprint and was force-quit.
     static func afterOneKill(
-        memory: MemorySettings = MemorySettings(), front: AppPolicy = AppPolicy(name: "front")
+        memory: MemorySettings = MemorySettings(), front: AppPolicy = AppPolicy(name: "front"),
+        frontsFirstLaunch: Int64? = nil
     ) throws -> Harness {
         var harness = Harness(
             Policy(memory: memory, apps: [AppPolicy(name: "first"), AppPolicy(name: "second"), front]))
         try harness.send(.memorySample(available: gib, total: gib), at: 0)
+        if let peak = frontsFirstLaunch { try launchedOnce(&harness, "front", peak: peak) }
         try harness.send(.footprint(app: "first", bytes: 200 * mib), at: 0)
         try harness.send(.footprint(app: "second", bytes: 200 * mib), at: 0)
         try harness.send(.open(app: "first"), at: 1)
@@ -25,6 +28,14 @@ import WardenCore
         harness.advance(to: 10)
         try harness.send(.memorySample(available: 10 * mib, total: gib), at: 11)
         return harness
+    }
+
+    /// `app` launched once at the harness's start, measured at `peak` and force-quit: its
+    /// finished launch's peak is learned.
+    static func launchedOnce(_ harness: inout Harness, _ app: String, peak: Int64) throws {
+        try harness.send(.open(app: app), at: 0)
+        try harness.send(.footprint(app: app, bytes: peak), at: 0)
+        try harness.send(.forceQuit(app: app), at: 0)
     }
 
     /// The decisions journaled on `app`.
@@ -123,6 +134,25 @@ import WardenCore
             ])
     }
 
+    /// An app still within the peak its finished launches reached grows as it does in each launch,
+    /// not into the room: the band order holds (the suspended app goes next) until it passes that
+    /// peak, and then it took the room.
+    @Test func anAppWithinItsUsualPeakDidNotTakeTheRoom() throws {
+        func grown(to footprint: Int64) throws -> Harness {
+            var harness = try Self.afterOneKill(frontsFirstLaunch: 300 * Self.mib)
+            try harness.send(.footprint(app: "front", bytes: footprint), at: 12)
+            try harness.send(.memorySample(available: 10 * Self.mib, total: Self.gib), at: 13)
+            return harness
+        }
+        let within = try grown(to: 300 * Self.mib)
+        #expect(within.terminations == ["front userForceQuit", "first memoryPressure", "second memoryPressure"])
+        #expect(within.state("front") == .active)
+
+        let past = try grown(to: 301 * Self.mib)
+        #expect(past.terminations == ["front userForceQuit", "first memoryPressure", "front memoryPressure"])
+        #expect(past.state("second") == .suspended)
+    }
+
     /// Only an app the killer may choose is chosen for the room it took: the same growth makes
     /// an unprotected foreground app go first, but not a protected app, nor a foreground app
     /// under `kill_foreground = false`.
@@ -145,32 +175,55 @@ import WardenCore
         #expect(kept.terminations == ["first memoryPressure", "second memoryPressure"])
     }
 
-    /// Of two apps that grew into the room, the one that grew more goes first, even when the
-    /// other is the larger (the band order would take it).
-    @Test func theLargestGrowthGoesFirst() throws {
+    /// `idle` (300MiB) suspended beside two foreground apps, `steady` at 100MiB and `runaway`;
+    /// a critical sample kills `idle`; then `steady` grows to `steadyTo` and `runaway` to 170MiB,
+    /// and a second critical sample chooses. With `steadysFirstLaunch`, `steady` was launched
+    /// once before, reached that footprint and was force-quit. Returns the harness and why
+    /// `steady` was passed over for the second victim.
+    static func twoGrowers(steadyTo: Int64, steadysFirstLaunch: Int64? = nil) throws -> (Harness, String?) {
         var harness = Harness(
             Policy(
                 foregroundSlots: 2,
                 apps: [AppPolicy(name: "idle"), AppPolicy(name: "steady"), AppPolicy(name: "runaway")]))
-        try harness.send(.memorySample(available: Self.gib, total: Self.gib), at: 0)
-        try harness.send(.footprint(app: "idle", bytes: 300 * Self.mib), at: 0)
+        try harness.send(.memorySample(available: gib, total: gib), at: 0)
+        if let peak = steadysFirstLaunch { try launchedOnce(&harness, "steady", peak: peak) }
+        try harness.send(.footprint(app: "idle", bytes: 300 * mib), at: 0)
         try harness.send(.open(app: "idle"), at: 1)
         try harness.send(.open(app: "steady"), at: 2)
         try harness.send(.open(app: "runaway"), at: 3)
-        try harness.send(.footprint(app: "steady", bytes: 100 * Self.mib), at: 4)
+        try harness.send(.footprint(app: "steady", bytes: 100 * mib), at: 4)
         harness.advance(to: 10)
         #expect(harness.state("idle") == .suspended)
-        try harness.send(.memorySample(available: 10 * Self.mib, total: Self.gib), at: 11)
-        #expect(harness.terminations == ["idle memoryPressure"])
-        try harness.send(.footprint(app: "steady", bytes: 260 * Self.mib), at: 12)
-        try harness.send(.footprint(app: "runaway", bytes: 170 * Self.mib), at: 12)
-        try harness.send(.memorySample(available: 10 * Self.mib, total: Self.gib), at: 13)
-        #expect(harness.terminations == ["idle memoryPressure", "runaway memoryPressure"])
+        try harness.send(.memorySample(available: 10 * mib, total: gib), at: 11)
+        #expect(harness.terminations.last == "idle memoryPressure")
+        try harness.send(.footprint(app: "steady", bytes: steadyTo), at: 12)
+        try harness.send(.footprint(app: "runaway", bytes: 170 * mib), at: 12)
+        try harness.send(.memorySample(available: 10 * mib, total: gib), at: 13)
         let reason = harness.journal.compactMap { record -> String? in
-            guard record.app == "runaway", case .memoryKill(let report) = record.kind else { return nil }
+            guard record.app != "steady", case .memoryKill(let report) = record.kind else { return nil }
             return report.others.first { $0.app == "steady" }?.reason
-        }.first
+        }.last
+        return (harness, reason)
+    }
+
+    /// Of two apps that grew into the room, the one that grew more goes first, even when the
+    /// other is the larger (the band order would take it).
+    @Test func theLargestGrowthGoesFirst() throws {
+        let (harness, reason) = try Self.twoGrowers(steadyTo: 260 * Self.mib)
+        #expect(harness.terminations == ["idle memoryPressure", "runaway memoryPressure"])
         #expect(
             reason == "it grew by 160MiB into the room the kill of \"idle\" gave back, less than \"runaway\" (170MiB)")
+    }
+
+    /// An app that grew more into the room than another, but is still within the peak of its
+    /// finished launches, is passed over for the other, and its report says why.
+    @Test func anAppWithinItsUsualPeakIsPassedOverForTheOneThatTookTheRoom() throws {
+        let (harness, reason) = try Self.twoGrowers(steadyTo: 290 * Self.mib, steadysFirstLaunch: 300 * Self.mib)
+        #expect(
+            harness.terminations == ["steady userForceQuit", "idle memoryPressure", "runaway memoryPressure"])
+        #expect(
+            reason
+                == "it is still within the 300MiB its last launches reached; an app that grew into the room the kill of \"idle\" gave back goes first"
+        )
     }
 }

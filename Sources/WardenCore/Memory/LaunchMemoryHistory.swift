@@ -45,19 +45,31 @@ public struct LaunchMemoryHistory: Sendable, Equatable, Codable {
     public var expected: Int64? {
         let total = peaks.count + (currentPeak > 0 ? 1 : 0)
         let dropped = max(0, total - Self.keptLaunches)
-        let count = total - dropped
-        guard count > 0 else { return nil }
-        let middle = count / 2
-        func peak(_ position: Int) -> Int64 {
+        return Self.median(count: total - dropped) { position in
             position + dropped < peaks.count ? peaks[position + dropped] : currentPeak
         }
+    }
+
+    /// The size the app's finished launches reached: the median of their peaks, the launch
+    /// under way left out; nil before a finished launch was measured. An app that grows within
+    /// it grows as its launches do, not into the room of a kill (rule 9, the culprit who takes
+    /// the room).
+    public var usualPeak: Int64? {
+        Self.median(count: peaks.count) { peaks[$0] }
+    }
+
+    /// The median of `count` values read by `value` (the upper of the two middle ones for an even
+    /// count), found in place; nil for none.
+    private static func median(count: Int, _ value: (Int) -> Int64) -> Int64? {
+        guard count > 0 else { return nil }
+        let middle = count / 2
         for position in 0..<count {
-            let candidate = peak(position)
+            let candidate = value(position)
             var below = 0
             var equal = 0
             for other in 0..<count {
-                let value = peak(other)
-                if value < candidate { below += 1 } else if value == candidate { equal += 1 }
+                let compared = value(other)
+                if compared < candidate { below += 1 } else if compared == candidate { equal += 1 }
             }
             if below <= middle && middle < below + equal { return candidate }
         }

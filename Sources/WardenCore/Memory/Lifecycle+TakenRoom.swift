@@ -2,13 +2,26 @@
 /// made goes next, before the bands, rather than another app that did not.
 extension Lifecycle {
     /// How much the app at `index` grew into the room the last memory kill made
-    /// (`RoomGivenBack.takesTheRoom`); nil when it did not, or there is no such room.
+    /// (`RoomGivenBack.takesTheRoom`); nil when it did not, when it is still within the size its
+    /// finished launches reached (`withinUsualPeak`), or there is no such room.
     func growthIntoRoom(_ index: Int) -> Int64? {
         guard let room = roomGivenBack, index < room.marks.count, let mark = room.marks[index],
-            records[index].launch == mark.launch, records[index].state != .notRunning
+            records[index].launch == mark.launch, records[index].state != .notRunning,
+            withinUsualPeak(index) == nil
         else { return nil }
         let growth = records[index].footprint - mark.footprint
         return RoomGivenBack.takesTheRoom(growth: growth, room: room.bytes) ? growth : nil
+    }
+
+    /// The size the app at `index` reached in its finished launches
+    /// (`LaunchMemoryHistory.usualPeak`), when its footprint is still within it: it grows as it
+    /// does in each launch, and the room made before its launch counted that size. Nil for an
+    /// app past it, or with no finished launch measured.
+    func withinUsualPeak(_ index: Int) -> Int64? {
+        guard let usual = records[index].memoryHistory?.usualPeak, records[index].footprint <= usual else {
+            return nil
+        }
+        return usual
     }
 
     /// The app that took the room the last memory kill made: of those the killer may choose
@@ -57,6 +70,10 @@ extension Lifecycle {
     /// Why an app the killer may choose was passed over for `victim`, an app that took the room.
     func whyNotChosen(_ index: Int, forTheRoomTakenBy victim: String, _ tookRoom: MemoryKillReport.TookRoom) -> String {
         let made = "the kill of \"\(tookRoom.madeBy)\""
+        if let usual = withinUsualPeak(index) {
+            return
+                "it is still within the \(DurationFormat.sizeString(usual)) its last launches reached; an app that grew into the room \(made) gave back goes first"
+        }
         guard let growth = growthIntoRoom(index) else {
             return
                 "it did not grow by half of the \(DurationFormat.sizeString(tookRoom.room)) \(made) gave back; an app that did goes first"
