@@ -18,7 +18,9 @@
 # For w1, w2 and their kin the environment may change the apps, to try other devices' mixes:
 # IDLE_APPS (how many idle apps, default 4), IDLE_MIB (each one's size), FRONT_MIB (where w1's
 # foreground app stops, default 340), FRONT_STEP and FRONT_INTERVAL (its pace: MiB per step and
-# seconds between steps). The row's workload then names what was changed, e.g. w1[IDLE_APPS=6,IDLE_MIB=80].
+# seconds between steps), FRONT_BEFORE=1 (w1 only: the foreground app is launched once before
+# the idle apps, grows to FRONT_MIB and is force-quit, so that appwarden has learned its size when
+# it is opened again). The row's workload then names what was changed, e.g. w1[IDLE_APPS=6,IDLE_MIB=80].
 # For every workload, FAIR_SHARE sets appwarden's device-wide fair_share ("60%": [memory] fair_share;
 # the built-in default is 40%), to weigh what each default costs; the row's workload names it too.
 # KILLER: appwarden (built-in defaults: the policy names only the apps), appwarden-nocompress
@@ -210,7 +212,8 @@ def killer_pid():
 
 
 # The apps of each workload: name -> (command line, MiB it holds at start).
-variant = {key: os.environ[key] for key in ("IDLE_APPS", "IDLE_MIB", "FRONT_MIB", "FRONT_STEP", "FRONT_INTERVAL")
+variant = {key: os.environ[key]
+           for key in ("IDLE_APPS", "IDLE_MIB", "FRONT_MIB", "FRONT_STEP", "FRONT_INTERVAL", "FRONT_BEFORE")
            if os.environ.get(key) and kind in ("w1", "w2", "w2f")}
 fair_share = os.environ.get("FAIR_SHARE", "")
 if fair_share:
@@ -331,6 +334,22 @@ dmesg_before = len(run("dmesg").splitlines())
 total_mib = meminfo()["MemTotal"]
 short_mib = total_mib // 10
 
+if kind == "w1" and variant.get("FRONT_BEFORE") == "1":
+    # One launch of the foreground app to its full size before the day, force-quit.
+    launch_or_open("front")
+    deadline = time.time() + 30 * slowdown + 60
+    while time.time() < deadline and held_mib(pids.get("front", 0)) < front_mib - 4:
+        time.sleep(1)
+    log("front's first launch reached %d MiB" % held_mib(pids.get("front", 0)))
+    if under_appwarden:
+        run("appwarden", "force-quit", "front")
+    else:
+        run("systemctl", "stop", "w-front.service")
+    while alive(pids.get("front")):
+        time.sleep(0.5)
+    with open("/run/front.size", "w") as f:
+        f.write("0")
+    launches["front"] = 0
 if kind in ("w1", "w2", "w2f"):
     for name in idle:
         launch_or_open(name)

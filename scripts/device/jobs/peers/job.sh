@@ -10,7 +10,7 @@
 # killers (KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel", and
 # appwarden-share and appwarden-least on request: see bench.py) and the
 # day's length (DAY_SECONDS=600), and may change w1's and w2's apps (IDLE_APPS, IDLE_MIB, FRONT_MIB,
-# FRONT_STEP, FRONT_INTERVAL: see bench.py) and set appwarden's fair_share (FAIR_SHARE).
+# FRONT_STEP, FRONT_INTERVAL, FRONT_BEFORE: see bench.py) and set appwarden's fair_share (FAIR_SHARE).
 # earlyoom and nohang run with Debian's configuration;
 # systemd-oomd, which Debian ships without any managed unit, with Fedora's defaults
 # (ManagedOOMSwap=kill on the root slice, ManagedOOMMemoryPressure=kill at 50% on the user
@@ -22,7 +22,7 @@ WORKLOADS="w1 w2"
 KILLERS="appwarden appwarden-nocompress earlyoom nohang systemd-oomd kernel"
 DAY_SECONDS=600
 [ -f /job/peers.conf ] && . /job/peers.conf
-export DAY_SECONDS IDLE_APPS IDLE_MIB FRONT_MIB FRONT_STEP FRONT_INTERVAL FAIR_SHARE
+export DAY_SECONDS IDLE_APPS IDLE_MIB FRONT_MIB FRONT_STEP FRONT_INTERVAL FRONT_BEFORE FAIR_SHARE
 # Which image this is: a rebuild keeps the image's name (a hash of its package list) but takes
 # Debian's packages as they are that day, so the figures of two weeks compare only on one image.
 # Taken before appwarden's package is installed, the hash is that of the image's `versions` file

@@ -13,7 +13,7 @@
 # fast; w1b and w2b are w1 and w2 beside idle apps of 200 MiB instead of 120; w3 is the day of use, DAY_SECONDS long, default 600; w3m the same day with apps 1.3 times
 # as large, w3h 1.6 times), KILLERS
 # (default all six; appwarden-share, appwarden with the foreground app's fair_share at 360 MiB, and
-# appwarden-least, appwarden with kill_order = "least_missed", on request), IDLE_APPS, IDLE_MIB, FRONT_MIB, FRONT_STEP and FRONT_INTERVAL (w1's and w2's apps
+# appwarden-least, appwarden with kill_order = "least_missed", on request), IDLE_APPS, IDLE_MIB, FRONT_MIB, FRONT_STEP, FRONT_INTERVAL and FRONT_BEFORE (w1's and w2's apps
 # changed: see bench.py in this folder), FAIR_SHARE (appwarden's device-wide fair_share, e.g. 60%),
 # APPWARDEN_DEVICE_DISK (default emmc), PEERS_LOG (a file that keeps every
 # boot's whole output; default: a temporary one, removed).
@@ -42,7 +42,7 @@ for run_number in $(seq 1 "$runs"); do
       echo "WORKLOADS=\"$workload\""
       echo "KILLERS=\"$killers\""
       echo "DAY_SECONDS=${DAY_SECONDS:-600}"
-      for knob in IDLE_APPS IDLE_MIB FRONT_MIB FRONT_STEP FRONT_INTERVAL FAIR_SHARE; do
+      for knob in IDLE_APPS IDLE_MIB FRONT_MIB FRONT_STEP FRONT_INTERVAL FRONT_BEFORE FAIR_SHARE; do
         [ -z "${!knob:-}" ] || echo "$knob=${!knob}"
       done
     } >"$job/peers.conf"
