@@ -286,7 +286,8 @@ import WardenCore
     /// When the kills for what swap cannot take give back all that RAM lacks too (100 MiB
     /// available, 20 MiB of swap left: 230 MiB short of what would keep the device above
     /// `critical_enter`; `b` and `a` killed for 300 MiB), nothing is compressed and the line
-    /// names no compression.
+    /// names no compression. With `a` and `b` gone, no memory is left in RAM for the 20 MiB of
+    /// swap to take: the launch leaves the device 50 MiB above `critical_enter`, at warning.
     @Test func killsThatCoverWhatRAMLacksCompressNothing() throws {
         var harness = try Self.device(available: 100 * Self.mib, swap: Self.swap(free: 20 * Self.mib))
         let out = try harness.send(.open(app: "maps"), at: 102)
@@ -295,7 +296,7 @@ import WardenCore
         #expect(
             Self.decisions("maps", in: harness).contains {
                 $0
-                    == "Made room for maps: 300MiB expected, 0B free above warning_enter (150MiB); killed \"b\" (200MiB), \"a\" (100MiB), giving back 300MiB."
+                    == "Made room for maps: 300MiB expected, 0B free above warning_enter (150MiB); killed \"b\" (200MiB), \"a\" (100MiB), giving back 300MiB; the launch leaves the device above critical_enter (50MiB)."
             })
     }
 
@@ -349,6 +350,36 @@ import WardenCore
             Self.decisions("maps", in: harness).contains {
                 $0.hasSuffix(
                     "compressed \"b\" (200MiB in RAM), \"a\" (100MiB in RAM), freeing 150MiB.")
+            })
+    }
+
+    /// `b` at 240 MiB, all of it in a zram at a ratio of 2 (120 MiB of RAM).
+    static func bInTheZram(_ harness: inout Harness) throws {
+        try harness.send(.footprint(app: "b", bytes: 240 * mib), at: 101)
+        try harness.send(
+            .compressed(app: "b", launch: harness.launches["b"] ?? 0, swappedBytes: 240 * mib, swappedInRAM: 120 * mib),
+            at: 101)
+    }
+
+    /// A kill of an app in a zram gives back its compressed size at once, and frees its place in
+    /// the zram, which swapping out others' memory then takes. With the zram full, 200 MiB
+    /// available and `maps` (300 MiB) expected, the launch is 150 MiB short of `critical_enter`.
+    /// `b` (240 MiB all in the zram at a ratio of 2) gives back 120 MiB at once and 120 MiB more
+    /// once 240 MiB of others' memory is swapped into its place: that covers it, so `a` is
+    /// compressed into that place rather than killed. Counting `b`'s 120 MiB alone would kill
+    /// `a` too.
+    @Test func aKillOfAnAppInTheZramCountsThePlaceItFreesThere() throws {
+        var harness = try Self.device(
+            available: 200 * Self.mib, swap: Self.swap(free: 0, swappable: 300 * Self.mib, zram: 2))
+        try Self.bInTheZram(&harness)
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure"])
+        #expect(harness.state("a") == .suspended)
+        #expect(Self.compressions(in: out) == ["a"])
+        #expect(
+            Self.decisions("maps", in: harness).contains {
+                $0
+                    == "Made room for maps: 300MiB expected, 50MiB free above warning_enter (150MiB); compressed \"a\" (100MiB in RAM), freeing 50MiB, all that could be compressed; killed \"b\" (120MiB, and 240MiB of swap), giving back 120MiB, and 120MiB more once swapped out into the swap freed; the launch leaves the device above critical_enter (50MiB)."
             })
     }
 

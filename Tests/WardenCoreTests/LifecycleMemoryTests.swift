@@ -336,6 +336,33 @@ import WardenCore
         #expect(!Lifecycle.waitsForDyingVictim(next))
     }
 
+    /// A victim still dying frees its place in the zram too: the killer waits for it rather
+    /// than kill the foreground app. With nothing available and the zram full, `z` (240 MiB in
+    /// the zram, 40 MiB of RAM at a ratio of 6) is killed; at the next sample, before its end is
+    /// reported, its 40 MiB alone would leave the device critical (`critical_enter` 50 MiB), but
+    /// not with the 200 MiB that swapping others' memory into its place frees.
+    @Test func theKillerWaitsForTheZramPlaceADyingVictimFrees() throws {
+        var harness = Harness(Policy(apps: [AppPolicy(name: "z"), AppPolicy(name: "fg")]))
+        try harness.send(.open(app: "z"), at: 0)
+        try harness.send(.open(app: "fg"), at: 1)
+        try harness.send(.footprint(app: "z", bytes: 240 * Self.mib), at: 2)
+        try harness.send(.footprint(app: "fg", bytes: 10 * Self.mib), at: 2)
+        harness.advance(to: 30)
+        try harness.send(
+            .compressed(app: "z", launch: 1, swappedBytes: 240 * Self.mib, swappedInRAM: 40 * Self.mib), at: 31)
+        var core = harness.core
+        let total = 1000 * Self.mib
+        let full = SwapFigures(free: 0, total: total, swappable: 300 * Self.mib, compressionRatio: 6)
+        let first = try core.handle(.memorySample(available: 0, total: total, swap: full), at: Harness.seconds(32))
+        #expect(Self.killed(first) == ["z"])
+        let waiting = try core.handle(.memorySample(available: 0, total: total, swap: full), at: Harness.seconds(32.1))
+        #expect(Self.killed(waiting).isEmpty)
+        #expect(
+            Self.decisions(waiting) == [
+                "Memory is critical, but 40MiB of app \"z\", killed for it, is still on its way back, and 200MiB more once swapped out into the swap freed: no other app is killed unless the device stays critical without it."
+            ])
+    }
+
     /// While the victim's end is not reported, a critical sample that its footprint would lift out
     /// of critical kills nobody else, and says so once; its end lets the next sample kill again.
     @Test func aVictimStillDyingSparesTheNextAppWhileItsMemoryIsOnItsWay() throws {

@@ -45,11 +45,12 @@ public struct Lifecycle: Sendable {
     /// weighed against it (rule 4, `Lifecycle.memoryRefusesWake`).
     var lastEffectiveAvailable: Int64?
     /// The part of `lastEffectiveAvailable` that only swapping frees (`SwapFigures.headroom`),
-    /// less what room before a launch has since asked compression to free, in bytes; 0 without swap.
+    /// less what room before a launch has since asked compression to free, in bytes; 0 without
+    /// swap. Less than nothing once compression was asked to fill the swap that dying victims
+    /// free (`Lifecycle.roomFromDyingVictims(swap:)`, counted apart).
     var lastSwapHeadroom: Int64 = 0
-    /// The zram's compression at the last memory sample (`SwapFigures.compressionRatio`); nil for
-    /// swap on a drive or no swap.
-    var lastZramRatio: Double?
+    /// The swap figures of the last memory sample; nil before one, or without swap.
+    var lastSwap: SwapFigures?
 
     /// A core for `policy` whose device tokens come from `tokenSource` (the daemon passes
     /// `.systemRandom`; the default keeps simulations reproducible).

@@ -17,6 +17,10 @@ extension Lifecycle {
     /// the device at warning costs no app (rule 9 kills only under critical pressure). Apps are
     /// killed in rule 9's order (never a foreground or protected app, nor the app itself, which
     /// is not running) until what their kills give back covers that, or no app may be killed.
+    /// With swap counted, a kill gives back its memory in RAM at once (`AppRecord.reclaimable`)
+    /// and the swap space it frees, which swapping others' memory out fills
+    /// (`SwapFigures.afterKill`): an app all in a zram gives back its compressed size at once and,
+    /// at the zram's ratio, room for as much again once others are swapped out into its place.
     /// The kills come before the compressions (a victim's death frees its swap too), and both
     /// before the spawn; the journal says both on the launching app. An app never measured, a
     /// device not measured (levels reported, not sampled) and `[memory] make_room = false` make
@@ -28,30 +32,37 @@ extension Lifecycle {
         let floor = memoryTracker.settings.warningEnter.bytes(ofTotal: total)
         let killFloor = memoryTracker.settings.criticalEnter.bytes(ofTotal: total)
         dyingVictims.removeAll { now - $0.killedAt >= memoryTracker.settings.victimExitWait }
-        let coming = dyingVictims.reduce(Int64(0)) { $0 + $1.bytes }
-        let room = max(0, available + coming - floor)
+        let coming = roomFromDyingVictims(swap: lastSwap)
+        let room = max(0, available + coming.inRAM + coming.bySwapping - floor)
         // What the launch may take before the device would be critical: kills are for more.
-        let killsFor = expected - max(0, available + coming - killFloor)
-        let headroom = max(0, lastSwapHeadroom)
-        let roomInRAM = max(0, available - headroom + coming - floor)
+        let killsFor = expected - max(0, available + coming.inRAM + coming.bySwapping - killFloor)
+        let roomInRAM = max(0, available - lastSwapHeadroom + coming.inRAM - floor)
+        let headroom = max(0, lastSwapHeadroom + coming.bySwapping)
         guard expected > roomInRAM else { return }
         let name = records[index].name
         let order = policy.memory.killOrder
         weighMisses(at: now)
         // Kills for what would leave the device critical even with swap; then compressions for
-        // what memory alone still lacks above warning_enter.
+        // what memory alone still lacks above warning_enter. A kill gives back its memory in RAM
+        // at once, and the swap space it frees is room that swapping out others' memory takes.
         var freed: Int64 = 0
+        var freedBySwapping: Int64 = 0
+        var swap = coming.swap
         var victims: [String] = []
-        while freed < killsFor,
+        while freed + freedBySwapping < killsFor,
             let victim = withKillableRecords({ records in
                 VictimRanking.victimIndex(among: records, killForeground: false, order: order)
             })
         {
-            let bytes = records[victim].reclaimable
-            freed += bytes
-            victims.append("\"\(records[victim].name)\" (\(DurationFormat.sizeString(bytes)))")
-            dyingVictims.append(
-                DyingVictim(app: records[victim].name, launch: records[victim].launch, bytes: bytes, killedAt: now))
+            let dying = dyingVictim(victim, at: now)
+            let after = swap?.afterKill(swapped: dying.swapped, resident: dying.resident)
+            let bySwapping = (after?.headroom ?? 0) - (swap?.headroom ?? 0)
+            swap = after
+            freed += dying.bytes
+            freedBySwapping += bySwapping
+            let swapPart = bySwapping > 0 ? ", and \(DurationFormat.sizeString(dying.swapped)) of swap" : ""
+            victims.append("\"\(records[victim].name)\" (\(DurationFormat.sizeString(dying.bytes))\(swapPart))")
+            dyingVictims.append(dying)
             decide(
                 victim,
                 "Chosen to make room for the launch of \"\(name)\" (\(DurationFormat.sizeString(expected)) expected): the first in the memory killer's order.",
@@ -62,14 +73,15 @@ extension Lifecycle {
                         app: records[victim].name, time: now, kind: .memoryKill(killReport(victim, figures: nil)))))
             terminate(victim, reason: .memoryPressure, because: "killed to make room for a launch", at: now, &out)
         }
-        let lacking = min(expected - roomInRAM - freed, headroom)
+        let swapTakes = max(0, headroom + freedBySwapping)
+        let lacking = min(expected - roomInRAM - freed, swapTakes)
         let compression = compressForLaunch(
-            of: name, expected: expected, lacking: lacking, swapTakes: headroom, at: now, &out)
+            of: name, expected: expected, lacking: lacking, swapTakes: swapTakes, at: now, &out)
         guard expected > room || !compression.apps.isEmpty else { return }
         // The launch takes its room: a wake or launch decided before the next sample counts it
         // gone, and what was asked of swap taken.
         lastEffectiveAvailable = available - expected
-        lastSwapHeadroom = headroom - compression.freed
+        lastSwapHeadroom -= compression.freed
         var parts: [String] = []
         if lacking > 0 {
             parts.append(
@@ -88,8 +100,10 @@ extension Lifecycle {
             } else {
                 parts.append(
                     "killed \(victims.joined(separator: ", ")), giving back \(DurationFormat.sizeString(freed))"
-                        + (freed < killsFor
-                            ? ", all that could be killed" : freed < expected - room ? "; \(aboveCritical)" : ""))
+                        + Self.onceSwappedOut(freedBySwapping)
+                        + (freed + freedBySwapping < killsFor
+                            ? ", all that could be killed"
+                            : freed + freedBySwapping < expected - room ? "; \(aboveCritical)" : ""))
             }
         }
         let swapPart =
@@ -123,7 +137,8 @@ extension Lifecycle {
                 compressesWhenSuspended(candidate)
             else { continue }
             let inRAM = records[candidate].footprint - records[candidate].swappedBytes
-            let frees = min(SwapFigures.freed(byMoving: inRAM, compressionRatio: lastZramRatio), swapTakes - freed)
+            let frees = min(
+                SwapFigures.freed(byMoving: inRAM, compressionRatio: lastSwap?.compressionRatio), swapTakes - freed)
             guard frees > 0 else { continue }
             freed += frees
             records[candidate].compressionAskedForRoom = true

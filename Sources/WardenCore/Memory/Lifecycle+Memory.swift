@@ -117,6 +117,7 @@ extension Lifecycle {
         memoryTracker.report(level)
         lastEffectiveAvailable = nil
         lastSwapHeadroom = 0
+        lastSwap = nil
         journalLevelChange(from: previous, figures: nil, at: now, &out)
         react(to: level, figures: nil, at: now, &out)
         levelChanged(from: previous, available: nil, &out)
@@ -141,7 +142,7 @@ extension Lifecycle {
         let figures = memoryTracker.figures(available: available, total: total, swap: swap)
         lastEffectiveAvailable = MemoryLevelTracker.effectiveAvailable(available, swap: swap)
         lastSwapHeadroom = swap?.headroom ?? 0
-        lastZramRatio = swap?.compressionRatio
+        lastSwap = swap
         let previous = memoryTracker.level
         let level = memoryTracker.update(available: available, total: total, swap: swap)
         journalLevelChange(from: previous, figures: figures, at: now, &out)
@@ -211,10 +212,10 @@ extension Lifecycle {
     ) -> Bool {
         dyingVictims.removeAll { now - $0.killedAt >= memoryTracker.settings.victimExitWait }
         guard !dyingVictims.isEmpty else { return false }
-        let coming = dyingVictims.reduce(Int64(0)) { $0 + $1.bytes }
+        let coming = roomFromDyingVictims(swap: swap)
         var withVictimsGone = MemoryLevelTracker(settings: memoryTracker.settings)
         let level = withVictimsGone.update(
-            available: figures.availableBytes + coming, total: figures.totalBytes, swap: swap)
+            available: figures.availableBytes + coming.inRAM, total: figures.totalBytes, swap: coming.swap)
         guard level != .critical else { return false }
         if dyingVictims.contains(where: { !$0.waitJournaled }) {
             for index in dyingVictims.indices { dyingVictims[index].waitJournaled = true }
@@ -225,10 +226,17 @@ extension Lifecycle {
                         app: Self.systemJournalName, time: now,
                         kind: .decision(
                             Self.victimWaitPrefix
-                                + "\(DurationFormat.sizeString(coming)) of app \(names), killed for it, is still on its way back: no other app is killed unless the device stays critical without it."
+                                + "\(DurationFormat.sizeString(coming.inRAM)) of app \(names), killed for it, is still on its way back\(Self.onceSwappedOut(coming.bySwapping)): no other app is killed unless the device stays critical without it."
                         ))))
         }
         return true
+    }
+
+    /// How the journal says what swap space a kill frees adds to what swapping could free, after
+    /// what the kill gives back at once: ", and 99MiB more once swapped out into the swap
+    /// freed"; nothing where it adds nothing.
+    static func onceSwappedOut(_ bytes: Int64) -> String {
+        bytes > 0 ? ", and \(DurationFormat.sizeString(bytes)) more once swapped out into the swap freed" : ""
     }
 
     /// How the journaled wait for a dying victim begins (`waitsForDyingVictim(_:)`).
@@ -243,6 +251,29 @@ extension Lifecycle {
             else { return false }
             return text.hasPrefix(victimWaitPrefix)
         }
+    }
+
+    /// The app at `index`, killed for memory at `now`, as a victim whose memory is on its way.
+    func dyingVictim(_ index: Int, at now: Instant) -> DyingVictim {
+        let record = records[index]
+        let swapped = min(max(0, record.swappedBytes), record.footprint)
+        return DyingVictim(
+            app: record.name, launch: record.launch, bytes: record.reclaimable, swapped: swapped,
+            resident: record.footprint - swapped, killedAt: now)
+    }
+
+    /// What the victims still dying give back: their memory in RAM (`inRAM`), the swap figures
+    /// once they are gone (`swap`, from the sample's), and what the swap space they free adds to
+    /// what swapping could still free (`bySwapping`; less than nothing where their memory in RAM
+    /// was all that swapping could have moved).
+    func roomFromDyingVictims(swap: SwapFigures?) -> (inRAM: Int64, bySwapping: Int64, swap: SwapFigures?) {
+        var inRAM: Int64 = 0
+        var after = swap
+        for victim in dyingVictims {
+            inRAM += victim.bytes
+            after = after?.afterKill(swapped: victim.swapped, resident: victim.resident)
+        }
+        return (inRAM, (after?.headroom ?? 0) - (swap?.headroom ?? 0), after)
     }
 
     /// The victim of launch `launch` of `app` ended: its memory is no longer on its way.
@@ -438,10 +469,7 @@ extension Lifecycle {
             return
         }
         reportedNoVictim = false
-        dyingVictims.append(
-            DyingVictim(
-                app: records[index].name, launch: records[index].launch, bytes: records[index].reclaimable,
-                killedAt: now))
+        dyingVictims.append(dyingVictim(index, at: now))
         let tookRoom = taker.flatMap(tookRoom)
         decide(index, victimSentence(index, tookRoom: tookRoom), at: now, &out)
         out.append(
@@ -540,8 +568,12 @@ extension Lifecycle {
 struct DyingVictim: Sendable, Equatable {
     var app: String
     var launch: Int
-    /// What its death gives back (`AppRecord.reclaimable` when it was killed).
+    /// What its death gives back at once (`AppRecord.reclaimable` when it was killed).
     var bytes: Int64
+    /// Its memory in swap when it was killed, which its death frees for others' memory.
+    var swapped: Int64
+    /// Its memory in RAM when it was killed.
+    var resident: Int64
     var killedAt: Instant
     /// Whether a wait for it has been journaled.
     var waitJournaled = false

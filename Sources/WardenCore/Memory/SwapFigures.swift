@@ -41,6 +41,18 @@ public struct SwapFigures: Sendable, Hashable {
         Self.freed(byMoving: min(free, swappable), compressionRatio: compressionRatio)
     }
 
+    /// The figures once an app is gone that had `swapped` bytes in swap and `resident` bytes in
+    /// RAM: its swap space is free again, and its memory in RAM is no longer there for swapping
+    /// to move. What the kill adds to what swapping could still free is the `headroom` of the
+    /// result less this one's: the room a kill of an app in a zram makes beside what it gives
+    /// back at once, which swapping out the memory of others then takes.
+    public func afterKill(swapped: Int64, resident: Int64) -> SwapFigures {
+        var after = self
+        after.free = min(total, free + max(0, swapped))
+        after.swappable = max(0, swappable - max(0, resident))
+        return after
+    }
+
     /// What moving `bytes` of memory in RAM to swap frees: all of it for swap on a drive
     /// (`compressionRatio` nil), less the RAM the compressed copy takes in a zram.
     public static func freed(byMoving bytes: Int64, compressionRatio: Double?) -> Int64 {
