@@ -296,7 +296,7 @@ import WardenCore
         #expect(
             Self.decisions("maps", in: harness).contains {
                 $0
-                    == "Made room for maps: 300MiB expected, 0B free above warning_enter (150MiB); killed \"b\" (200MiB), \"a\" (100MiB), giving back 300MiB; the launch leaves the device above critical_enter (50MiB)."
+                    == "Made room for maps: 300MiB expected, 30MiB short of warning_enter (150MiB) even with what swap can take; killed \"b\" (200MiB), \"a\" (100MiB), giving back 300MiB; the launch leaves the device above critical_enter (50MiB)."
             })
     }
 
@@ -381,6 +381,39 @@ import WardenCore
                 $0
                     == "Made room for maps: 300MiB expected, 50MiB free above warning_enter (150MiB); compressed \"a\" (100MiB in RAM), freeing 50MiB, all that could be compressed; killed \"b\" (120MiB, and 240MiB of swap), giving back 120MiB, and 120MiB more once swapped out into the swap freed; the launch leaves the device above critical_enter (50MiB)."
             })
+    }
+
+    /// One kill rather than two: `a` (130 MiB, all in RAM) comes first in the order, but its
+    /// kill alone gives back 130 MiB of the 150 MiB the launch lacks, where `b`'s (240 MiB all
+    /// in the zram) gives back 120 MiB at once and 120 MiB more once swapped out into its place.
+    /// Under `largest` `b` goes alone and `a` is compressed; under `least_missed` the order is
+    /// the policy's own, and both go.
+    @Test(arguments: [KillOrder.largest, .leastMissed])
+    func anAppWhoseKillAloneCoversGoesBeforeTwoKills(order: KillOrder) throws {
+        var memory = MemorySettings()
+        memory.killOrder = order
+        var harness = try Self.device(
+            available: 200 * Self.mib, swap: Self.swap(free: 0, swappable: 300 * Self.mib, zram: 2), memory: memory)
+        try harness.send(.footprint(app: "a", bytes: 130 * Self.mib), at: 101)
+        try Self.bInTheZram(&harness)
+        #expect(harness.core.killCandidates().sorted { VictimRanking.precedes($0, $1) }.first?.app == "a")
+        let out = try harness.send(.open(app: "maps"), at: 102)
+        if order == .largest {
+            #expect(harness.terminations == ["maps userForceQuit", "b memoryPressure"])
+            #expect(harness.state("a") == .suspended)
+            #expect(Self.compressions(in: out) == ["a"])
+            #expect(
+                Self.decisions("b", in: harness).contains {
+                    $0
+                        == "Chosen to make room for the launch of \"maps\" (300MiB expected): the first in the memory killer's order whose kill alone covers the 150MiB the launch still lacks, where \"a\"'s kill (130MiB) would need another kill beside it."
+                })
+        } else {
+            #expect(Set(harness.terminations) == ["maps userForceQuit", "a memoryPressure", "b memoryPressure"])
+            #expect(
+                Self.decisions("b", in: harness).contains {
+                    $0.hasSuffix("(300MiB expected): the first in the memory killer's order.")
+                })
+        }
     }
 
     /// An app whose memory is all in swap already, or whose `compress_suspended = false` keeps

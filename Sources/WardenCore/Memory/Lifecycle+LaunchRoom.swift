@@ -16,8 +16,10 @@ extension Lifecycle {
     /// `critical_enter`, where the killer would take an app anyway: a launch that would leave
     /// the device at warning costs no app (rule 9 kills only under critical pressure). Apps are
     /// killed in rule 9's order (never a foreground or protected app, nor the app itself, which
-    /// is not running) until what their kills give back covers that, or no app may be killed.
-    /// With swap counted, a kill gives back its memory in RAM at once (`AppRecord.reclaimable`)
+    /// is not running) until what their kills give back covers that, or no app may be killed;
+    /// under `kill_order = "largest"` an app whose kill alone covers what is still lacking goes
+    /// before apps of its band that would need another kill beside them (`launchVictim`). With
+    /// swap counted, a kill gives back its memory in RAM at once (`AppRecord.reclaimable`)
     /// and the swap space it frees, which swapping others' memory out fills
     /// (`SwapFigures.afterKill`): an app all in a zram gives back its compressed size at once and,
     /// at the zram's ratio, room for as much again once others are swapped out into its place.
@@ -49,23 +51,29 @@ extension Lifecycle {
         var freedBySwapping: Int64 = 0
         var swap = coming.swap
         var victims: [String] = []
-        while freed + freedBySwapping < killsFor,
-            let victim = withKillableRecords({ records in
-                VictimRanking.victimIndex(among: records, killForeground: false, order: order)
-            })
-        {
-            let dying = dyingVictim(victim, at: now)
-            let after = swap?.afterKill(swapped: dying.swapped, resident: dying.resident)
-            let bySwapping = (after?.headroom ?? 0) - (swap?.headroom ?? 0)
-            swap = after
+        var ranked =
+            killsFor > 0
+            ? withKillableRecords { records in
+                VictimRanking.firstIndices(records.count, among: records, killForeground: false, order: order)
+            } : []
+        while freed + freedBySwapping < killsFor, !ranked.isEmpty {
+            let lacking = killsFor - freed - freedBySwapping
+            let pick = launchVictim(in: ranked, lacking: lacking, swap: swap, order: order, at: now)
+            let victim = ranked.remove(at: pick.position)
+            let dying = pick.kill.dying
+            swap = pick.kill.swapAfter
             freed += dying.bytes
-            freedBySwapping += bySwapping
-            let swapPart = bySwapping > 0 ? ", and \(DurationFormat.sizeString(dying.swapped)) of swap" : ""
+            freedBySwapping += pick.kill.bySwapping
+            let swapPart = pick.kill.bySwapping > 0 ? ", and \(DurationFormat.sizeString(dying.swapped)) of swap" : ""
             victims.append("\"\(records[victim].name)\" (\(DurationFormat.sizeString(dying.bytes))\(swapPart))")
             dyingVictims.append(dying)
+            let why =
+                pick.passedOver.map { passed in
+                    "the first in the memory killer's order whose kill alone covers the \(DurationFormat.sizeString(lacking)) the launch still lacks, where \(passed) would need another kill beside it"
+                } ?? "the first in the memory killer's order"
             decide(
                 victim,
-                "Chosen to make room for the launch of \"\(name)\" (\(DurationFormat.sizeString(expected)) expected): the first in the memory killer's order.",
+                "Chosen to make room for the launch of \"\(name)\" (\(DurationFormat.sizeString(expected)) expected): \(why).",
                 at: now, &out)
             out.append(
                 .journal(
@@ -106,12 +114,62 @@ extension Lifecycle {
                             : freed + freedBySwapping < expected - room ? "; \(aboveCritical)" : ""))
             }
         }
-        let swapPart =
-            room > roomInRAM ? ", \(DurationFormat.sizeString(room - roomInRAM)) of it only once swapped out" : ""
+        // How far the device was from warning_enter, above it or under it.
+        let margin = available + coming.inRAM + coming.bySwapping - floor
+        let floorText = "warning_enter (\(DurationFormat.sizeString(floor)))"
+        let roomText =
+            margin < 0
+            ? "\(DurationFormat.sizeString(-margin)) short of \(floorText)"
+                + (headroom > 0 ? " even with what swap can take" : "")
+            : "\(DurationFormat.sizeString(room)) free above \(floorText)"
+                + (room > roomInRAM
+                    ? ", \(DurationFormat.sizeString(room - roomInRAM)) of it only once swapped out" : "")
         decide(
             index,
-            "\(Self.madeRoomPrefix)\(name): \(DurationFormat.sizeString(expected)) expected, \(DurationFormat.sizeString(room)) free above warning_enter (\(DurationFormat.sizeString(floor)))\(swapPart); \(parts.joined(separator: "; ")).",
+            "\(Self.madeRoomPrefix)\(name): \(DurationFormat.sizeString(expected)) expected, \(roomText); \(parts.joined(separator: "; ")).",
             at: now, &out)
+    }
+
+    /// What the kill of one app gives a launch.
+    struct LaunchKill {
+        /// The victim, whose memory in RAM comes back at once (`DyingVictim.bytes`).
+        var dying: DyingVictim
+        /// What the swap space it frees adds to what swapping could still free.
+        var bySwapping: Int64
+        /// The swap figures once it is gone; nil where the device has none measured.
+        var swapAfter: SwapFigures?
+
+        /// All the room the kill makes: at once, and once others are swapped out.
+        var room: Int64 { dying.bytes + bySwapping }
+    }
+
+    /// What the kill of the app at `index` gives a launch, with `swap` the figures before it.
+    private func launchKill(_ index: Int, swap: SwapFigures?, at now: Instant) -> LaunchKill {
+        let dying = dyingVictim(index, at: now)
+        let after = swap?.afterKill(swapped: dying.swapped, resident: dying.resident)
+        return LaunchKill(dying: dying, bySwapping: (after?.headroom ?? 0) - (swap?.headroom ?? 0), swapAfter: after)
+    }
+
+    /// Which of `ranked` (the killable apps' indices in rule 9's order) a launch still lacking
+    /// `lacking` kills next: the first, unless under `kill_order = "largest"` its kill alone
+    /// (with the swap space it frees) falls short and a later app of the same band covers it
+    /// alone; then the first such app, one kill where the order would make two. An app all in
+    /// a zram gives back little at once and its place in the zram besides, so it may cover
+    /// what a larger app in RAM does not. `passedOver` names the first app in the order and
+    /// what its kill gives when it is passed over.
+    private func launchVictim(
+        in ranked: [Int], lacking: Int64, swap: SwapFigures?, order: KillOrder, at now: Instant
+    ) -> (position: Int, kill: LaunchKill, passedOver: String?) {
+        let first = launchKill(ranked[0], swap: swap, at: now)
+        guard order == .largest, first.room < lacking else { return (0, first, nil) }
+        let band = records[ranked[0]].band
+        for position in ranked.indices.dropFirst() {
+            guard records[ranked[position]].band == band else { break }
+            let kill = launchKill(ranked[position], swap: swap, at: now)
+            guard kill.room >= lacking else { continue }
+            return (position, kill, "\"\(records[ranked[0]].name)\"'s kill (\(DurationFormat.sizeString(first.room)))")
+        }
+        return (0, first, nil)
     }
 
     /// Asks for the compression of suspended apps in rule 9's order (never a protected app)
