@@ -407,12 +407,42 @@ import WardenCore
                     $0
                         == "Chosen to make room for the launch of \"maps\" (300MiB expected): the first in the memory killer's order whose kill alone covers the 150MiB the launch still lacks, where \"a\"'s kill (130MiB) would need another kill beside it."
                 })
+            // The kill's report gives `a`'s true reason, not the order's "gives back less".
+            let passed = try #require(Self.killReports(in: harness).first?.others.first { $0.app == "a" })
+            #expect(
+                passed.reason
+                    == "its kill alone (130MiB) would not cover the 150MiB the launch of \"maps\" still lacks, where that of \"b\" does: one kill rather than two"
+            )
         } else {
             #expect(Set(harness.terminations) == ["maps userForceQuit", "a memoryPressure", "b memoryPressure"])
             #expect(
                 Self.decisions("b", in: harness).contains {
                     $0.hasSuffix("(300MiB expected): the first in the memory killer's order.")
                 })
+        }
+    }
+
+    /// Where no app's kill alone covers what the launch lacks, the order stands: with 100 MiB
+    /// available the launch is 250 MiB short of `critical_enter`; `a`'s kill gives 130 MiB and
+    /// `b`'s 240 MiB, so `a` goes first, then `b`.
+    @Test func theOrderStandsWhereNoKillAloneCovers() throws {
+        var harness = try Self.device(
+            available: 100 * Self.mib, swap: Self.swap(free: 0, swappable: 300 * Self.mib, zram: 2))
+        try harness.send(.footprint(app: "a", bytes: 130 * Self.mib), at: 101)
+        try Self.bInTheZram(&harness)
+        try harness.send(.open(app: "maps"), at: 102)
+        #expect(harness.terminations == ["maps userForceQuit", "a memoryPressure", "b memoryPressure"])
+        #expect(
+            Self.decisions("a", in: harness).contains {
+                $0
+                    == "Chosen to make room for the launch of \"maps\" (300MiB expected): the first in the memory killer's order."
+            })
+    }
+
+    /// The memory kills journaled, in order.
+    static func killReports(in harness: Harness) -> [MemoryKillReport] {
+        harness.journal.compactMap { record in
+            if case .memoryKill(let report) = record.kind { report } else { nil }
         }
     }
 

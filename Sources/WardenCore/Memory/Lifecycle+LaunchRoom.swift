@@ -17,8 +17,9 @@ extension Lifecycle {
     /// the device at warning costs no app (rule 9 kills only under critical pressure). Apps are
     /// killed in rule 9's order (never a foreground or protected app, nor the app itself, which
     /// is not running) until what their kills give back covers that, or no app may be killed;
-    /// under `kill_order = "largest"` an app whose kill alone covers what is still lacking goes
-    /// before apps of its band that would need another kill beside them (`launchVictim`). With
+    /// when the first app's kill alone would fall short of what is still lacking, the first app
+    /// of its band whose kill alone covers it goes instead (`launchVictim`; not inside the
+    /// suspended band under `kill_order = "least_missed"`). With
     /// swap counted, a kill gives back its memory in RAM at once (`AppRecord.reclaimable`)
     /// and the swap space it frees, which swapping others' memory out fills
     /// (`SwapFigures.afterKill`): an app all in a zram gives back its compressed size at once and,
@@ -56,7 +57,10 @@ extension Lifecycle {
             ? withKillableRecords { records in
                 VictimRanking.firstIndices(records.count, among: records, killForeground: false, order: order)
             } : []
-        while freed + freedBySwapping < killsFor, !ranked.isEmpty {
+        while freed + freedBySwapping < killsFor {
+            // As the killer's own candidates: only apps running and not being terminated stay.
+            ranked.removeAll { records[$0].state == .notRunning || records[$0].terminating != nil }
+            guard !ranked.isEmpty else { break }
             let lacking = killsFor - freed - freedBySwapping
             let pick = launchVictim(in: ranked, lacking: lacking, swap: swap, order: order, at: now)
             let victim = ranked.remove(at: pick.position)
@@ -67,18 +71,22 @@ extension Lifecycle {
             let swapPart = pick.kill.bySwapping > 0 ? ", and \(DurationFormat.sizeString(dying.swapped)) of swap" : ""
             victims.append("\"\(records[victim].name)\" (\(DurationFormat.sizeString(dying.bytes))\(swapPart))")
             dyingVictims.append(dying)
+            // The apps of the band passed over for one whose kill alone covers the launch.
+            var reasons: [Int: String] = [:]
+            for (index, room) in pick.passedOver {
+                reasons[index] =
+                    "its kill alone (\(DurationFormat.sizeString(room))) would not cover the \(DurationFormat.sizeString(lacking)) the launch of \"\(name)\" still lacks, where that of \"\(records[victim].name)\" does: one kill rather than two"
+            }
             let why =
-                pick.passedOver.map { passed in
-                    "the first in the memory killer's order whose kill alone covers the \(DurationFormat.sizeString(lacking)) the launch still lacks, where \(passed) would need another kill beside it"
+                pick.passedOver.first.map { first, room in
+                    "the first in the memory killer's order whose kill alone covers the \(DurationFormat.sizeString(lacking)) the launch still lacks, where \"\(records[first].name)\"'s kill (\(DurationFormat.sizeString(room))) would need another kill beside it"
                 } ?? "the first in the memory killer's order"
             decide(
                 victim,
                 "Chosen to make room for the launch of \"\(name)\" (\(DurationFormat.sizeString(expected)) expected): \(why).",
                 at: now, &out)
-            out.append(
-                .journal(
-                    JournalRecord(
-                        app: records[victim].name, time: now, kind: .memoryKill(killReport(victim, figures: nil)))))
+            let report = killReport(victim, figures: nil, passedOver: reasons)
+            out.append(.journal(JournalRecord(app: records[victim].name, time: now, kind: .memoryKill(report))))
             terminate(victim, reason: .memoryPressure, because: "killed to make room for a launch", at: now, &out)
         }
         let swapTakes = max(0, headroom + freedBySwapping)
@@ -151,25 +159,31 @@ extension Lifecycle {
     }
 
     /// Which of `ranked` (the killable apps' indices in rule 9's order) a launch still lacking
-    /// `lacking` kills next: the first, unless under `kill_order = "largest"` its kill alone
-    /// (with the swap space it frees) falls short and a later app of the same band covers it
-    /// alone; then the first such app, one kill where the order would make two. An app all in
-    /// a zram gives back little at once and its place in the zram besides, so it may cover
-    /// what a larger app in RAM does not. `passedOver` names the first app in the order and
-    /// what its kill gives when it is passed over.
+    /// `lacking` kills next: the first, unless its kill alone (with the swap space it frees)
+    /// falls short and a later app of the same band covers it alone; then the first such app,
+    /// one kill where the order would make two. Without swap the first app's kill gives back
+    /// the most, so this happens only with swap: an app all in a zram gives back little at once
+    /// and its place in the zram besides, so it may cover what a larger app in RAM does not.
+    /// Not inside the suspended band under `kill_order = "least_missed"`, whose order weighs
+    /// more than what a kill gives. `passedOver`: the apps ranked before the one chosen, with
+    /// what the kill of each alone would give.
     private func launchVictim(
         in ranked: [Int], lacking: Int64, swap: SwapFigures?, order: KillOrder, at now: Instant
-    ) -> (position: Int, kill: LaunchKill, passedOver: String?) {
+    ) -> (position: Int, kill: LaunchKill, passedOver: [(index: Int, room: Int64)]) {
         let first = launchKill(ranked[0], swap: swap, at: now)
-        guard order == .largest, first.room < lacking else { return (0, first, nil) }
         let band = records[ranked[0]].band
+        guard first.room < lacking, order == .largest || band != .suspended else { return (0, first, []) }
+        var passedOver = [(index: ranked[0], room: first.room)]
         for position in ranked.indices.dropFirst() {
             guard records[ranked[position]].band == band else { break }
             let kill = launchKill(ranked[position], swap: swap, at: now)
-            guard kill.room >= lacking else { continue }
-            return (position, kill, "\"\(records[ranked[0]].name)\"'s kill (\(DurationFormat.sizeString(first.room)))")
+            guard kill.room >= lacking else {
+                passedOver.append((ranked[position], kill.room))
+                continue
+            }
+            return (position, kill, passedOver)
         }
-        return (0, first, nil)
+        return (0, first, [])
     }
 
     /// Asks for the compression of suspended apps in rule 9's order (never a protected app)

@@ -489,10 +489,13 @@ extension Lifecycle {
     /// The records are ranked in place: only those listed are copied, so that with a thousand
     /// suspended apps the report costs the killer little more than its choice.
     /// When the victim took the room the last kill made (`tookRoom`), the others that may be
-    /// killed are passed over for that (`whyNotChosen(_:forTheRoomTakenBy:_:)`).
-    func killReport(_ victim: Int, figures: MemoryFigures?, tookRoom: MemoryKillReport.TookRoom? = nil)
-        -> MemoryKillReport
-    {
+    /// killed are passed over for that (`whyNotChosen(_:forTheRoomTakenBy:_:)`); `passedOver`
+    /// gives, by record index, the reason of apps passed over for another rule (room before a
+    /// launch taking one kill rather than two).
+    func killReport(
+        _ victim: Int, figures: MemoryFigures?, tookRoom: MemoryKillReport.TookRoom? = nil,
+        passedOver: [Int: String] = [:]
+    ) -> MemoryKillReport {
         let killForeground = policy.memory.killForeground
         let order = policy.memory.killOrder
         let chosen = Self.candidate(records[victim])
@@ -519,7 +522,9 @@ extension Lifecycle {
         }
         let others = listed.map { index, candidate in
             let reason =
-                if let tookRoom, VictimRanking.isEligible(candidate, killForeground: killForeground) {
+                if let reason = passedOver[index] {
+                    reason
+                } else if let tookRoom, VictimRanking.isEligible(candidate, killForeground: killForeground) {
                     whyNotChosen(index, forTheRoomTakenBy: chosen.app, tookRoom)
                 } else {
                     VictimRanking.whyNotChosen(

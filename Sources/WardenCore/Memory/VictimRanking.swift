@@ -9,7 +9,9 @@
 /// order in which the candidates are given. The memory killer of `Lifecycle` chooses its victims
 /// with `victimIndex(among:killForeground:)` over its own records, so the order listed here is
 /// the order in which apps are killed, except that an app that grew into the room the last kill
-/// made goes before it (`Lifecycle.roomTaker(killForeground:)`).
+/// made goes before it (`Lifecycle.roomTaker(killForeground:)`), and that room before a launch
+/// takes an app whose kill alone covers it before apps of its band that would need two kills
+/// (`Lifecycle.makeRoomForLaunch`).
 public enum VictimRanking {
     /// The whole order, first victim first.
     ///
